@@ -1,0 +1,1 @@
+"""Tooling behind ./mmbench; never goes upstream."""

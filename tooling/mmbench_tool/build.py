@@ -1,0 +1,132 @@
+"""Build the module out of tree, assemble a kernel tree, build the kselftest."""
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from .common import OUT, REPO, Failure, run, say
+
+SOURCE_TARBALL = Path("/usr/src/linux-source-6.12.tar.xz")
+SELFTEST_DIR = "tools/testing/selftests/mm/mmbench"
+# Overlay files copied into the tree as they are.
+OVERLAY_FILES = ["lib/test_mmbench.c",
+                 "Documentation/ABI/testing/sysfs-kernel-mmbench"]
+
+
+def default_release():
+    """Release of the kernel linux-headers-6.12-cloud-amd64 points at."""
+    proc = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Depends}",
+         "linux-headers-6.12-cloud-amd64"],
+        text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        check=False)
+    match = re.search(r"linux-headers-(\S+)", proc.stdout)
+    if not match:
+        raise Failure("linux-headers-6.12-cloud-amd64 is not installed")
+    return match.group(1)
+
+
+def warnings_in(output):
+    return [line for line in output.splitlines()
+            if re.search(r"\b(warning|error):", line)]
+
+
+def build_module(headers, release, checks=False):
+    """Build test_mmbench.ko against @headers; return (ko, warnings).
+
+    With @checks, compile from scratch with sparse (C=2) as well as W=1.
+    """
+    bdir = OUT / "module" / release
+    bdir.mkdir(parents=True, exist_ok=True)
+    kbuild = bdir / "Kbuild"
+    if not kbuild.exists():
+        kbuild.write_text("obj-m := test_mmbench.o\n")
+    src = bdir / "test_mmbench.c"
+    if not src.is_symlink():
+        src.unlink(missing_ok=True)
+        src.symlink_to(REPO / "lib" / "test_mmbench.c")
+    if checks:
+        for stale in bdir.glob("test_mmbench.o"):
+            stale.unlink()
+    cmd = ["make", "-C", str(headers), f"M={bdir}", "W=1", "modules"]
+    if checks:
+        cmd.insert(-1, "C=2")
+    out = run(cmd, capture=True)
+    ko = bdir / "test_mmbench.ko"
+    if not ko.exists():
+        raise Failure(f"no {ko} after the build")
+    return ko, warnings_in(out)
+
+
+def _replace_or_insert_block(text, block, name, after):
+    """Put Kconfig @block for symbol @name in @text, after symbol @after."""
+    pattern = re.compile(rf"^config {name}\n.*?(?=^(?:config|menuconfig|endmenu|endif|if|menu|source)\b)",
+                         re.M | re.S)
+    if pattern.search(text):
+        return pattern.sub(lambda m: block, text, count=1)
+    anchor = re.compile(rf"^config {after}\n.*?(?=^(?:config|menuconfig|endmenu|endif)\b)",
+                        re.M | re.S)
+    match = anchor.search(text)
+    if not match:
+        raise Failure(f"lib/Kconfig.debug has no config {after} to put "
+                      f"{name} after")
+    return text[:match.end()] + block + "\n" + text[match.end():]
+
+
+def _apply_overlay(tree):
+    for rel in OVERLAY_FILES:
+        dst = tree / rel
+        if not dst.exists() or dst.read_bytes() != (REPO / rel).read_bytes():
+            shutil.copyfile(REPO / rel, dst)
+    src_dir, dst_dir = REPO / SELFTEST_DIR, tree / SELFTEST_DIR
+    if dst_dir.exists():
+        shutil.rmtree(dst_dir)
+    shutil.copytree(src_dir, dst_dir)
+
+    kconfig = tree / "lib" / "Kconfig.debug"
+    block = (REPO / "lib" / "Kconfig.debug").read_text()
+    text = kconfig.read_text()
+    new = _replace_or_insert_block(text, block, "TEST_MMBENCH", "TEST_VMALLOC")
+    if new != text:
+        kconfig.write_text(new)
+
+    makefile = tree / "lib" / "Makefile"
+    line = (REPO / "lib" / "Makefile").read_text()
+    text = makefile.read_text()
+    if line not in text:
+        anchor = "obj-$(CONFIG_TEST_VMALLOC) += test_vmalloc.o\n"
+        if anchor not in text:
+            raise Failure("lib/Makefile has no test_vmalloc line to anchor on")
+        makefile.write_text(text.replace(anchor, anchor + line, 1))
+
+
+def assemble_tree():
+    """Unpack linux-source-6.12 once, apply the overlay; return the tree."""
+    tree = OUT / "linux-6.12"
+    stamp = tree / ".mmbench-unpacked"
+    if not SOURCE_TARBALL.exists():
+        raise Failure(f"{SOURCE_TARBALL} missing: apt-get install "
+                      "linux-source-6.12")
+    st = SOURCE_TARBALL.stat()
+    want = f"{SOURCE_TARBALL} {st.st_size} {int(st.st_mtime)}\n"
+    if not stamp.exists() or stamp.read_text() != want:
+        if tree.exists():
+            shutil.rmtree(tree)
+        tree.mkdir(parents=True)
+        say(f"unpacking {SOURCE_TARBALL} into {tree} (about a minute)")
+        run(["tar", "-xJf", str(SOURCE_TARBALL), "-C", str(tree),
+             "--strip-components=1"])
+        stamp.write_text(want)
+    _apply_overlay(tree)
+    return tree
+
+
+def build_kselftest(tree):
+    """Build and install the mm/mmbench kselftest; return (dir, warnings)."""
+    install = OUT / "kselftest"
+    out = run(["make", "-C", str(tree / "tools/testing/selftests"),
+               "TARGETS=mm/mmbench", "install", f"INSTALL_PATH={install}"],
+              capture=True)
+    if not (install / "mm/mmbench/mmbench_test").exists():
+        raise Failure("the kselftest install has no mm/mmbench/mmbench_test")
+    return install, warnings_in(out)

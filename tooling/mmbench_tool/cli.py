@@ -1,0 +1,277 @@
+"""./mmbench subcommands: run (the suite in a guest) and test (our tests)."""
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from . import build, deps, guest, ktap
+from .common import OUT, REPO, Failure, Phase, run, say
+
+CHECKPATCH_FILES = ["lib/test_mmbench.c",
+                    "tools/testing/selftests/mm/mmbench/mmbench_test.c"]
+
+
+def _add_guest_options(p):
+    p.add_argument("--kernel", type=Path,
+                   help="kernel image to boot (default: /boot/vmlinuz of "
+                        "Debian's linux-image-6.12-cloud-amd64)")
+    p.add_argument("--headers", type=Path,
+                   help="kernel build tree to build the module against "
+                        "(default: /lib/modules/<release>/build); give it "
+                        "with --kernel")
+    p.add_argument("--release",
+                   help="the kernel's release (uname -r), for the module "
+                        "path in the guest (default: read from the headers)")
+    p.add_argument("--cpus", type=int, default=2,
+                   help="guest CPUs (default 2)")
+    p.add_argument("--memory", type=int, default=1024,
+                   help="guest memory in MiB (default 1024)")
+    p.add_argument("--param", action="append", default=[],
+                   metavar="NAME=VALUE",
+                   help="extra test_mmbench parameter, repeatable, e.g. "
+                        "--param iterations=10000 --param cpu=1")
+    p.add_argument("--accel", choices=("auto", "kvm", "tcg"),
+                   default="auto",
+                   help="QEMU accelerator; auto probes KVM with a time "
+                        "limit and falls back to TCG (default auto)")
+    p.add_argument("--timeout", type=int, default=1800,
+                   help="seconds the guest may run before it is stopped "
+                        "(default 1800)")
+
+
+class Setup:
+    """What a guest run needs: kernel, module, kselftest, tree."""
+
+    def __init__(self, args, checks=False):
+        self.args = args
+        self.checks = checks
+        self.module_warnings = []
+        self.kselftest_warnings = []
+
+    def prepare(self):
+        a = self.args
+        with Phase("packages"):
+            wanted = dict(deps.PACKAGES)
+            if self.checks:
+                wanted.update(deps.TEST_PACKAGES)
+            deps.ensure(wanted)
+        if a.kernel and not a.headers or a.headers and not a.kernel:
+            raise Failure("--kernel and --headers go together")
+        if a.headers:
+            self.headers = a.headers.resolve()
+            self.release = a.release or run(
+                ["make", "-s", "-C", str(self.headers), "kernelrelease"],
+                capture=True).strip().splitlines()[-1]
+            self.kernel = a.kernel.resolve()
+        else:
+            self.release = build.default_release()
+            self.headers = Path("/lib/modules") / self.release / "build"
+            self.kernel = Path("/boot") / f"vmlinuz-{self.release}"
+        for p in (self.headers, self.kernel):
+            if not p.exists():
+                raise Failure(f"{p} does not exist")
+        for param in a.param:
+            if not re.fullmatch(r"[a-z_]+=\S+", param):
+                raise Failure(f"--param {param!r}: want NAME=VALUE, no "
+                              "spaces")
+        if a.cpus < 1 or a.memory < 256:
+            raise Failure("--cpus must be at least 1 and --memory at "
+                          "least 256 (MiB)")
+        say(f"kernel {self.release}: {self.kernel}")
+        with Phase("module"):
+            self.ko, self.module_warnings = build.build_module(
+                self.headers, self.release, checks=self.checks)
+            say(f"built {self.ko}")
+        with Phase("kernel tree"):
+            self.tree = build.assemble_tree()
+        with Phase("kselftest"):
+            self.kselftest, self.kselftest_warnings = \
+                build.build_kselftest(self.tree)
+        for w in self.module_warnings + self.kselftest_warnings:
+            say(f"build: {w}")
+
+    def boot(self, mode, results):
+        a = self.args
+        with Phase("initramfs"):
+            image = guest.make_initramfs(self.release, self.ko,
+                                         self.kselftest, mode,
+                                         " ".join(a.param))
+        kvm = a.accel == "kvm" or (a.accel == "auto" and
+                                   guest.kvm_works(self.kernel))
+        lines = []
+        in_dmesg = [False]
+
+        def show(line):
+            lines.append(line)
+            if line.startswith("MMBENCH-DMESG-"):
+                in_dmesg[0] = line.startswith("MMBENCH-DMESG-BEGIN")
+            elif not in_dmesg[0]:
+                print(f"  | {line}", flush=True)
+
+        console = results / "console.log"
+        with Phase(f"guest ({'KVM' if kvm else 'TCG'}, {a.cpus} CPUs, "
+                   f"{a.memory} MiB)"):
+            guest.boot(self.kernel, image, a.cpus, a.memory, kvm, console,
+                       show, a.timeout)
+        (results / "guest.log").write_text("\n".join(lines) + "\n")
+        return GuestOutput(lines, console)
+
+
+class GuestOutput:
+    """The guest's result port, split by section."""
+
+    def __init__(self, lines, console):
+        self.lines = lines
+        self.console = console
+        self.suite = ktap.between(lines, "MMBENCH-GUEST-BEGIN",
+                                  "MMBENCH-SUITE-END") or []
+        self.negative = ktap.between(lines, "MMBENCH-NEGATIVE-BEGIN",
+                                     "MMBENCH-NEGATIVE-END")
+        self.dmesg = ktap.between(lines, "MMBENCH-DMESG-BEGIN",
+                                  "MMBENCH-DMESG-END")
+        self.finished = any(line.startswith("MMBENCH-GUEST-END")
+                            for line in lines)
+
+    def kernel_problems(self):
+        text = self.dmesg or []
+        if not self.dmesg and self.console.exists():
+            text = self.console.read_text(errors="replace").splitlines()
+        return ktap.bad_kernel_lines(text)
+
+
+def judge_suite(setup, out, results):
+    """Save and check the suite's KTAP; return a list of (ok, what, why)."""
+    checks = []
+    inner = ktap.inner_ktap(out.suite)
+    raw = results / "mmbench_test.ktap"
+    raw.write_text("\n".join(inner) + "\n")
+    say(f"raw KTAP of mmbench_test: {raw}")
+    if out.dmesg is not None:
+        (results / "dmesg.log").write_text("\n".join(out.dmesg) + "\n")
+
+    checks.append((out.finished, "the guest ran to the end",
+                   f"no end marker; see {out.console}"))
+    verdict = ktap.runner_verdict(out.suite)
+    checks.append((bool(verdict) and verdict.startswith("ok ") and
+                   "# SKIP" not in verdict,
+                   "run_kselftest.sh reports mmbench_test ok",
+                   f"runner line: {verdict}"))
+    res = ktap.results(inner)
+    failed = [r for r in res if not r[0]]
+    passed = [r for r in res if r[0] and r[3] != "SKIP"]
+    checks.append((res and not failed,
+                   f"mmbench_test: {len(passed)} passed, {len(failed)} "
+                   f"failed, {len(res) - len(passed) - len(failed)} skipped",
+                   "failed: " + ", ".join(r[2] for r in failed)))
+    parsed_ok, parsed = ktap.kunit_parse(setup.tree, raw)
+    (results / "kunit-parse.txt").write_text(parsed)
+    checks.append((parsed_ok, "kunit.py parse reads the raw KTAP cleanly",
+                   f"see {results / 'kunit-parse.txt'}"))
+    problems = out.kernel_problems()
+    checks.append((not problems, "no oops, BUG or WARN in the kernel log",
+                   "; ".join(problems[:5])))
+    table = ktap.figures(inner)
+    if table:
+        say("figures (ns/op under TCG are inflated; see README):")
+        ktap.print_table(table)
+    return checks
+
+
+def report(checks):
+    for ok, what, why in checks:
+        say(f"{'PASS' if ok else 'FAIL'}: {what}" +
+            ("" if ok or not why else f" ({why})"))
+    return all(ok for ok, _, _ in checks)
+
+
+def cmd_run(args):
+    setup = Setup(args)
+    setup.prepare()
+    results = guest.results_dir()
+    out = setup.boot("run", results)
+    with Phase("results"):
+        checks = judge_suite(setup, out, results)
+    Phase.report()
+    good = report(checks)
+    say(f"results in {results}")
+    say("suite PASSED" if good else "suite FAILED")
+    return 0 if good else 1
+
+
+def checkpatch(tree):
+    checks = []
+    script = tree / "scripts/checkpatch.pl"
+    for rel in CHECKPATCH_FILES:
+        out = run(["perl", str(script), "--strict", "--no-tree",
+                   "--terse", "-f", str(REPO / rel)], capture=True,
+                  check=False)
+        issues = [line for line in out.splitlines()
+                  if re.search(r"(ERROR|WARNING|CHECK):", line)]
+        checks.append((not issues, f"checkpatch --strict is clean on {rel}",
+                       "; ".join(issues[:5])))
+    return checks
+
+
+def cmd_test(args):
+    setup = Setup(args, checks=True)
+    setup.prepare()
+    checks = [
+        (not setup.module_warnings,
+         "module builds with W=1 and sparse (C=2) without warnings",
+         "; ".join(setup.module_warnings[:5])),
+        (not setup.kselftest_warnings,
+         "kselftest builds without warnings",
+         "; ".join(setup.kselftest_warnings[:5])),
+    ]
+    checks += checkpatch(setup.tree)
+    results = guest.results_dir()
+    out = setup.boot("test", results)
+    with Phase("results"):
+        checks += judge_suite(setup, out, results)
+        neg = out.negative or []
+        (results / "negative.ktap").write_text("\n".join(neg) + "\n")
+        res = ktap.results(neg)
+        checks.append((out.negative is not None and bool(res),
+                       "the bad-input cases ran in the guest",
+                       "no negative section in the guest output"))
+        for ok, _, name, _, _ in res:
+            checks.append((ok, f"guest: {name}", "see negative.ktap"))
+        plan = re.search(r"^1\.\.(\d+)$", "\n".join(neg), re.M)
+        checks.append((bool(plan) and int(plan.group(1)) == len(res),
+                       "every planned bad-input case reported",
+                       f"plan {plan.group(1) if plan else '?'}, "
+                       f"{len(res)} results"))
+    Phase.report()
+    report(checks)
+    npass = sum(1 for ok, _, _ in checks if ok)
+    nfail = len(checks) - npass
+    say(f"results in {results}")
+    print(f"{npass} passed, {nfail} failed", flush=True)
+    return 0 if nfail == 0 else 1
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        prog="mmbench",
+        description="Benchmark mm hot paths inside a kernel, as a kselftest.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("run", help="run the suite on Debian's 6.12 kernel "
+                                   "in a QEMU guest")
+    _add_guest_options(p)
+    p.set_defaults(func=cmd_run)
+    p = sub.add_parser("test", help="run mmbench's own tests: build "
+                                    "checks, checkpatch, the suite and the "
+                                    "bad-input cases in a guest")
+    _add_guest_options(p)
+    p.set_defaults(func=cmd_test)
+    args = parser.parse_args(argv)
+    OUT.mkdir(parents=True, exist_ok=True)
+    try:
+        return args.func(args)
+    except Failure as e:
+        Phase.report()
+        say(f"error: {e}")
+        return 2
+    except KeyboardInterrupt:
+        say("interrupted")
+        return 130

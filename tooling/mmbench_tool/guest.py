@@ -1,0 +1,179 @@
+"""Assemble the guest's initramfs and boot it in QEMU."""
+import gzip
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from .common import GUEST_FILES, OUT, Failure, run, say
+
+BUSYBOX = Path("/bin/busybox")
+# ELF programs from the host the guest needs besides busybox.  runner.sh
+# calls /usr/bin/timeout --foreground, which busybox's timeout lacks, and
+# its "(((((" pipeline is read as arithmetic by busybox sh: /bin/sh is dash,
+# as on Debian.
+HOST_PROGRAMS = ["/usr/bin/timeout", "/bin/dash"]
+KVM_PROBE_SECONDS = 30
+
+
+def _copy_with_libs(prog, root, dest=None):
+    dest = root / (dest or prog.lstrip("/"))
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(prog, dest)
+    out = run(["ldd", prog], capture=True, check=False)
+    for lib in re.findall(r"(/\S+) \(0x", out):
+        target = root / lib.lstrip("/")
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(os.path.realpath(lib), target)
+
+
+def _base_root(root):
+    if root.exists():
+        shutil.rmtree(root)
+    for d in ("bin", "sbin", "usr/bin", "usr/sbin", "proc", "sys", "dev",
+              "tmp", "etc", "mmbench"):
+        (root / d).mkdir(parents=True)
+    shutil.copy2(BUSYBOX, root / "bin/busybox")
+    applets = run([str(BUSYBOX), "--list"], capture=True).split()
+    for applet in applets:
+        link = root / "bin" / applet
+        if applet not in ("busybox", "sh") and not link.exists():
+            link.symlink_to("busybox")
+    (root / "bin/sh").symlink_to("dash")
+    (root / "etc/passwd").write_text(
+        "root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n")
+    (root / "etc/group").write_text("root:x:0:\nnogroup:x:65534:\n")
+
+
+def _pack(root, image):
+    """Write @root as a gzipped newc cpio archive to @image."""
+    names = subprocess.run(["find", "."], cwd=root, check=True, text=True,
+                           stdout=subprocess.PIPE).stdout
+    cpio = subprocess.run(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root,
+                          input=names.encode(), stdout=subprocess.PIPE,
+                          check=True).stdout
+    with gzip.open(image, "wb", compresslevel=1) as f:
+        f.write(cpio)
+
+
+def make_initramfs(release, ko, kselftest, mode, params):
+    """Build the guest image: busybox, the kselftest install, the module."""
+    root = OUT / "guest" / "root"
+    _base_root(root)
+    for prog in HOST_PROGRAMS:
+        _copy_with_libs(prog, root)
+    shutil.copytree(kselftest, root / "kselftest", symlinks=True)
+    _copy_with_libs(str(kselftest / "mm/mmbench/mmbench_test"), root,
+                    "kselftest/mm/mmbench/mmbench_test")
+    moddir = root / "lib/modules" / release
+    (moddir / "extra").mkdir(parents=True)
+    shutil.copy2(ko, moddir / "extra/test_mmbench.ko")
+    for name in ("modules.order", "modules.builtin", "modules.builtin.modinfo"):
+        (moddir / name).touch()
+    run(["depmod", "-b", str(root), release])
+
+    for name in ("init", "negative.sh"):
+        shutil.copy2(GUEST_FILES / name,
+                     root / ("init" if name == "init" else "mmbench/" + name))
+    (root / "mmbench/guest.conf").write_text(
+        f"MMBENCH_MODE={shlex.quote(mode)}\n"
+        f"MMBENCH_PARAMS={shlex.quote(params)}\n")
+    image = OUT / "guest" / f"initramfs-{mode}.cpio.gz"
+    _pack(root, image)
+    return image
+
+
+def _probe_image():
+    root = OUT / "guest" / "probe-root"
+    _base_root(root)
+    _copy_with_libs("/bin/dash", root)
+    (root / "init").write_text(
+        "#!/bin/sh\necho MMBENCH-KVM-OK >/dev/ttyS0\nreboot -f\n")
+    (root / "init").chmod(0o755)
+    image = OUT / "guest" / "probe.cpio.gz"
+    _pack(root, image)
+    return image
+
+
+def _qemu_version():
+    return run(["qemu-system-x86_64", "--version"], capture=True).split("\n")[0]
+
+
+def kvm_works(kernel, reprobe=False):
+    """Boot a tiny guest under KVM with a time limit; cache the answer."""
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False
+    cache = OUT / "guest" / "kvm-probe.json"
+    key = f"{kernel} {_qemu_version()}"
+    if cache.exists() and not reprobe:
+        data = json.loads(cache.read_text())
+        if data.get("key") == key:
+            return data["kvm"]
+    say(f"probing KVM (at most {KVM_PROBE_SECONDS} s; nested KVM can hang)")
+    cmd = ["qemu-system-x86_64", "-accel", "kvm", "-cpu", "host", "-m", "256",
+           "-nodefaults", "-display", "none", "-no-reboot",
+           "-serial", "stdio", "-kernel", str(kernel),
+           "-initrd", str(_probe_image()),
+           "-append", "console=ttyS0 panic=-1 quiet"]
+    try:
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, text=True,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT,
+                              timeout=KVM_PROBE_SECONDS, check=False)
+        ok = "MMBENCH-KVM-OK" in proc.stdout
+    except subprocess.TimeoutExpired:
+        ok = False
+    say("KVM works: using it" if ok else "KVM does not work here: using TCG")
+    cache.write_text(json.dumps({"key": key, "kvm": ok}))
+    return ok
+
+
+def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout):
+    """Boot the guest; feed each line of its result port to @on_line.
+
+    The kernel console goes to the file @console.  Returns QEMU's exit
+    status; raises Failure when the guest runs past @timeout seconds.
+    """
+    cmd = ["qemu-system-x86_64", "-smp", str(cpus), "-m", str(memory),
+           "-nodefaults", "-display", "none", "-no-reboot",
+           "-kernel", str(kernel), "-initrd", str(initrd),
+           "-append", "console=ttyS0 panic=-1 oops=panic loglevel=4",
+           "-serial", f"file:{console}", "-serial", "stdio"]
+    cmd[1:1] = ["-accel", "kvm", "-cpu", "host"] if kvm else ["-accel", "tcg"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    expired = threading.Event()
+
+    def kill():
+        expired.set()
+        proc.kill()
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        for raw in proc.stdout:
+            on_line(raw.decode(errors="replace").rstrip("\r\n"))
+        rc = proc.wait()
+    finally:
+        timer.cancel()
+    if expired.is_set():
+        raise Failure(f"the guest ran for more than {timeout} s and was "
+                      f"stopped; its console is in {console}")
+    return rc
+
+
+def results_dir():
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    d = OUT / "results" / stamp
+    d.mkdir(parents=True, exist_ok=True)
+    latest = OUT / "results" / "latest"
+    if latest.is_symlink() or latest.exists():
+        latest.unlink()
+    latest.symlink_to(stamp)
+    return d
