@@ -63,8 +63,6 @@
  * @zone: page_zone(@page)
  * @pgdat: page_pgdat(@page)
  * @ops: ops per sample
- * @done_ops: ops completed so far, warm-up included; maintained by the engine
- * @reserve: counter units a benchmark added in setup for its ops to consume
  * @delta: 1, hidden from the compiler so that count_vm_events() takes a
  *	variable delta as its callers do
  * @before: counter value read before setup, for the functional check
@@ -74,8 +72,6 @@ struct mmbench_ctx {
 	struct zone *zone;
 	struct pglist_data *pgdat;
 	u32 ops;
-	u64 done_ops;
-	long reserve;
 	long delta;
 	long before;
 };
@@ -85,10 +81,11 @@ struct mmbench_ctx {
  * @name: name in sysfs and in the benchmarks= parameter
  * @group: family of paths, e.g. "vmstat"
  * @unit: what one op is, for the log
- * @setup: prepare @ctx, untimed; 0, -EOPNOTSUPP (reported "unsupported")
- *	or another error
+ * @setup: prepare @ctx once, untimed; 0, -EOPNOTSUPP (reported
+ *	"unsupported", with the reason written to @reason) or another error
+ * @prep: before each sample, untimed: give the ops what they consume
  * @op: run @n ops; this is the timed region
- * @teardown: undo what setup and the ops left behind, untimed
+ * @restore: after each sample, untimed: undo what the ops left behind
  * @read: read the counter the benchmark updates, for the functional check
  */
 struct mmbench_bench {
@@ -96,8 +93,9 @@ struct mmbench_bench {
 	const char *group;
 	const char *unit;
 	int (*setup)(struct mmbench_ctx *ctx, char *reason);
+	void (*prep)(struct mmbench_ctx *ctx);
 	void (*op)(struct mmbench_ctx *ctx, u32 n);
-	void (*teardown)(struct mmbench_ctx *ctx);
+	void (*restore)(struct mmbench_ctx *ctx);
 	long (*read)(struct mmbench_ctx *ctx);
 };
 
@@ -176,19 +174,18 @@ static void inc_zone_op(struct mmbench_ctx *ctx, u32 n)
 		inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
 }
 
-static void inc_zone_teardown(struct mmbench_ctx *ctx)
+static void inc_zone_restore(struct mmbench_ctx *ctx)
 {
-	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -(long)ctx->done_ops);
+	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -(long)ctx->ops);
 }
 
 /*
  * Add, untimed, what the decrements will take away, so that the counter
  * never drops below where it started.
  */
-static int dec_zone_setup(struct mmbench_ctx *ctx, char *reason)
+static void dec_zone_prep(struct mmbench_ctx *ctx)
 {
-	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, ctx->reserve);
-	return 0;
+	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, ctx->ops);
 }
 
 static void dec_zone_op(struct mmbench_ctx *ctx, u32 n)
@@ -197,12 +194,6 @@ static void dec_zone_op(struct mmbench_ctx *ctx, u32 n)
 
 	for (i = 0; i < n; i++)
 		dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-}
-
-static void dec_zone_teardown(struct mmbench_ctx *ctx)
-{
-	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM,
-			    ctx->reserve - (long)ctx->done_ops);
 }
 
 static void inc_dec_zone_op(struct mmbench_ctx *ctx, u32 n)
@@ -274,9 +265,9 @@ static void count_vm_events_op(struct mmbench_ctx *ctx, u32 n)
 }
 
 /* Events only count up; adding the negated total puts the sum back. */
-static void vm_event_teardown(struct mmbench_ctx *ctx)
+static void vm_event_restore(struct mmbench_ctx *ctx)
 {
-	count_vm_events(MMBENCH_EVENT_ITEM, -(long)ctx->done_ops * ctx->delta);
+	count_vm_events(MMBENCH_EVENT_ITEM, -(long)ctx->ops * ctx->delta);
 }
 #else
 static int vm_event_setup(struct mmbench_ctx *ctx, char *reason)
@@ -293,18 +284,18 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 
 #define count_vm_event_op	NULL
 #define count_vm_events_op	NULL
-#define vm_event_teardown	NULL
+#define vm_event_restore	NULL
 #endif
 
 static const struct mmbench_bench mmbench_benches[] = {
 	{
 		.name = "inc_zone_page_state", .group = "vmstat",
 		.unit = "call", .op = inc_zone_op,
-		.teardown = inc_zone_teardown, .read = zone_item_read,
+		.restore = inc_zone_restore, .read = zone_item_read,
 	}, {
 		.name = "dec_zone_page_state", .group = "vmstat",
-		.unit = "call", .setup = dec_zone_setup, .op = dec_zone_op,
-		.teardown = dec_zone_teardown, .read = zone_item_read,
+		.unit = "call", .prep = dec_zone_prep, .op = dec_zone_op,
+		.read = zone_item_read,
 	}, {
 		.name = "inc_dec_zone_page_state", .group = "vmstat",
 		.unit = "inc+dec pair", .op = inc_dec_zone_op,
@@ -320,12 +311,12 @@ static const struct mmbench_bench mmbench_benches[] = {
 	}, {
 		.name = "count_vm_event", .group = "vmstat",
 		.unit = "call", .setup = vm_event_setup,
-		.op = count_vm_event_op, .teardown = vm_event_teardown,
+		.op = count_vm_event_op, .restore = vm_event_restore,
 		.read = vm_event_read,
 	}, {
 		.name = "count_vm_events", .group = "vmstat",
 		.unit = "call", .setup = vm_event_setup,
-		.op = count_vm_events_op, .teardown = vm_event_teardown,
+		.op = count_vm_events_op, .restore = vm_event_restore,
 		.read = vm_event_read,
 	},
 };
@@ -554,20 +545,23 @@ static u32 mmbench_time(const struct mmbench_bench *b, struct mmbench_ctx *ctx,
 		u64 t0, t1;
 		cycles_t c0, c1;
 
+		if (b->prep)
+			b->prep(ctx);
 		t0 = ktime_get_ns();
 		c0 = get_cycles();
 		b->op(ctx, ctx->ops);
 		c1 = get_cycles();
 		t1 = ktime_get_ns();
+		if (b->restore)
+			b->restore(ctx);
 
-		ctx->done_ops += ctx->ops;
 		if (s >= 0) {
 			ps[kept] = div_u64((t1 - t0) * 1000, ctx->ops);
 			mcyc[kept] = div_u64((u64)(c1 - c0) * 1000, ctx->ops);
 			kept++;
 		}
 		cond_resched();
-		if (t1 - start > MMBENCH_BENCH_BUDGET_NS)
+		if (kept && t1 - start > MMBENCH_BENCH_BUDGET_NS)
 			break;
 	}
 	return kept;
@@ -597,10 +591,8 @@ static void mmbench_one(const struct mmbench_bench *b, struct mmbench_ctx *ctx,
 
 	r->cpu = raw_smp_processor_id();
 	r->ops = ctx->ops;
-	ctx->done_ops = 0;
 	ctx->delta = 1;
 	OPTIMIZER_HIDE_VAR(ctx->delta);
-	ctx->reserve = (long)ctx->ops * (mmbench_samples + 1);
 	ctx->before = b->read(ctx);
 
 	ret = b->setup ? b->setup(ctx, r->reason) : 0;
@@ -614,10 +606,6 @@ static void mmbench_one(const struct mmbench_bench *b, struct mmbench_ctx *ctx,
 	}
 
 	kept = mmbench_time(b, ctx, mmbench_samples, ps, mcyc);
-
-	if (b->teardown)
-		b->teardown(ctx);
-
 	r->samples = kept;
 	mmbench_summarise(ps, kept, &r->ns);
 	mmbench_summarise(mcyc, kept, &r->cycles);
