@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """mmbench: build, boot and run the mmbench kselftest (see README.md).
 
-Project tooling, not bound for upstream; the code lives in tooling/.
+Project tooling, not bound for upstream.  ./mmbench at the top of the
+repository runs this with python3.
 """
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
-                                "tooling"))
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 
 from mmbench_tool import cli  # noqa: E402
 

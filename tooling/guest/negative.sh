@@ -41,7 +41,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..24"
+echo "1..26"
 refused iterations=0 "iterations=0 is out of range"
 refused iterations=1000001 "iterations=1000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned integer"
@@ -117,6 +117,23 @@ out=$(cd $testdir && MMBENCH_PARAMS="samples=0" ./mmbench_test 2>&1)
 rc=$?
 [ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*modprobe test_mmbench failed" && ! loaded
 result $? "mmbench_test skips with exit 4 when the load is refused" "rc=$rc: $out"
+
+# An explicit module path loads through finit_module().
+out=$(cd $testdir && MMBENCH_MODULE=$ko ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "^ok 1 mmbench.count_vm_event.run" && ! loaded
+result $? "mmbench_test loads the module from MMBENCH_MODULE" "rc=$rc: $out"
+
+# The largest request is cut by the 10 s time budget, not left to run.
+t0=$(date +%s)
+insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=1000000 samples=1000
+rc=$?
+took=$(($(date +%s) - t0))
+dir=/sys/kernel/mmbench/inc_dec_zone_page_state
+st=$(cat $dir/status 2>&1); got=$(cat $dir/samples 2>&1); why=$(cat $dir/reason 2>&1)
+loaded && rmmod test_mmbench
+[ $rc -eq 0 ] && [ "$st" = pass ] && [ "$took" -lt 60 ] && echo "$why" | grep -q "time budget"
+result $? "iterations=1000000 samples=1000 stops at the time budget (${took} s, $got samples)" "rc=$rc status=$st samples=$got reason=$why"
 
 # A ceiling the figure cannot meet fails the test: the check can fail.
 out=$(cd $testdir && MMBENCH_CEILING_COUNT_VM_EVENT=0.001 ./mmbench_test -v count_vm_event 2>&1)

@@ -271,6 +271,8 @@ def main(argv):
     except Failure as e:
         Phase.report()
         say(f"error: {e}")
+        if args.command == "test":
+            print("0 passed, 1 failed", flush=True)
         return 2
     except KeyboardInterrupt:
         say("interrupted")
