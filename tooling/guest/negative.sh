@@ -41,7 +41,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..26"
+echo "1..28"
 refused iterations=0 "iterations=0 is out of range"
 refused iterations=1000001 "iterations=1000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned integer"
@@ -112,11 +112,17 @@ mv $dep.saved $dep
 [ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*not installed"
 result $? "mmbench_test skips with exit 4 when the module is not installed" "rc=$rc: $out"
 
-# Load refused (a bad parameter): skip with the reason, nothing left loaded.
-out=$(cd $testdir && MMBENCH_PARAMS="samples=0" ./mmbench_test 2>&1)
+# A parameter the module refuses fails the test, with the module's words.
+out=$(cd $testdir && MMBENCH_PARAMS="samples=0" ./mmbench_test -v count_vm_event 2>&1)
 rc=$?
-[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*modprobe test_mmbench failed" && ! loaded
-result $? "mmbench_test skips with exit 4 when the load is refused" "rc=$rc: $out"
+[ $rc -eq 1 ] && echo "$out" | grep -q "refused.*samples=0 is out of range" && ! loaded
+result $? "mmbench_test fails, naming the reason, when MMBENCH_PARAMS is refused" "rc=$rc: $out"
+
+# benchmarks= in MMBENCH_PARAMS picks benchmarks; run_on_load= is ignored.
+out=$(cd $testdir && MMBENCH_PARAMS="benchmarks=count_vm_event,count_vm_events run_on_load=1 samples=3" ./mmbench_test 2>&1)
+rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:2 fail:0 xfail:0 xpass:0 skip:5" && ! loaded
+result $? "MMBENCH_PARAMS benchmarks= runs those and skips the rest" "rc=$rc: $out"
 
 # An explicit module path loads through finit_module().
 out=$(cd $testdir && MMBENCH_MODULE=$ko ./mmbench_test -v count_vm_event 2>&1)
@@ -140,5 +146,13 @@ out=$(cd $testdir && MMBENCH_CEILING_COUNT_VM_EVENT=0.001 ./mmbench_test -v coun
 rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "over the ceiling" && ! loaded
 result $? "a ceiling below the measured figure fails the test" "rc=$rc: $out"
+
+# Last, since it cannot be undone: with module signatures enforced the
+# unsigned module is refused, and the test skips with the reason.
+echo 1 >/sys/module/module/parameters/sig_enforce
+out=$(cd $testdir && ./mmbench_test 2>&1)
+rc=$?
+[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*modprobe test_mmbench failed" && ! loaded
+result $? "mmbench_test skips with exit 4 when module signatures are enforced" "rc=$rc: $out"
 
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"

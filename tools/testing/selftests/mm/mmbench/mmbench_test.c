@@ -13,14 +13,17 @@
  *   MMBENCH_MODULE		path of a test_mmbench.ko to load instead of
  *				"modprobe test_mmbench"
  *   MMBENCH_PARAMS		extra module parameters, e.g.
- *				"iterations=10000 samples=5 cpu=1"
+ *				"iterations=10000 samples=5 cpu=1"; a
+ *				benchmarks= list there skips the benchmarks
+ *				it leaves out, run_on_load= is ignored
  *   MMBENCH_CEILINGS		ceilings file (default: "ceilings" beside this
  *				program)
  *   MMBENCH_CEILING_<NAME>	ceiling in ns/op for one benchmark, NAME in
  *				upper case, e.g. MMBENCH_CEILING_COUNT_VM_EVENT=50
  *
  * Needs root; skips when not root, when the module is not installed, or when
- * the kernel refuses to load it.
+ * the kernel refuses to load it (module signature, lockdown), and fails when
+ * the module refuses a parameter.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -241,15 +244,60 @@ static int run_modprobe(char *params)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+/* Open the kernel log positioned after its last record, or -1. */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
 /*
- * Load the module with @params.  Returns 0 when loaded, otherwise -1 with
- * the reason to skip in @why.
+ * Append to @buf the module's kernel-log lines since kmsg_open(); return
+ * true if one says a parameter was invalid.
+ */
+static bool kmsg_module_lines(int fd, char *buf, size_t len)
+{
+	size_t off = strlen(buf), prefix = strlen(MODNAME ": ");
+	bool bad_param = false;
+	char rec[1024];
+	int tries = 0;
+	ssize_t n;
+
+	while (fd >= 0 && off < len && tries++ < 10000) {
+		char *msg, *nl;
+
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten: go on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg || strncmp(++msg, MODNAME ": ", prefix))
+			continue;
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
+		bad_param |= !!strstr(msg, "invalid for parameter");
+		off += snprintf(buf + off, len - off, " [%s]", msg);
+	}
+	return bad_param;
+}
+
+/*
+ * Load the module with @params.  Returns 0 when loaded, -EINVAL when the
+ * module refused a parameter, or -1 when it cannot be loaded here; @why
+ * says why, with the module's kernel-log lines.
  */
 static int load_module(char *params, char *why, size_t len)
 {
 	const char *ko = getenv("MMBENCH_MODULE");
-	int fd, ret;
+	int fd, kmsg, ret;
 
+	why[0] = '\0';
 	if (ko) {
 		fd = open(ko, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -257,31 +305,81 @@ static int load_module(char *params, char *why, size_t len)
 				 ko, strerror(errno));
 			return -1;
 		}
-		ret = syscall(__NR_finit_module, fd, params, 0);
-		close(fd);
-		if (ret) {
-			snprintf(why, len,
-				 "the kernel refused to load %s: %s (see dmesg)",
-				 ko, strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
-
-	if (!module_installed()) {
+	} else if (!module_installed()) {
 		snprintf(why, len,
 			 "module %s is not installed for this kernel (CONFIG_TEST_MMBENCH=m, or set MMBENCH_MODULE)",
 			 MODNAME);
 		return -1;
 	}
-	ret = run_modprobe(params);
-	if (ret) {
-		snprintf(why, len,
-			 "modprobe %s failed with status %d (see dmesg)",
-			 MODNAME, ret);
-		return -1;
+
+	kmsg = kmsg_open();
+	if (ko) {
+		ret = syscall(__NR_finit_module, fd, params, 0);
+		if (ret)
+			snprintf(why, len, "the kernel refused to load %s: %s:",
+				 ko, strerror(errno));
+		close(fd);
+	} else {
+		ret = run_modprobe(params);
+		if (ret)
+			snprintf(why, len,
+				 "modprobe %s failed with status %d:", MODNAME,
+				 ret);
 	}
-	return 0;
+	if (ret && kmsg_module_lines(kmsg, why, len))
+		ret = -EINVAL;
+	else if (ret)
+		ret = -1;
+	if (kmsg >= 0)
+		close(kmsg);
+	return ret;
+}
+
+/* Is @name in the comma-separated @list, or is the list "all"? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p, *comma;
+
+	if (!strcmp(list, "all"))
+		return true;
+	for (p = list; ; p = comma + 1) {
+		comma = strchr(p, ',');
+		if (!strncmp(p, name, n) && (p + n == comma || !p[n]))
+			return true;
+		if (!comma)
+			return false;
+	}
+}
+
+/*
+ * The module parameters for benchmark @name: those of MMBENCH_PARAMS but
+ * benchmarks= and run_on_load=, which the test sets itself.  Returns false
+ * when MMBENCH_PARAMS has a benchmarks= list that leaves @name out.
+ */
+static bool build_params(const char *name, char *out, size_t len)
+{
+	const char *extra = getenv("MMBENCH_PARAMS");
+	char copy[1024], *tok, *save;
+	bool wanted = true;
+	size_t off = 0;
+
+	snprintf(copy, sizeof(copy), "%s", extra ? extra : "");
+	for (tok = strtok_r(copy, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		if (!strncmp(tok, "benchmarks=", strlen("benchmarks="))) {
+			wanted = in_list(tok + strlen("benchmarks="), name);
+			continue;
+		}
+		if (!strncmp(tok, "run_on_load=", strlen("run_on_load=")))
+			continue;
+		if (off < len)
+			off += snprintf(out + off, len - off, "%s ", tok);
+	}
+	if (off < len)
+		snprintf(out + off, len - off, "run_on_load=0 benchmarks=%s",
+			 name);
+	return wanted;
 }
 
 static int unload_module(void)
@@ -328,12 +426,14 @@ FIXTURE_VARIANT_ADD(mmbench, count_vm_events) {
 FIXTURE_SETUP(mmbench)
 {
 	char params[1024], why[WHY_LEN];
-	const char *extra = getenv("MMBENCH_PARAMS");
 	int ret;
 
 	self->loaded = false;
 	if (geteuid())
 		SKIP(return, "must be run as root to load %s", MODNAME);
+	if (!build_params(variant->name, params, sizeof(params)))
+		SKIP(return, "%s is not in the benchmarks= of MMBENCH_PARAMS",
+		     variant->name);
 
 	/* A copy left loaded has parameters of its own: never reuse it. */
 	if (!access("/sys/module/" MODNAME, F_OK)) {
@@ -345,10 +445,12 @@ FIXTURE_SETUP(mmbench)
 			       MODNAME);
 	}
 
-	/* Later parameters win, so MMBENCH_PARAMS may override these. */
-	snprintf(params, sizeof(params), "run_on_load=0 benchmarks=%s %s",
-		 variant->name, extra ? extra : "");
-	if (load_module(params, why, sizeof(why)))
+	ret = load_module(params, why, sizeof(why));
+	/* A parameter the module refuses is a mistake to report, not skip. */
+	ASSERT_NE(-EINVAL, ret) {
+		TH_LOG("parameters '%s' refused: %s", params, why);
+	}
+	if (ret)
 		SKIP(return, "%.1000s", why);
 	self->loaded = true;
 }
