@@ -290,32 +290,32 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 static const struct mmbench_bench mmbench_benches[] = {
 	{
 		.name = "inc_zone_page_state", .group = "vmstat",
-		.unit = "call", .op = inc_zone_op,
+		.unit = "one call", .op = inc_zone_op,
 		.restore = inc_zone_restore, .read = zone_item_read,
 	}, {
 		.name = "dec_zone_page_state", .group = "vmstat",
-		.unit = "call", .prep = dec_zone_prep, .op = dec_zone_op,
+		.unit = "one call", .prep = dec_zone_prep, .op = dec_zone_op,
 		.read = zone_item_read,
 	}, {
 		.name = "inc_dec_zone_page_state", .group = "vmstat",
-		.unit = "inc+dec pair", .op = inc_dec_zone_op,
+		.unit = "an inc and a dec", .op = inc_dec_zone_op,
 		.read = zone_item_read,
 	}, {
 		.name = "mod_node_page_state", .group = "vmstat",
-		.unit = "+1/-1 pair", .op = mod_node_op,
+		.unit = "a +1 and a -1", .op = mod_node_op,
 		.read = node_item_read,
 	}, {
 		.name = "__mod_zone_page_state", .group = "vmstat",
-		.unit = "+1/-1 pair, irqs off", .op = __mod_zone_op,
+		.unit = "a +1 and a -1, irqs off", .op = __mod_zone_op,
 		.read = zone_item_read,
 	}, {
 		.name = "count_vm_event", .group = "vmstat",
-		.unit = "call", .setup = vm_event_setup,
+		.unit = "one call", .setup = vm_event_setup,
 		.op = count_vm_event_op, .restore = vm_event_restore,
 		.read = vm_event_read,
 	}, {
 		.name = "count_vm_events", .group = "vmstat",
-		.unit = "call", .setup = vm_event_setup,
+		.unit = "one call", .setup = vm_event_setup,
 		.op = count_vm_events_op, .restore = vm_event_restore,
 		.read = vm_event_read,
 	},
@@ -592,7 +592,6 @@ static void mmbench_one(const struct mmbench_bench *b, struct mmbench_ctx *ctx,
 	r->cpu = raw_smp_processor_id();
 	r->ops = ctx->ops;
 	ctx->delta = 1;
-	OPTIMIZER_HIDE_VAR(ctx->delta);
 	ctx->before = b->read(ctx);
 
 	ret = b->setup ? b->setup(ctx, r->reason) : 0;
@@ -638,11 +637,11 @@ static void mmbench_log(const struct mmbench_bench *b,
 			mmbench_status_names[r->status], r->reason);
 		return;
 	}
-	pr_info("%s: %llu.%03llu ns/%s median (min %llu.%03llu, max %llu.%03llu), %llu.%03llu cycles, %u x %u ops on CPU %d\n",
-		b->name, r->ns.median / 1000, r->ns.median % 1000, b->unit,
+	pr_info("%s: median %llu.%03llu ns (min %llu.%03llu, max %llu.%03llu), %llu.%03llu cycles per op (%s), %u samples of %u ops on CPU %d\n",
+		b->name, r->ns.median / 1000, r->ns.median % 1000,
 		r->ns.min / 1000, r->ns.min % 1000,
 		r->ns.max / 1000, r->ns.max % 1000,
-		r->cycles.median / 1000, r->cycles.median % 1000,
+		r->cycles.median / 1000, r->cycles.median % 1000, b->unit,
 		r->samples, r->ops, r->cpu);
 }
 
