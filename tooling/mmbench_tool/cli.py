@@ -7,6 +7,8 @@ from pathlib import Path
 from . import build, deps, guest, ktap
 from .common import OUT, REPO, Failure, Phase, run, say
 
+EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
+              "options or a step could not be done, 130 interrupted")
 CHECKPATCH_FILES = ["lib/test_mmbench.c",
                     "tools/testing/selftests/mm/mmbench/mmbench_test.c"]
 
@@ -34,9 +36,37 @@ def _add_guest_options(p):
                    default="auto",
                    help="QEMU accelerator; auto probes KVM with a time "
                         "limit and falls back to TCG (default auto)")
+    p.add_argument("--ceiling", action="append", default=[],
+                   metavar="BENCHMARK=NS",
+                   help="ns/op ceiling for one benchmark, repeatable "
+                        "(sets MMBENCH_CEILING_<BENCHMARK> in the guest)")
     p.add_argument("--timeout", type=int, default=1800,
-                   help="seconds the guest may run before it is stopped "
-                        "(default 1800)")
+                   help="seconds the guest may run before it is stopped, "
+                        "at least 10 (default 1800)")
+
+
+def check_options(a):
+    """Refuse bad options before anything is installed or built."""
+    if a.cpus < 1:
+        raise Failure("--cpus must be at least 1")
+    if a.memory < 256:
+        raise Failure("--memory must be at least 256 (MiB)")
+    if a.timeout < 10:
+        raise Failure("--timeout must be at least 10 (seconds)")
+    if bool(a.kernel) != bool(a.headers):
+        raise Failure("--kernel and --headers go together")
+    if a.release and not a.headers:
+        raise Failure("--release goes with --kernel and --headers")
+    for p in (a.kernel, a.headers):
+        if p and not p.exists():
+            raise Failure(f"{p} does not exist")
+    for param in a.param:
+        if not re.fullmatch(r"[a-z_]+=\S+", param):
+            raise Failure(f"--param {param!r}: want NAME=VALUE, no spaces")
+    for ceiling in a.ceiling:
+        if not re.fullmatch(r"[A-Za-z0-9_]+=[0-9]+(\.[0-9]{1,3})?", ceiling):
+            raise Failure(f"--ceiling {ceiling!r}: want BENCHMARK=NS, "
+                          "e.g. count_vm_event=20")
 
 
 class Setup:
@@ -50,13 +80,12 @@ class Setup:
 
     def prepare(self):
         a = self.args
+        check_options(a)
         with Phase("packages"):
             wanted = dict(deps.PACKAGES)
             if self.checks:
                 wanted.update(deps.TEST_PACKAGES)
             deps.ensure(wanted)
-        if a.kernel and not a.headers or a.headers and not a.kernel:
-            raise Failure("--kernel and --headers go together")
         if a.headers:
             self.headers = a.headers.resolve()
             self.release = a.release or run(
@@ -70,13 +99,6 @@ class Setup:
         for p in (self.headers, self.kernel):
             if not p.exists():
                 raise Failure(f"{p} does not exist")
-        for param in a.param:
-            if not re.fullmatch(r"[a-z_]+=\S+", param):
-                raise Failure(f"--param {param!r}: want NAME=VALUE, no "
-                              "spaces")
-        if a.cpus < 1 or a.memory < 256:
-            raise Failure("--cpus must be at least 1 and --memory at "
-                          "least 256 (MiB)")
         say(f"kernel {self.release}: {self.kernel}")
         with Phase("module"):
             self.ko, self.module_warnings = build.build_module(
@@ -93,11 +115,16 @@ class Setup:
     def boot(self, mode, results):
         a = self.args
         with Phase("initramfs"):
+            ceilings = {"MMBENCH_CEILING_" + c.split("=")[0].upper():
+                        c.split("=")[1] for c in a.ceiling}
             image = guest.make_initramfs(self.release, self.ko,
                                          self.kselftest, mode,
-                                         " ".join(a.param))
-        kvm = a.accel == "kvm" or (a.accel == "auto" and
-                                   guest.kvm_works(self.kernel))
+                                         " ".join(a.param), ceilings,
+                                         results)
+        kvm = a.accel == "kvm"
+        if a.accel == "auto":
+            with Phase("KVM probe"):
+                kvm = guest.kvm_works(self.kernel)
         lines = []
         in_dmesg = [False]
 
@@ -159,10 +186,14 @@ def judge_suite(setup, out, results):
     res = ktap.results(inner)
     failed = [r for r in res if not r[0]]
     passed = [r for r in res if r[0] and r[3] != "SKIP"]
-    checks.append((res and not failed,
+    skipped = [r for r in res if r[0] and r[3] == "SKIP"]
+    for r in skipped:
+        say(f"skipped {r[2]}: {r[4]}")
+    checks.append((bool(passed) and not failed,
                    f"mmbench_test: {len(passed)} passed, {len(failed)} "
-                   f"failed, {len(res) - len(passed) - len(failed)} skipped",
-                   "failed: " + ", ".join(r[2] for r in failed)))
+                   f"failed, {len(skipped)} skipped",
+                   "failed: " + ", ".join(r[2] for r in failed) if failed
+                   else "nothing passed"))
     parsed_ok, parsed = ktap.kunit_parse(setup.tree, raw)
     (results / "kunit-parse.txt").write_text(parsed)
     checks.append((parsed_ok, "kunit.py parse reads the raw KTAP cleanly",
@@ -253,15 +284,22 @@ def cmd_test(args):
 def main(argv):
     parser = argparse.ArgumentParser(
         prog="mmbench",
-        description="Benchmark mm hot paths inside a kernel, as a kselftest.")
+        description="Benchmark mm hot paths inside a kernel, as a kselftest.",
+        epilog=EXIT_CODES)
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("run", help="run the suite on Debian's 6.12 kernel "
-                                   "in a QEMU guest")
+    p = sub.add_parser(
+        "run", help="run the suite on Debian's 6.12 kernel in a QEMU guest",
+        description="Build test_mmbench and the mm/mmbench kselftest, boot "
+        "the kernel in QEMU, run the kselftest there as LKFT does and judge "
+        f"its KTAP. Results go to {OUT}/results/<date-time>/ (MMBENCH_OUT "
+        "moves out/).", epilog=EXIT_CODES)
     _add_guest_options(p)
     p.set_defaults(func=cmd_run)
-    p = sub.add_parser("test", help="run mmbench's own tests: build "
-                                    "checks, checkpatch, the suite and the "
-                                    "bad-input cases in a guest")
+    p = sub.add_parser(
+        "test", help="run mmbench's own tests",
+        description="Build with W=1 and sparse, run checkpatch --strict, "
+        "run the suite and the bad-input cases in a QEMU guest, and end "
+        "with the line 'N passed, N failed'.", epilog=EXIT_CODES)
     _add_guest_options(p)
     p.set_defaults(func=cmd_test)
     args = parser.parse_args(argv)

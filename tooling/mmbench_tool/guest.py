@@ -62,9 +62,12 @@ def _pack(root, image):
         f.write(cpio)
 
 
-def make_initramfs(release, ko, kselftest, mode, params):
-    """Build the guest image: busybox, the kselftest install, the module."""
-    root = OUT / "guest" / "root"
+def make_initramfs(release, ko, kselftest, mode, params, env, results):
+    """Build the guest image in @results: busybox, the kselftest, the module.
+
+    @env: more variables for the test program, name -> value.
+    """
+    root = results / "guest-root"
     _base_root(root)
     for prog in HOST_PROGRAMS:
         _copy_with_libs(prog, root)
@@ -81,23 +84,27 @@ def make_initramfs(release, ko, kselftest, mode, params):
     for name in ("init", "negative.sh"):
         shutil.copy2(GUEST_FILES / name,
                      root / ("init" if name == "init" else "mmbench/" + name))
-    (root / "mmbench/guest.conf").write_text(
-        f"MMBENCH_MODE={shlex.quote(mode)}\n"
-        f"MMBENCH_PARAMS={shlex.quote(params)}\n")
-    image = OUT / "guest" / f"initramfs-{mode}.cpio.gz"
+    conf = [f"MMBENCH_MODE={shlex.quote(mode)}",
+            f"export MMBENCH_PARAMS={shlex.quote(params)}"]
+    conf += [f"export {name}={shlex.quote(value)}"
+             for name, value in env.items()]
+    (root / "mmbench/guest.conf").write_text("\n".join(conf) + "\n")
+    image = results / "initramfs.cpio.gz"
     _pack(root, image)
+    shutil.rmtree(root)
     return image
 
 
 def _probe_image():
-    root = OUT / "guest" / "probe-root"
+    root = OUT / "guest" / f"probe-root-{os.getpid()}"
     _base_root(root)
     _copy_with_libs("/bin/dash", root)
     (root / "init").write_text(
         "#!/bin/sh\necho MMBENCH-KVM-OK >/dev/ttyS0\nreboot -f\n")
     (root / "init").chmod(0o755)
-    image = OUT / "guest" / "probe.cpio.gz"
+    image = OUT / "guest" / f"probe-{os.getpid()}.cpio.gz"
     _pack(root, image)
+    shutil.rmtree(root)
     return image
 
 
@@ -116,10 +123,11 @@ def kvm_works(kernel, reprobe=False):
         if data.get("key") == key:
             return data["kvm"]
     say(f"probing KVM (at most {KVM_PROBE_SECONDS} s; nested KVM can hang)")
+    (OUT / "guest").mkdir(parents=True, exist_ok=True)
+    image = _probe_image()
     cmd = ["qemu-system-x86_64", "-accel", "kvm", "-cpu", "host", "-m", "256",
            "-nodefaults", "-display", "none", "-no-reboot",
-           "-serial", "stdio", "-kernel", str(kernel),
-           "-initrd", str(_probe_image()),
+           "-serial", "stdio", "-kernel", str(kernel), "-initrd", str(image),
            "-append", "console=ttyS0 panic=-1 quiet"]
     try:
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, text=True,
@@ -129,6 +137,7 @@ def kvm_works(kernel, reprobe=False):
         ok = "MMBENCH-KVM-OK" in proc.stdout
     except subprocess.TimeoutExpired:
         ok = False
+    image.unlink()
     say("KVM works: using it" if ok else "KVM does not work here: using TCG")
     cache.write_text(json.dumps({"key": key, "kvm": ok}))
     return ok
@@ -156,15 +165,27 @@ def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout):
 
     timer = threading.Timer(timeout, kill)
     timer.start()
+    tail = []
     try:
         for raw in proc.stdout:
-            on_line(raw.decode(errors="replace").rstrip("\r\n"))
+            line = raw.decode(errors="replace").rstrip("\r\n")
+            tail = (tail + [line])[-20:]
+            on_line(line)
+            if line.startswith("KVM internal error"):
+                proc.kill()
+                raise Failure("KVM failed in the guest; try --accel tcg")
         rc = proc.wait()
     finally:
         timer.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     if expired.is_set():
         raise Failure(f"the guest ran for more than {timeout} s and was "
                       f"stopped; its console is in {console}")
+    if rc:
+        raise Failure(f"qemu-system-x86_64 exited with {rc}: "
+                      + " / ".join(tail[-3:]))
     return rc
 
 
