@@ -2,43 +2,62 @@
 /*
  * test_mmbench.c - time memory-management hot paths from inside the kernel
  *
- * Each benchmark runs a loop of ops on one CPU, in a kernel thread bound to
- * that CPU, and is timed with get_cycles() and ktime_get_ns() around each
- * sample of ops.  One warm-up sample is discarded, then the requested number
- * of samples is kept.  After the last sample a functional check proves that
- * the path did what it should (for vmstat: every counter is back where it
- * started).
+ * A run goes through the selected benchmarks in a kernel thread bound to one
+ * CPU.  Each benchmark is a loop of ops timed with get_cycles() and
+ * ktime_get_ns() around each sample: the number of ops per sample is sized
+ * to a target duration (or set by the iterations parameter), one warm-up
+ * sample is discarded, then samples are kept until the requested number is
+ * reached, dropping any that were preempted or migrated.  The same loop
+ * around an empty body, the baseline, is measured first; every benchmark
+ * reports its raw figures and its net cost (raw median minus the baseline
+ * median), and a net cost lost in the baseline's noise marks the benchmark
+ * "suspect": the work was optimised away or is not what it claims to be.
+ * After its samples a functional check proves that the path did what it
+ * should (for vmstat: the counter is back where it started).
  *
- * Results are published atomically, as a whole run, under
- * /sys/kernel/mmbench/ (see Documentation/ABI/testing/sysfs-kernel-mmbench)
- * and stay readable until the module is removed.  Writing 1 to
- * /sys/kernel/mmbench/run runs the selected benchmarks again.
+ * ndelay(D) benchmarks for a list of D check the clock: their costs must
+ * differ by what the delays differ by.  The inject_ndelay and inject_into
+ * parameters add ndelay(D) to the op of chosen benchmarks, measured beside
+ * the plain ones, so that the kselftest can check that the cost measured
+ * grows by what ndelay(D) costs.
  *
- * The kselftest in tools/testing/selftests/mm/mmbench/ loads this module,
- * reads the results back and decides pass or fail.
+ * Results are published as a whole run under /sys/kernel/mmbench/ (see
+ * Documentation/ABI/testing/sysfs-kernel-mmbench) and stay readable until
+ * the module is removed.  Writing 1 to /sys/kernel/mmbench/run runs the
+ * selected benchmarks again.  The kselftest in
+ * tools/testing/selftests/mm/mmbench/ loads this module, reads the results
+ * back and decides pass or fail.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
-#include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/kobject.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/timex.h>
+#include <linux/utsname.h>
 #include <linux/vmstat.h>
+#include <linux/wait.h>
+#ifdef CONFIG_X86
+#include <asm/cpufeature.h>
+#include <asm/hypervisor.h>
+#endif
 
 /*
  * Counters the vmstat benchmarks update.  Each is shown in /proc but nothing
@@ -51,20 +70,42 @@
 #define MMBENCH_EVENT_ITEM	UNEVICTABLE_PGSTRANDED
 #endif
 
-#define MMBENCH_MAX_ITERATIONS	1000000U
+#define MMBENCH_MAX_ITERATIONS	100000000U
 #define MMBENCH_MAX_SAMPLES	1000U
-/* Stop taking samples of one benchmark once it has run this long. */
-#define MMBENCH_BENCH_BUDGET_NS	(10ULL * NSEC_PER_SEC)
-#define MMBENCH_REASON_LEN	96
+#define MMBENCH_MAX_DELAYS	8
+#define MMBENCH_MAX_DELAY_NS	100000U
+#define MMBENCH_NAME_LEN	48
+#define MMBENCH_REASON_LEN	128
+#define MMBENCH_LIST_LEN	256
+
+enum mmbench_context {
+	MMBENCH_PREEMPT,
+	MMBENCH_NOPREEMPT,
+	MMBENCH_IRQOFF,
+	MMBENCH_NR_CONTEXTS,
+	MMBENCH_AUTO = MMBENCH_NR_CONTEXTS,
+};
+
+static const char * const mmbench_context_names[] = {
+	[MMBENCH_PREEMPT] = "preempt",
+	[MMBENCH_NOPREEMPT] = "nopreempt",
+	[MMBENCH_IRQOFF] = "irqoff",
+	[MMBENCH_AUTO] = "auto",
+};
+
+#define MMBENCH_ANY_CONTEXT	(BIT(MMBENCH_PREEMPT) | \
+				 BIT(MMBENCH_NOPREEMPT) | BIT(MMBENCH_IRQOFF))
 
 /**
  * struct mmbench_ctx - state of one benchmark while it runs
  * @page: a page allocated for the run; its zone and node are the ones updated
  * @zone: page_zone(@page)
  * @pgdat: page_pgdat(@page)
- * @ops: ops per sample
- * @delta: 1, hidden from the compiler so that count_vm_events() takes a
- *	variable delta as its callers do
+ * @ops: ops in the sample about to run
+ * @arg: the row's argument: D for the ndelay benchmarks, in ns
+ * @inject_ns: ndelay() added to every op, 0 for none
+ * @delta: 1, read from memory so that count_vm_events() takes a variable
+ *	delta as its callers do
  * @before: counter value read before setup, for the functional check
  */
 struct mmbench_ctx {
@@ -72,6 +113,8 @@ struct mmbench_ctx {
 	struct zone *zone;
 	struct pglist_data *pgdat;
 	u32 ops;
+	u32 arg;
+	u32 inject_ns;
 	long delta;
 	long before;
 };
@@ -81,20 +124,27 @@ struct mmbench_ctx {
  * @name: name in sysfs and in the benchmarks= parameter
  * @group: family of paths, e.g. "vmstat"
  * @unit: what one op is, for the log
+ * @contexts: contexts the path may legally run in, BIT(enum mmbench_context)
+ * @context: the context it runs in unless the context parameter says else
+ * @per_delay: one row per value of the delays parameter
  * @setup: prepare @ctx once, untimed; 0, -EOPNOTSUPP (reported
  *	"unsupported", with the reason written to @reason) or another error
  * @prep: before each sample, untimed: give the ops what they consume
- * @op: run @n ops; this is the timed region
+ * @op: run ctx->ops ops; this is the timed region
  * @restore: after each sample, untimed: undo what the ops left behind
- * @read: read the counter the benchmark updates, for the functional check
+ * @read: read the counter the benchmark updates, for the functional check;
+ *	NULL when it updates none
  */
 struct mmbench_bench {
 	const char *name;
 	const char *group;
 	const char *unit;
+	unsigned int contexts;
+	enum mmbench_context context;
+	bool per_delay;
 	int (*setup)(struct mmbench_ctx *ctx, char *reason);
 	void (*prep)(struct mmbench_ctx *ctx);
-	void (*op)(struct mmbench_ctx *ctx, u32 n);
+	void (*op)(struct mmbench_ctx *ctx);
 	void (*restore)(struct mmbench_ctx *ctx);
 	long (*read)(struct mmbench_ctx *ctx);
 };
@@ -103,6 +153,7 @@ enum mmbench_status {
 	MMBENCH_NOT_RUN,
 	MMBENCH_PASS,
 	MMBENCH_FAIL,
+	MMBENCH_SUSPECT,
 	MMBENCH_UNSUPPORTED,
 	MMBENCH_ERROR,
 };
@@ -111,6 +162,7 @@ static const char * const mmbench_status_names[] = {
 	[MMBENCH_NOT_RUN] = "not_run",
 	[MMBENCH_PASS] = "pass",
 	[MMBENCH_FAIL] = "fail",
+	[MMBENCH_SUSPECT] = "suspect",
 	[MMBENCH_UNSUPPORTED] = "unsupported",
 	[MMBENCH_ERROR] = "error",
 };
@@ -119,19 +171,27 @@ static const char * const mmbench_status_names[] = {
 struct mmbench_stat {
 	u64 min;
 	u64 median;
+	u64 mean;
+	u64 stddev;
 	u64 max;
 };
 
 /**
- * struct mmbench_result - what one benchmark measured in one run
+ * struct mmbench_result - what one row measured in one run
  * @status: outcome, see mmbench_status_names
- * @reason: why the status is not "pass", or empty
+ * @reason: why the status is not "pass", a remark, or empty
  * @cpu: CPU the samples ran on
+ * @context: context the samples ran in
  * @ops: ops per sample
  * @samples: samples kept (the warm-up sample is not counted)
+ * @preempted: samples dropped because the thread was switched out
+ * @migrated: samples dropped because the thread changed CPU
  * @cycles_valid: get_cycles() advanced during the samples
  * @ns: ns/op over the samples, in ps
  * @cycles: cycles/op over the samples, in 1/1000 cycle
+ * @net_ns: @ns median minus the baseline's, in ps
+ * @net_cycles: @cycles median minus the baseline's, in 1/1000 cycle
+ * @has_counter: the benchmark updates a counter
  * @counter_delta: counter value after the run minus before; 0 when the path
  *	left the counter where it found it
  */
@@ -139,15 +199,88 @@ struct mmbench_result {
 	enum mmbench_status status;
 	char reason[MMBENCH_REASON_LEN];
 	int cpu;
+	enum mmbench_context context;
 	u32 ops;
 	u32 samples;
+	u32 preempted;
+	u32 migrated;
 	bool cycles_valid;
 	struct mmbench_stat ns;
 	struct mmbench_stat cycles;
+	s64 net_ns;
+	s64 net_cycles;
+	bool has_counter;
 	long counter_delta;
 };
 
-/* ---- vmstat benchmarks ---- */
+/**
+ * struct mmbench_row - a benchmark as run: one per benchmark, one per delay
+ *	for the ndelay benchmark, one more per benchmark with ndelay injected
+ * @bench: the benchmark
+ * @name: its sysfs directory, e.g. "ndelay_200" or "count_vm_event+ndelay_50"
+ * @arg: ctx->arg for the row
+ * @inject_ns: ctx->inject_ns for the row
+ * @selected: runs in every run
+ * @kobj: its sysfs directory
+ * @result: published results, under mmbench_lock
+ * @pending: results of the run in flight, touched by its thread only
+ */
+struct mmbench_row {
+	const struct mmbench_bench *bench;
+	char name[MMBENCH_NAME_LEN];
+	u32 arg;
+	u32 inject_ns;
+	bool selected;
+	struct kobject *kobj;
+	struct mmbench_result result;
+	struct mmbench_result pending;
+};
+
+/* ---- benchmarks ---- */
+
+/* Costs a branch when off; adds ndelay(D) to an op when injected. */
+static __always_inline void mmbench_inject(const struct mmbench_ctx *ctx)
+{
+	if (ctx->inject_ns)
+		ndelay(ctx->inject_ns);
+}
+
+/* The loop every benchmark has, around nothing. */
+static void baseline_op(struct mmbench_ctx *ctx)
+{
+	u32 i;
+
+	for (i = 0; i < ctx->ops; i++) {
+		barrier();
+		mmbench_inject(ctx);
+	}
+}
+
+static noinline void mmbench_empty_call(struct mmbench_ctx *ctx)
+{
+	barrier();
+}
+
+/* What a call to an empty function costs, beyond the loop. */
+static void noinline_call_op(struct mmbench_ctx *ctx)
+{
+	u32 i;
+
+	for (i = 0; i < ctx->ops; i++) {
+		mmbench_empty_call(ctx);
+		mmbench_inject(ctx);
+	}
+}
+
+static void ndelay_op(struct mmbench_ctx *ctx)
+{
+	u32 i;
+
+	for (i = 0; i < ctx->ops; i++) {
+		ndelay(ctx->arg);
+		mmbench_inject(ctx);
+	}
+}
 
 static long zone_item_read(struct mmbench_ctx *ctx)
 {
@@ -166,12 +299,14 @@ static long node_item_read(struct mmbench_ctx *ctx)
 	return x;
 }
 
-static void inc_zone_op(struct mmbench_ctx *ctx, u32 n)
+static void inc_zone_op(struct mmbench_ctx *ctx)
 {
 	u32 i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < ctx->ops; i++) {
 		inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+		mmbench_inject(ctx);
+	}
 }
 
 static void inc_zone_restore(struct mmbench_ctx *ctx)
@@ -188,46 +323,48 @@ static void dec_zone_prep(struct mmbench_ctx *ctx)
 	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, ctx->ops);
 }
 
-static void dec_zone_op(struct mmbench_ctx *ctx, u32 n)
+static void dec_zone_op(struct mmbench_ctx *ctx)
 {
 	u32 i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < ctx->ops; i++) {
 		dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-}
-
-static void inc_dec_zone_op(struct mmbench_ctx *ctx, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++) {
-		inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-		dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+		mmbench_inject(ctx);
 	}
 }
 
-static void mod_node_op(struct mmbench_ctx *ctx, u32 n)
+static void inc_dec_zone_op(struct mmbench_ctx *ctx)
 {
 	u32 i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < ctx->ops; i++) {
+		inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+		dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+		mmbench_inject(ctx);
+	}
+}
+
+static void mod_node_op(struct mmbench_ctx *ctx)
+{
+	u32 i;
+
+	for (i = 0; i < ctx->ops; i++) {
 		mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, 1);
 		mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, -1);
+		mmbench_inject(ctx);
 	}
 }
 
 /* The __ variant is for callers that already have irqs disabled. */
-static void __mod_zone_op(struct mmbench_ctx *ctx, u32 n)
+static void __mod_zone_op(struct mmbench_ctx *ctx)
 {
-	unsigned long flags;
 	u32 i;
 
-	local_irq_save(flags);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < ctx->ops; i++) {
 		__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
 		__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1);
+		mmbench_inject(ctx);
 	}
-	local_irq_restore(flags);
 }
 
 #ifdef CONFIG_VM_EVENT_COUNTERS
@@ -247,21 +384,25 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 	return (long)sum;
 }
 
-static void count_vm_event_op(struct mmbench_ctx *ctx, u32 n)
+static void count_vm_event_op(struct mmbench_ctx *ctx)
 {
 	u32 i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < ctx->ops; i++) {
 		count_vm_event(MMBENCH_EVENT_ITEM);
+		mmbench_inject(ctx);
+	}
 }
 
-static void count_vm_events_op(struct mmbench_ctx *ctx, u32 n)
+static void count_vm_events_op(struct mmbench_ctx *ctx)
 {
 	long delta = ctx->delta;
 	u32 i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < ctx->ops; i++) {
 		count_vm_events(MMBENCH_EVENT_ITEM, delta);
+		mmbench_inject(ctx);
+	}
 }
 
 /* Events only count up; adding the negated total puts the sum back. */
@@ -287,37 +428,59 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 #define vm_event_restore	NULL
 #endif
 
+/* The baseline is first: every other benchmark is judged against it. */
 static const struct mmbench_bench mmbench_benches[] = {
 	{
+		.name = "baseline", .group = "calibration",
+		.unit = "empty loop iteration",
+		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
+		.op = baseline_op,
+	}, {
+		.name = "noinline_call", .group = "calibration",
+		.unit = "call of an empty noinline function",
+		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
+		.op = noinline_call_op,
+	}, {
+		.name = "ndelay", .group = "calibration", .unit = "ndelay(D)",
+		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
+		.per_delay = true, .op = ndelay_op,
+	}, {
 		.name = "inc_zone_page_state", .group = "vmstat",
-		.unit = "one call", .op = inc_zone_op,
-		.restore = inc_zone_restore, .read = zone_item_read,
+		.unit = "one call",
+		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
+		.op = inc_zone_op, .restore = inc_zone_restore,
+		.read = zone_item_read,
 	}, {
 		.name = "dec_zone_page_state", .group = "vmstat",
-		.unit = "one call", .prep = dec_zone_prep, .op = dec_zone_op,
+		.unit = "one call",
+		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
+		.prep = dec_zone_prep, .op = dec_zone_op,
 		.read = zone_item_read,
 	}, {
 		.name = "inc_dec_zone_page_state", .group = "vmstat",
-		.unit = "an inc and a dec", .op = inc_dec_zone_op,
-		.read = zone_item_read,
+		.unit = "an inc and a dec",
+		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
+		.op = inc_dec_zone_op, .read = zone_item_read,
 	}, {
 		.name = "mod_node_page_state", .group = "vmstat",
-		.unit = "a +1 and a -1", .op = mod_node_op,
-		.read = node_item_read,
+		.unit = "a +1 and a -1",
+		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
+		.op = mod_node_op, .read = node_item_read,
 	}, {
 		.name = "__mod_zone_page_state", .group = "vmstat",
-		.unit = "a +1 and a -1, irqs off", .op = __mod_zone_op,
-		.read = zone_item_read,
+		.unit = "a +1 and a -1",
+		.contexts = BIT(MMBENCH_IRQOFF), .context = MMBENCH_IRQOFF,
+		.op = __mod_zone_op, .read = zone_item_read,
 	}, {
-		.name = "count_vm_event", .group = "vmstat",
-		.unit = "one call", .setup = vm_event_setup,
-		.op = count_vm_event_op, .restore = vm_event_restore,
-		.read = vm_event_read,
+		.name = "count_vm_event", .group = "vmstat", .unit = "one call",
+		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
+		.setup = vm_event_setup, .op = count_vm_event_op,
+		.restore = vm_event_restore, .read = vm_event_read,
 	}, {
-		.name = "count_vm_events", .group = "vmstat",
-		.unit = "one call", .setup = vm_event_setup,
-		.op = count_vm_events_op, .restore = vm_event_restore,
-		.read = vm_event_read,
+		.name = "count_vm_events", .group = "vmstat", .unit = "one call",
+		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
+		.setup = vm_event_setup, .op = count_vm_events_op,
+		.restore = vm_event_restore, .read = vm_event_read,
 	},
 };
 
@@ -326,10 +489,18 @@ static const struct mmbench_bench mmbench_benches[] = {
 /* ---- parameters ---- */
 
 static DECLARE_BITMAP(mmbench_selected, MMBENCH_NR);
-static char mmbench_selected_str[256] = "all";
-static unsigned int mmbench_iterations = 100000;
+static char mmbench_selected_str[MMBENCH_LIST_LEN] = "all";
+static unsigned int mmbench_iterations;
 static unsigned int mmbench_samples = 9;
+static unsigned int mmbench_sample_us = 2000;
+static unsigned int mmbench_budget_ms = 60000;
 static int mmbench_cpu = -1;
+static enum mmbench_context mmbench_run_context = MMBENCH_AUTO;
+static u32 mmbench_delays[MMBENCH_MAX_DELAYS] = { 0, 50, 200, 1000 };
+static unsigned int mmbench_nr_delays = 4;
+static unsigned int mmbench_inject_ns;
+static DECLARE_BITMAP(mmbench_inject_into, MMBENCH_NR);
+static char mmbench_inject_into_str[MMBENCH_LIST_LEN];
 static bool run_on_load = true;
 
 static int mmbench_find(const char *name, size_t len)
@@ -343,47 +514,68 @@ static int mmbench_find(const char *name, size_t len)
 	return -ENOENT;
 }
 
-static int benchmarks_set(const char *val, const struct kernel_param *kp)
+/*
+ * Parse a comma-separated list of benchmark names into @sel.  The baseline
+ * always runs and cannot be named.
+ */
+static int parse_names(const char *param, const char *val, unsigned long *sel,
+		       char *copy, size_t size)
 {
-	DECLARE_BITMAP(sel, MMBENCH_NR);
-	char buf[sizeof(mmbench_selected_str)];
-	const char *p;
+	char buf[MMBENCH_LIST_LEN];
+	const char *p, *s;
 	size_t len;
 	int i;
 
-	len = strscpy(buf, val, sizeof(buf));
-	if ((ssize_t)len < 0) {
-		pr_err("%s: list longer than %zu characters\n", kp->name,
+	if (strscpy(buf, val, sizeof(buf)) < 0) {
+		pr_err("%s: list longer than %zu characters\n", param,
 		       sizeof(buf) - 1);
 		return -EINVAL;
 	}
-	strim(buf);
-	if (!strcmp(buf, "all")) {
-		bitmap_fill(mmbench_selected, MMBENCH_NR);
-		strscpy(mmbench_selected_str, buf);
-		return 0;
-	}
-
+	s = strim(buf);
 	bitmap_zero(sel, MMBENCH_NR);
-	for (p = buf; ; p += len + 1) {
+	for (p = s; ; p += len + 1) {
 		len = strcspn(p, ",");
 		if (!len) {
-			pr_err("%s: empty name in '%s'\n", kp->name, buf);
+			pr_err("%s: empty name in '%s'\n", param, s);
 			return -EINVAL;
 		}
 		i = mmbench_find(p, len);
+		if (!i) {
+			pr_err("%s: the baseline always runs; do not name it\n",
+			       param);
+			return -EINVAL;
+		}
 		if (i < 0) {
-			pr_err("%s: unknown benchmark '%.*s'\n", kp->name,
+			pr_err("%s: unknown benchmark '%.*s'\n", param,
 			       (int)len, p);
 			return -EINVAL;
 		}
-		__set_bit(i, sel);
+		if (__test_and_set_bit(i, sel)) {
+			pr_err("%s: '%.*s' given twice\n", param, (int)len, p);
+			return -EINVAL;
+		}
 		if (!p[len])
 			break;
 	}
-	bitmap_copy(mmbench_selected, sel, MMBENCH_NR);
-	strscpy(mmbench_selected_str, buf);
+	strscpy(copy, s, size);
 	return 0;
+}
+
+static int benchmarks_set(const char *val, const struct kernel_param *kp)
+{
+	DECLARE_BITMAP(sel, MMBENCH_NR);
+	int ret;
+
+	if (sysfs_streq(val, "all")) {
+		bitmap_fill(mmbench_selected, MMBENCH_NR);
+		strscpy(mmbench_selected_str, "all");
+		return 0;
+	}
+	ret = parse_names(kp->name, val, sel, mmbench_selected_str,
+			  sizeof(mmbench_selected_str));
+	if (!ret)
+		bitmap_copy(mmbench_selected, sel, MMBENCH_NR);
+	return ret;
 }
 
 static int benchmarks_get(char *buffer, const struct kernel_param *kp)
@@ -400,6 +592,40 @@ module_param_cb(benchmarks, &benchmarks_ops, NULL, 0444);
 MODULE_PARM_DESC(benchmarks,
 		 "Comma-separated benchmark names, or \"all\" (default all)");
 
+static int inject_into_set(const char *val, const struct kernel_param *kp)
+{
+	DECLARE_BITMAP(sel, MMBENCH_NR);
+	int i, ret;
+
+	ret = parse_names(kp->name, val, sel, mmbench_inject_into_str,
+			  sizeof(mmbench_inject_into_str));
+	if (ret)
+		return ret;
+	for_each_set_bit(i, sel, MMBENCH_NR) {
+		if (mmbench_benches[i].per_delay) {
+			pr_err("%s: cannot inject into %s\n", kp->name,
+			       mmbench_benches[i].name);
+			return -EINVAL;
+		}
+	}
+	bitmap_copy(mmbench_inject_into, sel, MMBENCH_NR);
+	return 0;
+}
+
+static int inject_into_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%s\n", mmbench_inject_into_str);
+}
+
+static const struct kernel_param_ops inject_into_ops = {
+	.set = inject_into_set,
+	.get = inject_into_get,
+};
+
+module_param_cb(inject_into, &inject_into_ops, NULL, 0444);
+MODULE_PARM_DESC(inject_into,
+		 "Benchmarks to measure again with inject_ndelay added to each op");
+
 /**
  * struct mmbench_uint_param - an unsigned parameter with a range
  * @value: where the value is stored
@@ -412,22 +638,31 @@ struct mmbench_uint_param {
 	unsigned int max;
 };
 
+static int parse_uint(const char *param, const char *val, unsigned int min,
+		      unsigned int max, unsigned int *v)
+{
+	if (kstrtouint(val, 10, v)) {
+		pr_err("%s: '%s' is not an unsigned decimal integer\n", param,
+		       val);
+		return -EINVAL;
+	}
+	if (*v < min || *v > max) {
+		pr_err("%s=%u is out of range [%u, %u]\n", param, *v, min, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int uint_range_set(const char *val, const struct kernel_param *kp)
 {
 	const struct mmbench_uint_param *p = kp->arg;
 	unsigned int v;
+	int ret;
 
-	if (kstrtouint(val, 0, &v)) {
-		pr_err("%s: '%s' is not an unsigned integer\n", kp->name, val);
-		return -EINVAL;
-	}
-	if (v < p->min || v > p->max) {
-		pr_err("%s=%u is out of range [%u, %u]\n", kp->name, v,
-		       p->min, p->max);
-		return -EINVAL;
-	}
-	*p->value = v;
-	return 0;
+	ret = parse_uint(kp->name, val, p->min, p->max, &v);
+	if (!ret)
+		*p->value = v;
+	return ret;
 }
 
 static int uint_range_get(char *buffer, const struct kernel_param *kp)
@@ -443,25 +678,46 @@ static const struct kernel_param_ops uint_range_ops = {
 };
 
 static struct mmbench_uint_param iterations_param = {
-	.value = &mmbench_iterations, .min = 1, .max = MMBENCH_MAX_ITERATIONS,
+	.value = &mmbench_iterations, .min = 0, .max = MMBENCH_MAX_ITERATIONS,
 };
 module_param_cb(iterations, &uint_range_ops, &iterations_param, 0444);
 MODULE_PARM_DESC(iterations,
-		 "Ops per sample, 1..1000000 (default 100000)");
+		 "Ops per sample, 1..100000000, or 0 to size samples to sample_us (default 0)");
 
 static struct mmbench_uint_param samples_param = {
 	.value = &mmbench_samples, .min = 1, .max = MMBENCH_MAX_SAMPLES,
 };
 module_param_cb(samples, &uint_range_ops, &samples_param, 0444);
 MODULE_PARM_DESC(samples,
-		 "Timed samples per benchmark after one warm-up, 1..1000 (default 9)");
+		 "Samples kept per benchmark after one warm-up, 1..1000 (default 9)");
+
+static struct mmbench_uint_param sample_us_param = {
+	.value = &mmbench_sample_us, .min = 10, .max = 100000,
+};
+module_param_cb(sample_us, &uint_range_ops, &sample_us_param, 0444);
+MODULE_PARM_DESC(sample_us,
+		 "Target duration of a sample when iterations=0, 10..100000 us (default 2000)");
+
+static struct mmbench_uint_param budget_ms_param = {
+	.value = &mmbench_budget_ms, .min = 100, .max = 600000,
+};
+module_param_cb(budget_ms, &uint_range_ops, &budget_ms_param, 0444);
+MODULE_PARM_DESC(budget_ms,
+		 "Time limit of a run, shared by its benchmarks, 100..600000 ms (default 60000)");
+
+static struct mmbench_uint_param inject_ndelay_param = {
+	.value = &mmbench_inject_ns, .min = 0, .max = MMBENCH_MAX_DELAY_NS,
+};
+module_param_cb(inject_ndelay, &uint_range_ops, &inject_ndelay_param, 0444);
+MODULE_PARM_DESC(inject_ndelay,
+		 "ndelay() in ns added to each op of the inject_into benchmarks, 0..100000 (default 0)");
 
 static int cpu_set(const char *val, const struct kernel_param *kp)
 {
 	int v;
 
-	if (kstrtoint(val, 0, &v)) {
-		pr_err("%s: '%s' is not an integer\n", kp->name, val);
+	if (kstrtoint(val, 10, &v)) {
+		pr_err("%s: '%s' is not a decimal integer\n", kp->name, val);
 		return -EINVAL;
 	}
 	if (v < -1 || v >= (int)nr_cpu_ids || (v >= 0 && !cpu_online(v))) {
@@ -482,6 +738,87 @@ module_param_cb(cpu, &cpu_ops, &mmbench_cpu, 0444);
 MODULE_PARM_DESC(cpu,
 		 "CPU to run on, or -1 for the first online CPU (default -1)");
 
+static int context_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(mmbench_context_names, val);
+
+	if (i < 0) {
+		pr_err("%s: '%s' is not auto, preempt, nopreempt or irqoff\n",
+		       kp->name, val);
+		return -EINVAL;
+	}
+	mmbench_run_context = i;
+	return 0;
+}
+
+static int context_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%s\n",
+			  mmbench_context_names[mmbench_run_context]);
+}
+
+static const struct kernel_param_ops context_ops = {
+	.set = context_set,
+	.get = context_get,
+};
+
+module_param_cb(context, &context_ops, NULL, 0444);
+MODULE_PARM_DESC(context,
+		 "Run every benchmark preempt, nopreempt or irqoff, or auto: each in its own (default auto)");
+
+static int delays_set(const char *val, const struct kernel_param *kp)
+{
+	u32 d[MMBENCH_MAX_DELAYS];
+	char buf[MMBENCH_LIST_LEN], *s, *tok;
+	unsigned int n = 0, i, v;
+
+	if (strscpy(buf, val, sizeof(buf)) < 0) {
+		pr_err("%s: list longer than %zu characters\n", kp->name,
+		       sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	s = strim(buf);
+	while ((tok = strsep(&s, ","))) {
+		if (n == MMBENCH_MAX_DELAYS) {
+			pr_err("%s: more than %d delays\n", kp->name,
+			       MMBENCH_MAX_DELAYS);
+			return -EINVAL;
+		}
+		if (parse_uint(kp->name, tok, 0, MMBENCH_MAX_DELAY_NS, &v))
+			return -EINVAL;
+		for (i = 0; i < n; i++) {
+			if (d[i] == v) {
+				pr_err("%s: %u given twice\n", kp->name, v);
+				return -EINVAL;
+			}
+		}
+		d[n++] = v;
+	}
+	memcpy(mmbench_delays, d, n * sizeof(d[0]));
+	mmbench_nr_delays = n;
+	return 0;
+}
+
+static int delays_get(char *buffer, const struct kernel_param *kp)
+{
+	int len = 0;
+	unsigned int i;
+
+	for (i = 0; i < mmbench_nr_delays; i++)
+		len += sysfs_emit_at(buffer, len, "%s%u", i ? "," : "",
+				     mmbench_delays[i]);
+	return len + sysfs_emit_at(buffer, len, "\n");
+}
+
+static const struct kernel_param_ops delays_ops = {
+	.set = delays_set,
+	.get = delays_get,
+};
+
+module_param_cb(delays, &delays_ops, NULL, 0444);
+MODULE_PARM_DESC(delays,
+		 "Comma-separated D in ns for the ndelay benchmarks, up to 8, each 0..100000 (default 0,50,200,1000)");
+
 module_param(run_on_load, bool, 0444);
 MODULE_PARM_DESC(run_on_load,
 		 "Run the selected benchmarks when the module loads (default Y)");
@@ -501,18 +838,120 @@ static const char * const mmbench_state_names[] = {
 };
 
 /*
- * mmbench_lock protects the published results, the state and the sequence
- * number.  A run works on mmbench_pending, which only its thread touches,
- * and publishes it whole.
+ * mmbench_lock protects the published results, the state, the sequence
+ * number and mmbench_task.  A run works on each row's pending result, which
+ * only its thread touches, and publishes them all at once.
  */
 static DEFINE_MUTEX(mmbench_lock);
 static enum mmbench_state mmbench_state;
-static u64 mmbench_seq;
-static struct mmbench_result mmbench_results[MMBENCH_NR];
-static struct mmbench_result mmbench_pending[MMBENCH_NR];
+/* Written under mmbench_lock, read locklessly by waiters. */
+static unsigned long mmbench_seq;
+static bool mmbench_exiting;
+static u64 mmbench_run_ns;
+static struct mmbench_row *mmbench_rows;
+static unsigned int mmbench_nr_rows;
 /* The thread of the latest run, pinned so that it can be reaped. */
 static struct task_struct *mmbench_task;
-static DECLARE_COMPLETION(mmbench_run_done);
+static DECLARE_WAIT_QUEUE_HEAD(mmbench_wq);
+
+/* One timed sample, and why it cannot be kept. */
+struct mmbench_sample {
+	u64 ns;
+	u64 cycles;
+	bool preempted;
+	bool migrated;
+};
+
+/**
+ * struct mmbench_run - the thread's view of the run in flight
+ * @cpu: CPU the run is bound to
+ * @deadline: ktime_get_ns() past which no benchmark starts a sample
+ * @row_budget_ns: longest a row may take
+ * @ps: per-sample ns/op, in ps
+ * @mcyc: per-sample cycles/op, in 1/1000 cycle
+ * @baseline: the baseline row's result, NULL until measured
+ */
+struct mmbench_run {
+	int cpu;
+	u64 deadline;
+	u64 row_budget_ns;
+	u64 *ps;
+	u64 *mcyc;
+	const struct mmbench_result *baseline;
+};
+
+static void mmbench_sample(const struct mmbench_bench *b,
+			   enum mmbench_context c, struct mmbench_ctx *ctx,
+			   struct mmbench_sample *s)
+{
+	unsigned long flags = 0, switches;
+	cycles_t c0, c1;
+	u64 t0, t1;
+	int cpu;
+
+	if (b->prep)
+		b->prep(ctx);
+	switches = current->nvcsw + current->nivcsw;
+	cpu = raw_smp_processor_id();
+	if (c == MMBENCH_NOPREEMPT)
+		preempt_disable();
+	else if (c == MMBENCH_IRQOFF)
+		local_irq_save(flags);
+
+	t0 = ktime_get_ns();
+	c0 = get_cycles();
+	b->op(ctx);
+	c1 = get_cycles();
+	t1 = ktime_get_ns();
+
+	if (c == MMBENCH_NOPREEMPT)
+		preempt_enable();
+	else if (c == MMBENCH_IRQOFF)
+		local_irq_restore(flags);
+	if (b->restore)
+		b->restore(ctx);
+
+	s->ns = t1 - t0;
+	s->cycles = c1 - c0;
+	s->preempted = current->nvcsw + current->nivcsw != switches;
+	s->migrated = raw_smp_processor_id() != cpu;
+}
+
+/*
+ * Ops per sample: sized so that a sample lasts sample_us, or the iterations
+ * parameter; either way clamped so that the samples fit the row's budget.
+ * Doubles as a warm-up.  Writes a remark to @r->reason when it clamps.
+ */
+static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
+			struct mmbench_ctx *ctx, const struct mmbench_run *run,
+			struct mmbench_result *r)
+{
+	u64 target = (u64)mmbench_sample_us * NSEC_PER_USEC;
+	/* No sample, with preemption or irqs off above all, over 100 ms. */
+	u64 share = min_t(u64, div_u64(run->row_budget_ns, mmbench_samples + 2),
+			  100 * NSEC_PER_MSEC);
+	struct mmbench_sample s;
+	u64 ps_per_op, want, cap;
+
+	for (ctx->ops = 1; ; ) {
+		mmbench_sample(b, c, ctx, &s);
+		cond_resched();
+		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_ITERATIONS)
+			break;
+		ctx->ops = min_t(u64, (u64)ctx->ops * (s.ns < target / 64 ?
+						       16 : 4),
+				 MMBENCH_MAX_ITERATIONS);
+	}
+	ps_per_op = max_t(u64, div_u64(s.ns * 1000, ctx->ops), 1);
+	want = mmbench_iterations ?: div64_u64(target * 1000, ps_per_op);
+	cap = div64_u64(share * 1000, ps_per_op);
+	if (mmbench_iterations && want > cap)
+		snprintf(r->reason, sizeof(r->reason),
+			 "iterations clamped to %llu by budget_ms",
+			 max_t(u64, cap, 1));
+	want = min(want, cap);
+	return clamp_t(u64, want, 1, MMBENCH_MAX_ITERATIONS);
+}
 
 static int u64_cmp(const void *a, const void *b)
 {
@@ -521,50 +960,25 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* min, median, mean, standard deviation and max of @n values; sorts @v. */
 static void mmbench_summarise(u64 *v, u32 n, struct mmbench_stat *st)
 {
+	u64 sum = 0, var = 0, d;
+	u32 i;
+
 	sort(v, n, sizeof(*v), u64_cmp, NULL);
 	st->min = v[0];
 	st->max = v[n - 1];
 	st->median = n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/*
- * Time @nr samples of ctx->ops ops after one warm-up sample.  Per-op figures
- * go to @ps and @mcyc, in 1/1000 ns and 1/1000 cycle.  Returns the number of
- * samples kept: fewer than @nr when the time budget ran out.
- */
-static u32 mmbench_time(const struct mmbench_bench *b, struct mmbench_ctx *ctx,
-			u32 nr, u64 *ps, u64 *mcyc)
-{
-	u64 start = ktime_get_ns();
-	u32 kept = 0;
-	int s;
-
-	for (s = -1; s < (int)nr; s++) {
-		u64 t0, t1;
-		cycles_t c0, c1;
-
-		if (b->prep)
-			b->prep(ctx);
-		t0 = ktime_get_ns();
-		c0 = get_cycles();
-		b->op(ctx, ctx->ops);
-		c1 = get_cycles();
-		t1 = ktime_get_ns();
-		if (b->restore)
-			b->restore(ctx);
-
-		if (s >= 0) {
-			ps[kept] = div_u64((t1 - t0) * 1000, ctx->ops);
-			mcyc[kept] = div_u64((u64)(c1 - c0) * 1000, ctx->ops);
-			kept++;
-		}
-		cond_resched();
-		if (kept && t1 - start > MMBENCH_BENCH_BUDGET_NS)
-			break;
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	st->mean = div_u64(sum, n);
+	for (i = 0; i < n; i++) {
+		/* Clamped so that the square fits: 4 ms per op at most. */
+		d = min_t(u64, abs_diff(v[i], st->mean), U32_MAX);
+		var += div_u64(d * d, n);
 	}
-	return kept;
+	st->stddev = int_sqrt64(var);
 }
 
 /* Re-read a few times: a concurrent fold of per-CPU deltas can hide some. */
@@ -583,17 +997,67 @@ static long mmbench_counter_delta(const struct mmbench_bench *b,
 	return delta;
 }
 
-static void mmbench_one(const struct mmbench_bench *b, struct mmbench_ctx *ctx,
-			struct mmbench_result *r, u64 *ps, u64 *mcyc)
+static bool mmbench_stopping(const struct mmbench_run *run)
 {
-	u32 kept;
+	return kthread_should_stop() || ktime_get_ns() > run->deadline;
+}
+
+/*
+ * The net cost must stand clear of the baseline's noise: three standard
+ * deviations of the baseline, and a tenth of it.
+ */
+static bool mmbench_suspect(const struct mmbench_result *r,
+			    const struct mmbench_result *base)
+{
+	s64 noise = max(3 * base->ns.stddev, div_u64(base->ns.median, 10));
+
+	return r->net_ns <= noise;
+}
+
+/* Take the samples of one row and judge them; fills row->pending. */
+static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
+			    struct mmbench_run *run)
+{
+	const struct mmbench_bench *b = row->bench;
+	struct mmbench_result *r = &row->pending;
+	u32 kept = 0, attempts = 0, ops;
+	struct mmbench_sample s;
+	enum mmbench_context c;
+	u64 start;
 	int ret;
 
+	c = mmbench_run_context == MMBENCH_AUTO ? b->context :
+						      mmbench_run_context;
+	r->context = c;
 	r->cpu = raw_smp_processor_id();
-	r->ops = ctx->ops;
-	ctx->delta = 1;
-	ctx->before = b->read(ctx);
+	if (!(b->contexts & BIT(c))) {
+		r->status = MMBENCH_UNSUPPORTED;
+		snprintf(r->reason, sizeof(r->reason),
+			 "%s must run %s, not %s", b->name,
+			 mmbench_context_names[b->context],
+			 mmbench_context_names[c]);
+		return;
+	}
+	if (r->cpu != run->cpu) {
+		r->status = MMBENCH_ERROR;
+		snprintf(r->reason, sizeof(r->reason),
+			 "on CPU %d, not %d: CPU %d went offline", r->cpu,
+			 run->cpu, run->cpu);
+		return;
+	}
+	if (mmbench_stopping(run)) {
+		r->status = MMBENCH_ERROR;
+		strscpy(r->reason, kthread_should_stop() ? "stopped" :
+			"budget_ms ran out before it started");
+		return;
+	}
 
+	ctx->arg = row->arg;
+	ctx->inject_ns = row->inject_ns;
+	ctx->delta = 1;
+	r->has_counter = !!b->read;
+	if (b->read)
+		ctx->before = b->read(ctx);
 	ret = b->setup ? b->setup(ctx, r->reason) : 0;
 	if (ret) {
 		r->status = ret == -EOPNOTSUPP ? MMBENCH_UNSUPPORTED :
@@ -604,117 +1068,184 @@ static void mmbench_one(const struct mmbench_bench *b, struct mmbench_ctx *ctx,
 		return;
 	}
 
-	kept = mmbench_time(b, ctx, mmbench_samples, ps, mcyc);
+	start = ktime_get_ns();
+	ops = mmbench_size(b, c, ctx, run, r);
+	ctx->ops = ops;
+	mmbench_sample(b, c, ctx, &s);		/* warm-up at the final size */
+	while (kept < mmbench_samples && attempts++ < 2 * mmbench_samples + 8) {
+		cond_resched();
+		if (kept && (mmbench_stopping(run) ||
+			     ktime_get_ns() - start > run->row_budget_ns))
+			break;
+		mmbench_sample(b, c, ctx, &s);
+		if (s.migrated) {
+			r->migrated++;
+		} else if (s.preempted) {
+			r->preempted++;
+		} else {
+			run->ps[kept] = div_u64(s.ns * 1000, ops);
+			run->mcyc[kept] = div_u64(s.cycles * 1000, ops);
+			kept++;
+		}
+	}
+
+	r->ops = ops;
 	r->samples = kept;
-	mmbench_summarise(ps, kept, &r->ns);
-	mmbench_summarise(mcyc, kept, &r->cycles);
+	if (b->read)
+		r->counter_delta = mmbench_counter_delta(b, ctx);
+	if (!kept) {
+		r->status = MMBENCH_ERROR;
+		snprintf(r->reason, sizeof(r->reason),
+			 "every sample dropped: %u preempted, %u migrated",
+			 r->preempted, r->migrated);
+		return;
+	}
+	mmbench_summarise(run->ps, kept, &r->ns);
+	mmbench_summarise(run->mcyc, kept, &r->cycles);
 	r->cycles_valid = r->cycles.max != 0;
-	r->counter_delta = mmbench_counter_delta(b, ctx);
+	if (run->baseline) {
+		r->net_ns = (s64)r->ns.median - run->baseline->ns.median;
+		r->net_cycles = (s64)r->cycles.median -
+				run->baseline->cycles.median;
+	}
 
 	if (r->counter_delta) {
 		r->status = MMBENCH_FAIL;
 		snprintf(r->reason, sizeof(r->reason),
 			 "counter off by %ld after the run", r->counter_delta);
-	} else if (raw_smp_processor_id() != r->cpu) {
-		r->status = MMBENCH_FAIL;
+	} else if (raw_smp_processor_id() != run->cpu) {
+		r->status = MMBENCH_ERROR;
 		snprintf(r->reason, sizeof(r->reason),
-			 "moved from CPU %d to CPU %d (offlined?)", r->cpu,
-			 raw_smp_processor_id());
+			 "moved from CPU %d to CPU %d: CPU %d went offline",
+			 run->cpu, raw_smp_processor_id(), run->cpu);
+	} else if (run->baseline && mmbench_suspect(r, run->baseline)) {
+		r->status = MMBENCH_SUSPECT;
+		snprintf(r->reason, sizeof(r->reason),
+			 "net %lld ps/op is within the baseline's noise",
+			 r->net_ns);
 	} else {
 		r->status = MMBENCH_PASS;
-		if (kept < mmbench_samples)
+		if (!r->reason[0] && kept < mmbench_samples)
 			snprintf(r->reason, sizeof(r->reason),
-				 "time budget: %u of %u samples", kept,
-				 mmbench_samples);
+				 "%u of %u samples: %s", kept, mmbench_samples,
+				 attempts > 2 * mmbench_samples + 8 ?
+				 "too many dropped" : "budget_ms ran out");
 	}
 }
 
-static void mmbench_log(const struct mmbench_bench *b,
-			const struct mmbench_result *r)
+static void mmbench_log(const struct mmbench_row *row)
 {
+	const struct mmbench_result *r = &row->pending;
+
 	if (r->status != MMBENCH_PASS) {
-		pr_info("%s: %s: %s\n", b->name,
+		pr_info("%s: %s: %s\n", row->name,
 			mmbench_status_names[r->status], r->reason);
 		return;
 	}
-	pr_info("%s: median %llu.%03llu ns (min %llu.%03llu, max %llu.%03llu), %llu.%03llu cycles per op (%s), %u samples of %u ops on CPU %d\n",
-		b->name, r->ns.median / 1000, r->ns.median % 1000,
-		r->ns.min / 1000, r->ns.min % 1000,
-		r->ns.max / 1000, r->ns.max % 1000,
-		r->cycles.median / 1000, r->cycles.median % 1000, b->unit,
+	pr_info("%s: median %llu.%03llu ns, net %lld ps, %llu.%03llu cycles per op (%s), %s, %u samples of %u ops on CPU %d\n",
+		row->name, r->ns.median / 1000, r->ns.median % 1000,
+		r->net_ns, r->cycles.median / 1000, r->cycles.median % 1000,
+		row->bench->unit, mmbench_context_names[r->context],
 		r->samples, r->ops, r->cpu);
 }
 
-static int mmbench_thread(void *unused)
+static int mmbench_thread(void *data)
 {
-	struct mmbench_ctx ctx = { .ops = mmbench_iterations };
-	u64 *ps, *mcyc;
-	int i;
+	struct mmbench_run run = { .cpu = (long)data };
+	struct mmbench_ctx ctx = { };
+	unsigned int i, nr = 0;
+	u64 start = ktime_get_ns();
 
-	memset(mmbench_pending, 0, sizeof(mmbench_pending));
-	ps = kcalloc(mmbench_samples, sizeof(*ps), GFP_KERNEL);
-	mcyc = kcalloc(mmbench_samples, sizeof(*mcyc), GFP_KERNEL);
+	for (i = 0; i < mmbench_nr_rows; i++) {
+		memset(&mmbench_rows[i].pending, 0,
+		       sizeof(mmbench_rows[i].pending));
+		nr += mmbench_rows[i].selected;
+	}
+	run.deadline = start + (u64)mmbench_budget_ms * NSEC_PER_MSEC;
+	run.row_budget_ns = div_u64((u64)mmbench_budget_ms * NSEC_PER_MSEC,
+				    max(nr, 1U));
+	run.ps = kcalloc(mmbench_samples, sizeof(*run.ps), GFP_KERNEL);
+	run.mcyc = kcalloc(mmbench_samples, sizeof(*run.mcyc), GFP_KERNEL);
 	ctx.page = alloc_page(GFP_KERNEL);
-	if (!ps || !mcyc || !ctx.page) {
-		for (i = 0; i < MMBENCH_NR; i++) {
-			if (!test_bit(i, mmbench_selected))
-				continue;
-			mmbench_pending[i].status = MMBENCH_ERROR;
-			strscpy(mmbench_pending[i].reason, "out of memory");
-		}
-		goto publish;
+	if (ctx.page) {
+		ctx.zone = page_zone(ctx.page);
+		ctx.pgdat = page_pgdat(ctx.page);
 	}
-	ctx.zone = page_zone(ctx.page);
-	ctx.pgdat = page_pgdat(ctx.page);
 
-	for (i = 0; i < MMBENCH_NR; i++) {
-		if (!test_bit(i, mmbench_selected))
+	for (i = 0; i < mmbench_nr_rows; i++) {
+		struct mmbench_row *row = &mmbench_rows[i];
+
+		if (!row->selected)
 			continue;
-		mmbench_one(&mmbench_benches[i], &ctx, &mmbench_pending[i],
-			    ps, mcyc);
-		mmbench_log(&mmbench_benches[i], &mmbench_pending[i]);
+		if (!run.ps || !run.mcyc || !ctx.page) {
+			row->pending.status = MMBENCH_ERROR;
+			strscpy(row->pending.reason, "out of memory");
+			continue;
+		}
+		mmbench_row_run(row, &ctx, &run);
+		mmbench_log(row);
+		if (row->bench == &mmbench_benches[0] &&
+		    row->pending.status == MMBENCH_PASS)
+			run.baseline = &row->pending;
 	}
 
-publish:
 	if (ctx.page)
 		__free_page(ctx.page);
-	kfree(mcyc);
-	kfree(ps);
+	kfree(run.mcyc);
+	kfree(run.ps);
 
 	mutex_lock(&mmbench_lock);
-	memcpy(mmbench_results, mmbench_pending, sizeof(mmbench_results));
-	mmbench_seq++;
+	for (i = 0; i < mmbench_nr_rows; i++)
+		mmbench_rows[i].result = mmbench_rows[i].pending;
+	mmbench_run_ns = ktime_get_ns() - start;
+	WRITE_ONCE(mmbench_seq, mmbench_seq + 1);
 	mmbench_state = MMBENCH_DONE;
 	mutex_unlock(&mmbench_lock);
-
-	complete_all(&mmbench_run_done);
+	wake_up_all(&mmbench_wq);
 	return 0;
 }
 
 /*
- * Wait until the thread of the latest run has exited, and release it.  The
- * caller makes sure no other run can start meanwhile.
+ * Stop the thread of the latest run if it still runs (it stops between
+ * samples), wait until it has exited and release it.  The thread takes
+ * mmbench_lock to publish: call this without the lock unless the run has
+ * published already.
  */
-static void mmbench_reap(void)
+static void mmbench_reap(struct task_struct *task)
 {
-	if (!mmbench_task)
+	if (!task)
 		return;
-	kthread_stop(mmbench_task);
-	put_task_struct(mmbench_task);
+	kthread_stop(task);
+	put_task_struct(task);
+}
+
+static struct task_struct *mmbench_take_task(void)
+{
+	struct task_struct *task;
+
+	mutex_lock(&mmbench_lock);
+	task = mmbench_task;
 	mmbench_task = NULL;
+	mutex_unlock(&mmbench_lock);
+	return task;
 }
 
 /*
- * Start a run in a thread bound to the chosen CPU.  Returns 0 once started,
- * -EBUSY if a run is in flight, or an error if the CPU is offline or the
- * thread could not be created.
+ * Start a run in a thread bound to the chosen CPU.  Returns 0 and the
+ * sequence number the run will publish in @seq, -EBUSY if a run is in
+ * flight, -ENODEV while the module goes away, -EINVAL if the CPU is
+ * offline, or the error of creating the thread.
  */
-static int mmbench_start(void)
+static int mmbench_start(unsigned long *seq)
 {
 	struct task_struct *task;
 	int cpu, ret = 0;
 
 	mutex_lock(&mmbench_lock);
+	if (mmbench_exiting) {
+		ret = -ENODEV;
+		goto out;
+	}
 	if (mmbench_state == MMBENCH_RUNNING) {
 		ret = -EBUSY;
 		goto out;
@@ -725,28 +1256,37 @@ static int mmbench_start(void)
 		ret = -EINVAL;
 		goto out;
 	}
-	mmbench_reap();
-	task = kthread_create_on_cpu(mmbench_thread, NULL, cpu, "mmbench/%u");
+	/* The previous run has published: its thread takes no lock now. */
+	mmbench_reap(mmbench_task);
+	mmbench_task = NULL;
+	task = kthread_create_on_cpu(mmbench_thread, (void *)(long)cpu, cpu,
+				     "mmbench/%u");
 	if (IS_ERR(task)) {
 		ret = PTR_ERR(task);
 		goto out;
 	}
 	mmbench_task = get_task_struct(task);
-	reinit_completion(&mmbench_run_done);
 	mmbench_state = MMBENCH_RUNNING;
+	*seq = mmbench_seq + 1;
 	wake_up_process(task);
 out:
 	mutex_unlock(&mmbench_lock);
 	return ret;
 }
 
+static bool mmbench_published(unsigned long seq)
+{
+	return (long)(READ_ONCE(mmbench_seq) - seq) >= 0;
+}
+
 /* ---- sysfs ---- */
 
 enum mmbench_field {
-	F_STATUS, F_REASON, F_GROUP, F_CPU, F_OPS, F_SAMPLES,
-	F_NS_MIN, F_NS_MEDIAN, F_NS_MAX,
-	F_CYC_MIN, F_CYC_MEDIAN, F_CYC_MAX,
-	F_COUNTER_DELTA,
+	F_STATUS, F_REASON, F_GROUP, F_CPU, F_CONTEXT, F_OPS, F_SAMPLES,
+	F_PREEMPTED, F_MIGRATED, F_DELAY, F_INJECT,
+	F_NS_MIN, F_NS_MEDIAN, F_NS_MEAN, F_NS_STDDEV, F_NS_MAX, F_NS_NET,
+	F_CYC_MIN, F_CYC_MEDIAN, F_CYC_MEAN, F_CYC_STDDEV, F_CYC_MAX,
+	F_CYC_NET, F_COUNTER_DELTA,
 };
 
 struct mmbench_attr {
@@ -754,16 +1294,29 @@ struct mmbench_attr {
 	enum mmbench_field field;
 };
 
-static ssize_t emit_fixed(char *buf, u64 v)
+static ssize_t emit_fixed(char *buf, s64 v)
 {
-	return sysfs_emit(buf, "%llu.%03llu\n", v / 1000, v % 1000);
+	u64 a = abs(v);
+
+	return sysfs_emit(buf, "%s%llu.%03llu\n", v < 0 ? "-" : "", a / 1000,
+			  a % 1000);
 }
 
-static ssize_t emit_cycles(char *buf, const struct mmbench_result *r, u64 v)
+static ssize_t emit_cycles(char *buf, const struct mmbench_result *r, s64 v)
 {
 	if (!r->cycles_valid)
 		return sysfs_emit(buf, "unsupported\n");
 	return emit_fixed(buf, v);
+}
+
+static const struct mmbench_row *mmbench_row_of(struct kobject *kobj)
+{
+	unsigned int i;
+
+	for (i = 0; i < mmbench_nr_rows; i++)
+		if (mmbench_rows[i].kobj == kobj)
+			return &mmbench_rows[i];
+	return NULL;
 }
 
 static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -771,19 +1324,25 @@ static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	enum mmbench_field f = container_of(attr, struct mmbench_attr,
 					    attr)->field;
-	const char *name = kobject_name(kobj);
+	const struct mmbench_row *row = mmbench_row_of(kobj);
 	const struct mmbench_result *r;
 	ssize_t ret;
-	int i;
 
-	i = mmbench_find(name, strlen(name));
-	if (i < 0)
+	if (!row)
 		return -ENOENT;
-	if (f == F_GROUP)
-		return sysfs_emit(buf, "%s\n", mmbench_benches[i].group);
+	switch (f) {
+	case F_GROUP:
+		return sysfs_emit(buf, "%s\n", row->bench->group);
+	case F_DELAY:
+		return sysfs_emit(buf, "%u\n", row->arg);
+	case F_INJECT:
+		return sysfs_emit(buf, "%u\n", row->inject_ns);
+	default:
+		break;
+	}
 
 	mutex_lock(&mmbench_lock);
-	r = &mmbench_results[i];
+	r = &row->result;
 	switch (f) {
 	case F_STATUS:
 		ret = sysfs_emit(buf, "%s\n", mmbench_status_names[r->status]);
@@ -794,11 +1353,21 @@ static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
 	case F_CPU:
 		ret = sysfs_emit(buf, "%d\n", r->cpu);
 		break;
+	case F_CONTEXT:
+		ret = sysfs_emit(buf, "%s\n",
+				 mmbench_context_names[r->context]);
+		break;
 	case F_OPS:
 		ret = sysfs_emit(buf, "%u\n", r->ops);
 		break;
 	case F_SAMPLES:
 		ret = sysfs_emit(buf, "%u\n", r->samples);
+		break;
+	case F_PREEMPTED:
+		ret = sysfs_emit(buf, "%u\n", r->preempted);
+		break;
+	case F_MIGRATED:
+		ret = sysfs_emit(buf, "%u\n", r->migrated);
 		break;
 	case F_NS_MIN:
 		ret = emit_fixed(buf, r->ns.min);
@@ -806,8 +1375,17 @@ static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
 	case F_NS_MEDIAN:
 		ret = emit_fixed(buf, r->ns.median);
 		break;
+	case F_NS_MEAN:
+		ret = emit_fixed(buf, r->ns.mean);
+		break;
+	case F_NS_STDDEV:
+		ret = emit_fixed(buf, r->ns.stddev);
+		break;
 	case F_NS_MAX:
 		ret = emit_fixed(buf, r->ns.max);
+		break;
+	case F_NS_NET:
+		ret = emit_fixed(buf, r->net_ns);
 		break;
 	case F_CYC_MIN:
 		ret = emit_cycles(buf, r, r->cycles.min);
@@ -815,11 +1393,21 @@ static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
 	case F_CYC_MEDIAN:
 		ret = emit_cycles(buf, r, r->cycles.median);
 		break;
+	case F_CYC_MEAN:
+		ret = emit_cycles(buf, r, r->cycles.mean);
+		break;
+	case F_CYC_STDDEV:
+		ret = emit_cycles(buf, r, r->cycles.stddev);
+		break;
 	case F_CYC_MAX:
 		ret = emit_cycles(buf, r, r->cycles.max);
 		break;
+	case F_CYC_NET:
+		ret = emit_cycles(buf, r, r->net_cycles);
+		break;
 	case F_COUNTER_DELTA:
-		ret = sysfs_emit(buf, "%ld\n", r->counter_delta);
+		ret = r->has_counter ? sysfs_emit(buf, "%ld\n", r->counter_delta) :
+				       sysfs_emit(buf, "none\n");
 		break;
 	default:
 		ret = -EINVAL;
@@ -838,14 +1426,25 @@ MMBENCH_ATTR(status, F_STATUS);
 MMBENCH_ATTR(reason, F_REASON);
 MMBENCH_ATTR(group, F_GROUP);
 MMBENCH_ATTR(cpu, F_CPU);
+MMBENCH_ATTR(context, F_CONTEXT);
 MMBENCH_ATTR(ops_per_sample, F_OPS);
 MMBENCH_ATTR(samples, F_SAMPLES);
+MMBENCH_ATTR(samples_preempted, F_PREEMPTED);
+MMBENCH_ATTR(samples_migrated, F_MIGRATED);
+MMBENCH_ATTR(delay_ns, F_DELAY);
+MMBENCH_ATTR(inject_ndelay, F_INJECT);
 MMBENCH_ATTR(ns_per_op_min, F_NS_MIN);
 MMBENCH_ATTR(ns_per_op_median, F_NS_MEDIAN);
+MMBENCH_ATTR(ns_per_op_mean, F_NS_MEAN);
+MMBENCH_ATTR(ns_per_op_stddev, F_NS_STDDEV);
 MMBENCH_ATTR(ns_per_op_max, F_NS_MAX);
+MMBENCH_ATTR(net_ns_per_op, F_NS_NET);
 MMBENCH_ATTR(cycles_per_op_min, F_CYC_MIN);
 MMBENCH_ATTR(cycles_per_op_median, F_CYC_MEDIAN);
+MMBENCH_ATTR(cycles_per_op_mean, F_CYC_MEAN);
+MMBENCH_ATTR(cycles_per_op_stddev, F_CYC_STDDEV);
 MMBENCH_ATTR(cycles_per_op_max, F_CYC_MAX);
+MMBENCH_ATTR(net_cycles_per_op, F_CYC_NET);
 MMBENCH_ATTR(counter_delta, F_COUNTER_DELTA);
 
 static struct attribute *mmbench_result_attrs[] = {
@@ -853,20 +1452,45 @@ static struct attribute *mmbench_result_attrs[] = {
 	&mmbench_attr_reason.attr.attr,
 	&mmbench_attr_group.attr.attr,
 	&mmbench_attr_cpu.attr.attr,
+	&mmbench_attr_context.attr.attr,
 	&mmbench_attr_ops_per_sample.attr.attr,
 	&mmbench_attr_samples.attr.attr,
+	&mmbench_attr_samples_preempted.attr.attr,
+	&mmbench_attr_samples_migrated.attr.attr,
+	&mmbench_attr_delay_ns.attr.attr,
+	&mmbench_attr_inject_ndelay.attr.attr,
 	&mmbench_attr_ns_per_op_min.attr.attr,
 	&mmbench_attr_ns_per_op_median.attr.attr,
+	&mmbench_attr_ns_per_op_mean.attr.attr,
+	&mmbench_attr_ns_per_op_stddev.attr.attr,
 	&mmbench_attr_ns_per_op_max.attr.attr,
+	&mmbench_attr_net_ns_per_op.attr.attr,
 	&mmbench_attr_cycles_per_op_min.attr.attr,
 	&mmbench_attr_cycles_per_op_median.attr.attr,
+	&mmbench_attr_cycles_per_op_mean.attr.attr,
+	&mmbench_attr_cycles_per_op_stddev.attr.attr,
 	&mmbench_attr_cycles_per_op_max.attr.attr,
+	&mmbench_attr_net_cycles_per_op.attr.attr,
 	&mmbench_attr_counter_delta.attr.attr,
 	NULL,
 };
 
+/* delay_ns only in ndelay rows, inject_ndelay only where injected. */
+static umode_t mmbench_result_visible(struct kobject *kobj,
+				      struct attribute *attr, int n)
+{
+	const struct mmbench_row *row = mmbench_row_of(kobj);
+
+	if (attr == &mmbench_attr_delay_ns.attr.attr)
+		return row && row->bench->per_delay ? attr->mode : 0;
+	if (attr == &mmbench_attr_inject_ndelay.attr.attr)
+		return row && row->inject_ns ? attr->mode : 0;
+	return attr->mode;
+}
+
 static const struct attribute_group mmbench_result_group = {
 	.attrs = mmbench_result_attrs,
+	.is_visible = mmbench_result_visible,
 };
 
 static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -886,38 +1510,51 @@ static ssize_t seq_show(struct kobject *kobj, struct kobj_attribute *attr,
 	ssize_t ret;
 
 	mutex_lock(&mmbench_lock);
-	ret = sysfs_emit(buf, "%llu\n", mmbench_seq);
+	ret = sysfs_emit(buf, "%lu\n", mmbench_seq);
+	mutex_unlock(&mmbench_lock);
+	return ret;
+}
+
+static ssize_t run_ms_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	ssize_t ret;
+
+	mutex_lock(&mmbench_lock);
+	ret = sysfs_emit(buf, "%llu\n", div_u64(mmbench_run_ns, NSEC_PER_MSEC));
 	mutex_unlock(&mmbench_lock);
 	return ret;
 }
 
 /*
- * Writing a true value runs the selected benchmarks again and returns when
- * the run is over; a fatal signal stops the wait, not the run.
+ * Writing 1 runs the selected benchmarks again and returns once that run
+ * has published; a fatal signal stops the wait, not the run.
  */
 static ssize_t run_store(struct kobject *kobj, struct kobj_attribute *attr,
 			 const char *buf, size_t count)
 {
-	bool go;
+	unsigned long seq;
+	unsigned int go;
 	int ret;
 
-	ret = kstrtobool(buf, &go);
-	if (ret || !go)
+	if (kstrtouint(buf, 10, &go) || go != 1)
 		return -EINVAL;
-	ret = mmbench_start();
+	ret = mmbench_start(&seq);
 	if (ret)
 		return ret;
-	ret = wait_for_completion_killable(&mmbench_run_done);
+	ret = wait_event_killable(mmbench_wq, mmbench_published(seq));
 	return ret ? ret : count;
 }
 
 static struct kobj_attribute mmbench_attr_state = __ATTR_RO(state);
 static struct kobj_attribute mmbench_attr_seq = __ATTR_RO(seq);
+static struct kobj_attribute mmbench_attr_run_ms = __ATTR_RO(run_ms);
 static struct kobj_attribute mmbench_attr_run = __ATTR_WO(run);
 
 static struct attribute *mmbench_top_attrs[] = {
 	&mmbench_attr_state.attr,
 	&mmbench_attr_seq.attr,
+	&mmbench_attr_run_ms.attr,
 	&mmbench_attr_run.attr,
 	NULL,
 };
@@ -926,77 +1563,308 @@ static const struct attribute_group mmbench_top_group = {
 	.attrs = mmbench_top_attrs,
 };
 
+/* ---- what the run's figures depend on ---- */
+
+static char fp_debug[160];
+
+static const char *mmbench_preempt_model(void)
+{
+	if (preempt_model_rt())
+		return "rt";
+	if (preempt_model_full())
+		return "full";
+	if (preempt_model_voluntary())
+		return "voluntary";
+	if (preempt_model_none())
+		return "none";
+	return "unknown";
+}
+
+/* Options on in this kernel that make mm paths cost more. */
+static void mmbench_debug_options(void)
+{
+	static const struct {
+		bool on;
+		const char *name;
+	} opts[] = {
+		{ IS_ENABLED(CONFIG_KASAN), "kasan" },
+		{ IS_ENABLED(CONFIG_KMSAN), "kmsan" },
+		{ IS_ENABLED(CONFIG_KCSAN), "kcsan" },
+		{ IS_ENABLED(CONFIG_DEBUG_KMEMLEAK), "kmemleak" },
+		{ IS_ENABLED(CONFIG_LOCKDEP), "lockdep" },
+		{ IS_ENABLED(CONFIG_DEBUG_PREEMPT), "debug_preempt" },
+		{ IS_ENABLED(CONFIG_DEBUG_VM), "debug_vm" },
+		{ IS_ENABLED(CONFIG_SLUB_DEBUG_ON), "slub_debug_on" },
+	};
+	size_t i, len = 0;
+
+	for (i = 0; i < ARRAY_SIZE(opts); i++)
+		if (opts[i].on)
+			len += scnprintf(fp_debug + len, sizeof(fp_debug) - len,
+					 "%s%s", len ? " " : "", opts[i].name);
+	if (debug_pagealloc_enabled())
+		len += scnprintf(fp_debug + len, sizeof(fp_debug) - len,
+				 "%sdebug_pagealloc", len ? " " : "");
+	if (!len)
+		strscpy(fp_debug, "none");
+}
+
+static const char *mmbench_hypervisor(void)
+{
+#ifdef CONFIG_X86
+	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		return "none";
+	if (hypervisor_is_type(X86_HYPER_KVM))
+		return "kvm";
+	if (hypervisor_is_type(X86_HYPER_XEN_HVM) ||
+	    hypervisor_is_type(X86_HYPER_XEN_PV))
+		return "xen";
+	if (hypervisor_is_type(X86_HYPER_VMWARE))
+		return "vmware";
+	if (hypervisor_is_type(X86_HYPER_MS_HYPERV))
+		return "hyperv";
+	/* QEMU's TCG emulation sets the bit and names no hypervisor. */
+	return "unknown";
+#else
+	return "unknown";
+#endif
+}
+
+static const char *mmbench_cycles_source(void)
+{
+	if (!get_cycles())
+		return "unsupported";
+#ifdef CONFIG_X86
+	if (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+	    boot_cpu_has(X86_FEATURE_NONSTOP_TSC))
+		return "tsc constant nonstop";
+	return "tsc";
+#else
+	return "get_cycles";
+#endif
+}
+
+static ssize_t fingerprint_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	const char *name = attr->attr.name;
+
+	if (!strcmp(name, "release"))
+		return sysfs_emit(buf, "%s\n", init_utsname()->release);
+	if (!strcmp(name, "preempt"))
+		return sysfs_emit(buf, "%s\n", mmbench_preempt_model());
+	if (!strcmp(name, "debug"))
+		return sysfs_emit(buf, "%s\n", fp_debug);
+	if (!strcmp(name, "init_on_alloc"))
+		return sysfs_emit(buf, "%d\n", want_init_on_alloc(GFP_KERNEL));
+	if (!strcmp(name, "init_on_free"))
+		return sysfs_emit(buf, "%d\n", want_init_on_free());
+	if (!strcmp(name, "hypervisor"))
+		return sysfs_emit(buf, "%s\n", mmbench_hypervisor());
+	if (!strcmp(name, "clock"))
+		return sysfs_emit(buf, "ktime_get_ns\n");
+	if (!strcmp(name, "cycles"))
+		return sysfs_emit(buf, "%s\n", mmbench_cycles_source());
+	return -ENOENT;
+}
+
+#define MMBENCH_FP_ATTR(_name)						\
+	static struct kobj_attribute mmbench_fp_##_name =		\
+		__ATTR(_name, 0444, fingerprint_show, NULL)
+
+MMBENCH_FP_ATTR(release);
+MMBENCH_FP_ATTR(preempt);
+MMBENCH_FP_ATTR(debug);
+MMBENCH_FP_ATTR(init_on_alloc);
+MMBENCH_FP_ATTR(init_on_free);
+MMBENCH_FP_ATTR(hypervisor);
+MMBENCH_FP_ATTR(clock);
+MMBENCH_FP_ATTR(cycles);
+
+static struct attribute *mmbench_fp_attrs[] = {
+	&mmbench_fp_release.attr,
+	&mmbench_fp_preempt.attr,
+	&mmbench_fp_debug.attr,
+	&mmbench_fp_init_on_alloc.attr,
+	&mmbench_fp_init_on_free.attr,
+	&mmbench_fp_hypervisor.attr,
+	&mmbench_fp_clock.attr,
+	&mmbench_fp_cycles.attr,
+	NULL,
+};
+
+static const struct attribute_group mmbench_fp_group = {
+	.name = "fingerprint",
+	.attrs = mmbench_fp_attrs,
+};
+
+static const struct attribute_group *mmbench_top_groups[] = {
+	&mmbench_top_group,
+	&mmbench_fp_group,
+	NULL,
+};
+
 static struct kobject *mmbench_kobj;
-static struct kobject *mmbench_bench_kobj[MMBENCH_NR];
 
 static void mmbench_sysfs_remove(void)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < MMBENCH_NR; i++)
-		kobject_put(mmbench_bench_kobj[i]);
+	for (i = 0; i < mmbench_nr_rows; i++) {
+		kobject_put(mmbench_rows[i].kobj);
+		mmbench_rows[i].kobj = NULL;
+	}
 	kobject_put(mmbench_kobj);
+	mmbench_kobj = NULL;
 }
 
 static int mmbench_sysfs_create(void)
 {
-	int i, ret;
+	unsigned int i;
+	int ret;
 
 	mmbench_kobj = kobject_create_and_add("mmbench", kernel_kobj);
 	if (!mmbench_kobj)
 		return -ENOMEM;
-	ret = sysfs_create_group(mmbench_kobj, &mmbench_top_group);
-	if (ret)
-		goto err;
-	for (i = 0; i < MMBENCH_NR; i++) {
-		mmbench_bench_kobj[i] =
-			kobject_create_and_add(mmbench_benches[i].name,
-					       mmbench_kobj);
-		if (!mmbench_bench_kobj[i]) {
+	for (i = 0; i < mmbench_nr_rows; i++) {
+		struct mmbench_row *row = &mmbench_rows[i];
+
+		row->kobj = kobject_create_and_add(row->name, mmbench_kobj);
+		if (!row->kobj) {
 			ret = -ENOMEM;
 			goto err;
 		}
-		ret = sysfs_create_group(mmbench_bench_kobj[i],
-					 &mmbench_result_group);
+		ret = sysfs_create_group(row->kobj, &mmbench_result_group);
 		if (ret)
 			goto err;
 	}
+	/* The trigger last: nothing can start a run before this point. */
+	ret = sysfs_create_groups(mmbench_kobj, mmbench_top_groups);
+	if (ret)
+		goto err;
 	return 0;
 err:
 	mmbench_sysfs_remove();
 	return ret;
 }
 
+/* ---- rows ---- */
+
+static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
+			    u32 inject_ns, bool selected)
+{
+	struct mmbench_row *row = &mmbench_rows[mmbench_nr_rows++];
+	int len;
+
+	row->bench = b;
+	row->arg = arg;
+	row->inject_ns = inject_ns;
+	row->selected = selected;
+	len = b->per_delay ? scnprintf(row->name, sizeof(row->name), "%s_%u",
+				       b->name, arg) :
+			     scnprintf(row->name, sizeof(row->name), "%s",
+				       b->name);
+	if (inject_ns)
+		scnprintf(row->name + len, sizeof(row->name) - len,
+			  "+ndelay_%u", inject_ns);
+}
+
+/* One row per benchmark, per delay, and per benchmark with ndelay injected. */
+static int mmbench_build_rows(void)
+{
+	unsigned int i, d, max = 2 * MMBENCH_NR + MMBENCH_MAX_DELAYS;
+
+	mmbench_rows = kcalloc(max, sizeof(*mmbench_rows), GFP_KERNEL);
+	if (!mmbench_rows)
+		return -ENOMEM;
+	for (i = 0; i < MMBENCH_NR; i++) {
+		const struct mmbench_bench *b = &mmbench_benches[i];
+		bool selected = !i || test_bit(i, mmbench_selected);
+
+		if (!b->per_delay) {
+			mmbench_add_row(b, 0, 0, selected);
+			continue;
+		}
+		for (d = 0; d < mmbench_nr_delays; d++)
+			mmbench_add_row(b, mmbench_delays[d], 0, selected);
+	}
+	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR)
+		mmbench_add_row(&mmbench_benches[i], 0, mmbench_inject_ns,
+				true);
+	return 0;
+}
+
+/* Checks that involve more than one parameter. */
+static int mmbench_check_params(void)
+{
+	bool into = !bitmap_empty(mmbench_inject_into, MMBENCH_NR);
+	unsigned int i;
+
+	if (into != !!mmbench_inject_ns) {
+		pr_err("inject_ndelay and inject_into go together\n");
+		return -EINVAL;
+	}
+	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR) {
+		if (!test_bit(i, mmbench_selected)) {
+			pr_err("inject_into: %s is not in benchmarks=\n",
+			       mmbench_benches[i].name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int __init test_mmbench_init(void)
 {
+	unsigned long seq;
 	int ret;
 
 	/* The parameter's default "all" is not parsed at load. */
 	if (!strcmp(mmbench_selected_str, "all"))
 		bitmap_fill(mmbench_selected, MMBENCH_NR);
-
-	ret = mmbench_sysfs_create();
+	ret = mmbench_check_params();
+	if (ret)
+		return ret;
+	mmbench_debug_options();
+	ret = mmbench_build_rows();
 	if (ret)
 		return ret;
 
+	/* Before sysfs exists, so that no writer can race this run. */
 	if (run_on_load) {
-		ret = mmbench_start();
+		ret = mmbench_start(&seq);
+		if (ret)
+			goto err;
+		ret = wait_event_killable(mmbench_wq, mmbench_published(seq));
+		/* Killed: the run stops at its next sample. */
+		mmbench_reap(mmbench_take_task());
 		if (ret) {
-			mmbench_sysfs_remove();
-			return ret;
+			ret = -EINTR;
+			goto err;
 		}
-		/* A run is bounded in time; do not count it as a hung task. */
-		wait_for_completion_state(&mmbench_run_done, TASK_IDLE);
 	}
+
+	ret = mmbench_sysfs_create();
+	if (ret)
+		goto err;
 	return 0;
+err:
+	kfree(mmbench_rows);
+	return ret;
 }
 
 static void __exit test_mmbench_exit(void)
 {
-	/* Remove the trigger first so that no new run can start. */
+	/*
+	 * Stop a run in flight first: removing sysfs waits for the writer
+	 * that waits for the run.
+	 */
+	mutex_lock(&mmbench_lock);
+	mmbench_exiting = true;
+	mutex_unlock(&mmbench_lock);
+	mmbench_reap(mmbench_take_task());
 	mmbench_sysfs_remove();
-	/* No lock: a running thread takes it to publish. */
-	mmbench_reap();
+	kfree(mmbench_rows);
 }
 
 module_init(test_mmbench_init);
