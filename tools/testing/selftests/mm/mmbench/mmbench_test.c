@@ -2,28 +2,43 @@
 /*
  * mmbench_test - run the test_mmbench module and judge what it measured
  *
- * For each benchmark the fixture loads test_mmbench with only that benchmark
- * selected, the test triggers a run through /sys/kernel/mmbench/run, reads
- * the results back, asserts that the path worked (status "pass", counter back
- * where it was, every sample taken) and expects the median ns/op to stay
- * under a sanity ceiling.  Every figure is printed as a "# name.key=value"
- * line.
+ * mmbench.<benchmark>.run: the fixture loads test_mmbench with only that
+ * benchmark selected, the test triggers a run through /sys/kernel/mmbench/run
+ * and reads the results back.  It asserts that the path worked (status
+ * "pass", so neither failed nor lost in the baseline's noise; counter back
+ * where it was; samples taken on the right CPU) and expects the median ns/op
+ * to stay under a sanity ceiling.
+ * context.fingerprint: prints what the figures depend on and whether the
+ * ceilings are enforced: not under emulation or with cost-inflating debug
+ * options, unless MMBENCH_ENFORCE=1.
+ * ndelay.slope: the measured costs of ndelay(D) for the delays differ by what
+ * the delays differ by, within a tolerance.
+ * inject.additivity: adding ndelay(D) to a benchmark's op raises its cost by
+ * what ndelay(D) measured alone, within a tolerance.
+ *
+ * Every figure is printed as a "# <row>.<key>=<value>" line.
  *
  * Environment:
  *   MMBENCH_MODULE		path of a test_mmbench.ko to load instead of
  *				"modprobe test_mmbench"
  *   MMBENCH_PARAMS		extra module parameters, e.g.
- *				"iterations=10000 samples=5 cpu=1"; a
- *				benchmarks= list there skips the benchmarks
- *				it leaves out, run_on_load= is ignored
+ *				"samples=21 sample_us=5000 cpu=1"; a
+ *				benchmarks= list there skips the cases it leaves
+ *				out, run_on_load= is ignored
  *   MMBENCH_CEILINGS		ceilings file (default: "ceilings" beside this
  *				program)
  *   MMBENCH_CEILING_<NAME>	ceiling in ns/op for one benchmark, NAME in
  *				upper case, e.g. MMBENCH_CEILING_COUNT_VM_EVENT=50
+ *   MMBENCH_ENFORCE		1: enforce the ceilings even under emulation or
+ *				debug options; 0: never enforce them
+ *   MMBENCH_DELAY_TOLERANCE	allowed error of the ndelay slope, in percent
+ *				(default 10, or 60 under emulation)
+ *   MMBENCH_INJECT_TOLERANCE	allowed error of the injected ndelay, in
+ *				percent (default 10, or 25 under emulation)
  *
  * Needs root; skips when not root, when the module is not installed, or when
  * the kernel refuses to load it (module signature, lockdown), and fails when
- * the module refuses a parameter.
+ * the module refuses or does not know a parameter.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -44,8 +59,20 @@
 #define MODNAME		"test_mmbench"
 #define SYSFS_DIR	"/sys/kernel/mmbench"
 #define PARAMS_DIR	"/sys/module/" MODNAME "/parameters"
-#define VAL_LEN		128
+#define VAL_LEN		256
 #define WHY_LEN		(PATH_MAX + 512)
+/* Fixed-point values above this (in thousandths) are refused as absurd. */
+#define FIXED_MAX	1000000000000000LL
+
+/*
+ * Default run time limit of one case's load: eleven cases fit in the
+ * 300 s of the settings file.
+ */
+#define CASE_BUDGET_MS	20000
+
+/* The benchmark the inject test slows down, and by how much. */
+#define INJECT_BENCH	"inc_dec_zone_page_state"
+#define INJECT_NS	200
 
 /* Read a sysfs file into @buf without its trailing newline. */
 static int read_str(const char *path, char *buf, size_t len)
@@ -66,7 +93,7 @@ static int read_str(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static int read_ull(const char *path, unsigned long long *v)
+static int read_ll(const char *path, long long *v)
 {
 	char buf[VAL_LEN], *end;
 	int ret;
@@ -75,7 +102,7 @@ static int read_ull(const char *path, unsigned long long *v)
 	if (ret)
 		return ret;
 	errno = 0;
-	*v = strtoull(buf, &end, 10);
+	*v = strtoll(buf, &end, 10);
 	if (errno || end == buf || *end)
 		return -EINVAL;
 	return 0;
@@ -97,44 +124,146 @@ static int write_str(const char *path, const char *s)
 }
 
 /*
- * Parse a non-negative decimal with up to three fractional digits, as the
- * module prints ns/op, into thousandths: "12.5" -> 12500.
+ * Parse a decimal with up to three fractional digits, as the module prints
+ * ns/op, into thousandths: "12.5" -> 12500, "-0.25" -> -250.  Stops at
+ * @end when given, else the whole string must be the number.
  */
-static int parse_milli(const char *s, unsigned long long *v)
+static int parse_fixed(const char *s, long long *v, const char **end)
 {
-	unsigned long long whole = 0, frac = 0;
+	long long whole = 0, frac = 0;
+	bool neg = *s == '-';
 	int digits = 0;
 
+	s += neg;
 	if (!isdigit((unsigned char)*s))
 		return -EINVAL;
-	while (isdigit((unsigned char)*s))
+	while (isdigit((unsigned char)*s)) {
 		whole = whole * 10 + (*s++ - '0');
+		if (whole > FIXED_MAX / 1000)
+			return -ERANGE;
+	}
 	if (*s == '.') {
 		s++;
 		while (isdigit((unsigned char)*s) && digits < 3) {
 			frac = frac * 10 + (*s++ - '0');
 			digits++;
 		}
-		if (!digits)
+		if (!digits || isdigit((unsigned char)*s))
 			return -EINVAL;
 	}
-	if (*s)
+	if (end)
+		*end = s;
+	else if (*s)
 		return -EINVAL;
 	while (digits++ < 3)
 		frac *= 10;
-	*v = whole * 1000 + frac;
+	*v = (whole * 1000 + frac) * (neg ? -1 : 1);
 	return 0;
 }
 
 /*
- * The ceiling for @name in thousandths of a ns: from MMBENCH_CEILING_<NAME>,
- * else from the ceilings file.  Returns 0, or -ENOENT with @why filled in.
+ * Format thousandths as a decimal, "-1.250", in one of four rotating
+ * buffers, so that a message can hold up to four.
  */
-static int find_ceiling(const char *name, unsigned long long *ceiling,
-			char *why, size_t len)
+static const char *fixed(long long v)
 {
-	char env[VAL_LEN] = "MMBENCH_CEILING_", path[PATH_MAX], line[256];
-	const char *val, *file;
+	static char bufs[4][32];
+	static unsigned int next;
+	char *buf = bufs[next++ % 4];
+
+	snprintf(buf, sizeof(bufs[0]), "%s%lld.%03lld", v < 0 ? "-" : "",
+		 llabs(v) / 1000, llabs(v) % 1000);
+	return buf;
+}
+
+/* Read /sys/kernel/mmbench/<row>/<file> as a fixed-point value. */
+static int row_fixed(const char *row, const char *file, long long *v)
+{
+	char path[PATH_MAX], buf[VAL_LEN];
+	int ret;
+
+	snprintf(path, sizeof(path), SYSFS_DIR "/%s/%s", row, file);
+	ret = read_str(path, buf, sizeof(buf));
+	return ret ? ret : parse_fixed(buf, v, NULL);
+}
+
+static int row_str(const char *row, const char *file, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), SYSFS_DIR "/%s/%s", row, file);
+	return read_str(path, buf, len);
+}
+
+static int row_ll(const char *row, const char *file, long long *v)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), SYSFS_DIR "/%s/%s", row, file);
+	return read_ll(path, v);
+}
+
+/* Print "<prefix>.<file>=<value>" for every file in @dir. */
+static void report_dir(const char *dir, const char *prefix)
+{
+	static const char * const files[] = {
+		"status", "reason", "group", "cpu", "context",
+		"ops_per_sample", "samples", "samples_preempted",
+		"samples_migrated", "delay_ns", "inject_ndelay",
+		"ns_per_op_min", "ns_per_op_median", "ns_per_op_mean",
+		"ns_per_op_stddev", "ns_per_op_max", "net_ns_per_op",
+		"cycles_per_op_min", "cycles_per_op_median",
+		"cycles_per_op_mean", "cycles_per_op_stddev",
+		"cycles_per_op_max", "net_cycles_per_op", "counter_delta",
+		"release", "preempt", "debug", "init_on_alloc", "init_on_free",
+		"hypervisor", "clock", "cycles",
+	};
+	char path[PATH_MAX], val[VAL_LEN];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if (!read_str(path, val, sizeof(val)))
+			ksft_print_msg("%s.%s=%s\n", prefix, files[i], val);
+	}
+}
+
+static void report_row(const char *row)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), SYSFS_DIR "/%s", row);
+	report_dir(dir, row);
+}
+
+/* An integer from the environment, or @def. */
+static long long env_ll(const char *name, long long def)
+{
+	const char *val = getenv(name);
+	char *end;
+	long long v;
+
+	if (!val || !*val)
+		return def;
+	errno = 0;
+	v = strtoll(val, &end, 10);
+	if (errno || *end || v < 0) {
+		ksft_print_msg("ignoring %s='%s': not a whole number\n", name,
+			       val);
+		return def;
+	}
+	return v;
+}
+
+/*
+ * The ceiling for @name in thousandths of a ns: from MMBENCH_CEILING_<NAME>,
+ * else from the ceilings file.  Returns 0, or an error with @why filled in.
+ */
+static int find_ceiling(const char *name, long long *ceiling, char *why,
+			size_t len)
+{
+	char env[VAL_LEN] = "MMBENCH_CEILING_", path[PATH_MAX], line[1024];
+	const char *val, *file, *end;
 	size_t i, off = strlen(env);
 	int lineno = 0, ret = -ENOENT;
 	FILE *f;
@@ -144,7 +273,7 @@ static int find_ceiling(const char *name, unsigned long long *ceiling,
 	env[off] = '\0';
 	val = getenv(env);
 	if (val) {
-		if (parse_milli(val, ceiling)) {
+		if (parse_fixed(val, ceiling, NULL) || *ceiling < 0) {
 			snprintf(why, len, "%s='%s' is not a number of ns", env,
 				 val);
 			return -EINVAL;
@@ -157,9 +286,7 @@ static int find_ceiling(const char *name, unsigned long long *ceiling,
 		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 		char *slash;
 
-		if (n < 0)
-			n = 0;
-		path[n] = '\0';
+		path[n < 0 ? 0 : n] = '\0';
 		slash = strrchr(path, '/');
 		snprintf(slash ? slash + 1 : path,
 			 sizeof(path) - (slash ? slash + 1 - path : 0),
@@ -175,18 +302,34 @@ static int find_ceiling(const char *name, unsigned long long *ceiling,
 	snprintf(why, len, "no ceiling for %s in %s and %s is not set", name,
 		 file, env);
 	while (fgets(line, sizeof(line), f)) {
-		char key[VAL_LEN], value[VAL_LEN];
+		char *p = line, *key;
 
 		lineno++;
-		if (sscanf(line, " %127s %127s", key, value) != 2 ||
-		    key[0] == '#' || strcmp(key, name))
-			continue;
-		if (parse_milli(value, ceiling)) {
-			snprintf(why, len, "%s:%d: '%s' is not a number of ns",
-				 file, lineno, value);
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(why, len, "%s:%d: line too long", file,
+				 lineno);
 			ret = -EINVAL;
-		} else {
-			ret = 0;
+			break;
+		}
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		key = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		if (!*p || (size_t)(p - key) != strlen(name) ||
+		    strncmp(key, name, p - key))
+			continue;
+		while (isspace((unsigned char)*p))
+			p++;
+		ret = parse_fixed(p, ceiling, &end) ? -EINVAL : 0;
+		while (!ret && isspace((unsigned char)*end))
+			end++;
+		if (ret || (*end && *end != '#')) {
+			snprintf(why, len, "%s:%d: want '<benchmark> <ns>'",
+				 file, lineno);
+			ret = -EINVAL;
 		}
 		break;
 	}
@@ -256,7 +399,7 @@ static int kmsg_open(void)
 
 /*
  * Append to @buf the module's kernel-log lines since kmsg_open(); return
- * true if one says a parameter was invalid.
+ * true if one says that a parameter is invalid or unknown.
  */
 static bool kmsg_module_lines(int fd, char *buf, size_t len)
 {
@@ -281,7 +424,8 @@ static bool kmsg_module_lines(int fd, char *buf, size_t len)
 		nl = strchr(msg, '\n');
 		if (nl)
 			*nl = '\0';
-		bad_param |= !!strstr(msg, "invalid for parameter");
+		bad_param |= strstr(msg, "invalid for parameter") ||
+			     strstr(msg, "unknown parameter");
 		off += snprintf(buf + off, len - off, " [%s]", msg);
 	}
 	return bad_param;
@@ -289,13 +433,14 @@ static bool kmsg_module_lines(int fd, char *buf, size_t len)
 
 /*
  * Load the module with @params.  Returns 0 when loaded, -EINVAL when the
- * module refused a parameter, or -1 when it cannot be loaded here; @why
- * says why, with the module's kernel-log lines.
+ * module refused or did not know a parameter (then it may be loaded), or
+ * -1 when it cannot be loaded here; @why says why, with the module's
+ * kernel-log lines.
  */
 static int load_module(char *params, char *why, size_t len)
 {
 	const char *ko = getenv("MMBENCH_MODULE");
-	int fd, kmsg, ret;
+	int fd = -1, kmsg, ret;
 
 	why[0] = '\0';
 	if (ko) {
@@ -326,13 +471,18 @@ static int load_module(char *params, char *why, size_t len)
 				 "modprobe %s failed with status %d:", MODNAME,
 				 ret);
 	}
-	if (ret && kmsg_module_lines(kmsg, why, len))
+	if (kmsg_module_lines(kmsg, why, len))
 		ret = -EINVAL;
 	else if (ret)
 		ret = -1;
 	if (kmsg >= 0)
 		close(kmsg);
 	return ret;
+}
+
+static int unload_module(void)
+{
+	return syscall(__NR_delete_module, MODNAME, O_NONBLOCK) ? -errno : 0;
 }
 
 /* Is @name in the comma-separated @list, or is the list "all"? */
@@ -353,38 +503,213 @@ static bool in_list(const char *list, const char *name)
 }
 
 /*
- * The module parameters for benchmark @name: those of MMBENCH_PARAMS but
- * benchmarks= and run_on_load=, which the test sets itself.  Returns false
- * when MMBENCH_PARAMS has a benchmarks= list that leaves @name out.
+ * The module parameters of a case: budget_ms=CASE_BUDGET_MS, those of
+ * MMBENCH_PARAMS but benchmarks= and run_on_load=, which the test sets,
+ * then @ours.  Returns
+ * false when MMBENCH_PARAMS has a benchmarks= list that leaves @filter (if
+ * not NULL) out, or -E2BIG when they do not fit.
  */
-static bool build_params(const char *name, char *out, size_t len)
+static int build_params(const char *filter, const char *ours, char *out,
+			size_t len)
 {
 	const char *extra = getenv("MMBENCH_PARAMS");
 	char copy[1024], *tok, *save;
 	bool wanted = true;
-	size_t off = 0;
+	size_t off;
 
+	/* Each load under a third of the settings timeout, unless told. */
+	off = snprintf(out, len, "budget_ms=%d ", CASE_BUDGET_MS);
+
+	if (extra && strlen(extra) >= sizeof(copy))
+		return -E2BIG;
 	snprintf(copy, sizeof(copy), "%s", extra ? extra : "");
 	for (tok = strtok_r(copy, " \t\n", &save); tok;
 	     tok = strtok_r(NULL, " \t\n", &save)) {
 		if (!strncmp(tok, "benchmarks=", strlen("benchmarks="))) {
-			wanted = in_list(tok + strlen("benchmarks="), name);
+			wanted = !filter ||
+				 in_list(tok + strlen("benchmarks="), filter);
 			continue;
 		}
 		if (!strncmp(tok, "run_on_load=", strlen("run_on_load=")))
 			continue;
-		if (off < len)
-			off += snprintf(out + off, len - off, "%s ", tok);
+		off += snprintf(out + off, len - off, "%s ", tok);
+		if (off >= len)
+			return -E2BIG;
 	}
-	if (off < len)
-		snprintf(out + off, len - off, "run_on_load=0 benchmarks=%s",
-			 name);
+	if ((size_t)snprintf(out + off, len - off, "run_on_load=0 %s",
+			     ours) >= len - off)
+		return -E2BIG;
 	return wanted;
 }
 
-static int unload_module(void)
+/*
+ * Shared fixture setup: load the module for a case selected by @filter
+ * with @ours on top of MMBENCH_PARAMS.  Skips (not root, module missing or
+ * refused) or fails (a parameter refused) through _metadata.
+ */
+static void load_for_case(struct __test_metadata *_metadata,
+			  const char *filter, const char *ours, bool *loaded)
 {
-	return syscall(__NR_delete_module, MODNAME, O_NONBLOCK) ? -errno : 0;
+	char params[1024], why[WHY_LEN];
+	int ret;
+
+	*loaded = false;
+	if (geteuid())
+		SKIP(return, "must be run as root to load %s", MODNAME);
+	ret = build_params(filter, ours, params, sizeof(params));
+	ASSERT_LE(0, ret) {
+		TH_LOG("MMBENCH_PARAMS is longer than %zu characters",
+		       sizeof(params) - 64);
+	}
+	if (!ret)
+		SKIP(return, "%s is not in the benchmarks= of MMBENCH_PARAMS",
+		     filter);
+
+	/* A copy left loaded has parameters of its own: never reuse it. */
+	if (!access("/sys/module/" MODNAME, F_OK)) {
+		ret = unload_module();
+		if (ret)
+			SKIP(return, "%s is already loaded and cannot be removed: %s",
+			     MODNAME, strerror(-ret));
+		ksft_print_msg("removed a %s that was already loaded\n",
+			       MODNAME);
+	}
+
+	ret = load_module(params, why, sizeof(why));
+	if (!access("/sys/module/" MODNAME, F_OK) && ret)
+		unload_module();	/* loaded with a parameter ignored */
+	/* A parameter the module refuses is a mistake to report, not skip. */
+	ASSERT_NE(-EINVAL, ret) {
+		TH_LOG("parameters '%s' refused: %s", params, why);
+	}
+	if (ret)
+		SKIP(return, "%.1000s", why);
+	*loaded = true;
+}
+
+static void unload_for_case(struct __test_metadata *_metadata, bool loaded)
+{
+	if (loaded)
+		EXPECT_EQ(0, unload_module());
+}
+
+/* Run the loaded module once through the trigger; assert it published. */
+static void trigger_run(struct __test_metadata *_metadata)
+{
+	char state[VAL_LEN];
+	long long seq;
+
+	ASSERT_EQ(0, read_str(SYSFS_DIR "/state", state, sizeof(state)));
+	ASSERT_STREQ("idle", state);
+	ASSERT_EQ(0, read_ll(SYSFS_DIR "/seq", &seq));
+	ASSERT_EQ(0, seq);
+	ASSERT_EQ(0, write_str(SYSFS_DIR "/run", "1"));
+	ASSERT_EQ(0, read_str(SYSFS_DIR "/state", state, sizeof(state)));
+	ASSERT_STREQ("done", state);
+	ASSERT_EQ(0, read_ll(SYSFS_DIR "/seq", &seq));
+	ASSERT_EQ(1, seq);
+}
+
+/*
+ * Is this an emulated machine, where costs are inflated and uneven?  QEMU's
+ * TCG sets the hypervisor bit without naming a hypervisor, and its default
+ * CPU models call themselves QEMU.
+ */
+static bool emulated(void)
+{
+	char val[VAL_LEN], line[512];
+	bool qemu = false;
+	FILE *f;
+
+	if (!read_str(SYSFS_DIR "/fingerprint/hypervisor", val, sizeof(val)) &&
+	    !strcmp(val, "unknown"))
+		return true;
+	f = fopen("/proc/cpuinfo", "re");
+	while (f && !qemu && fgets(line, sizeof(line), f))
+		qemu = !strncmp(line, "model name", 10) &&
+		       (strstr(line, "QEMU Virtual CPU") || strstr(line, "TCG"));
+	if (f)
+		fclose(f);
+	return qemu;
+}
+
+/* Slab debugging on at run time (slub_debug=), seen on a kmalloc cache. */
+static bool slub_debug_active(void)
+{
+	static const char * const flags[] = {
+		"sanity_checks", "red_zone", "poison", "store_user",
+	};
+	char path[PATH_MAX], val[VAL_LEN];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/slab/kmalloc-64/%s",
+			 flags[i]);
+		if (!read_str(path, val, sizeof(val)) && !strcmp(val, "1"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Are the ceilings enforced here?  Not under emulation nor with debug
+ * options that inflate costs, unless MMBENCH_ENFORCE says otherwise; @why
+ * says why not.
+ */
+static bool ceilings_enforced(char *why, size_t len)
+{
+	long long force = env_ll("MMBENCH_ENFORCE", -1);
+	char debug[VAL_LEN] = "none";
+
+	why[0] = '\0';
+	if (force == 0) {
+		snprintf(why, len, "MMBENCH_ENFORCE=0");
+		return false;
+	}
+	if (force > 0)
+		return true;
+	read_str(SYSFS_DIR "/fingerprint/debug", debug, sizeof(debug));
+	if (emulated())
+		snprintf(why, len, "emulated machine (QEMU TCG or similar)");
+	else if (strcmp(debug, "none"))
+		snprintf(why, len, "debug options: %s", debug);
+	else if (slub_debug_active())
+		snprintf(why, len, "slub_debug is on");
+	return !why[0];
+}
+
+/* The CPU a run uses: the cpu parameter, or the first online CPU. */
+static long long expected_cpu(void)
+{
+	long long cpu = -1;
+	char online[VAL_LEN];
+
+	read_ll(PARAMS_DIR "/cpu", &cpu);
+	if (cpu < 0 && !read_str("/sys/devices/system/cpu/online", online,
+				 sizeof(online)))
+		cpu = strtoll(online, NULL, 10);
+	return cpu;
+}
+
+/* Percent tolerance from @env, else @emul or @native. */
+static long long tolerance(const char *env, long long native, long long emul)
+{
+	return env_ll(env, emulated() ? emul : native);
+}
+
+/* Assert that @row ran and passed; skip when it is unsupported here. */
+static void assert_row_passed(struct __test_metadata *_metadata,
+			      const char *row)
+{
+	char status[VAL_LEN], reason[VAL_LEN];
+
+	ASSERT_EQ(0, row_str(row, "status", status, sizeof(status)));
+	ASSERT_EQ(0, row_str(row, "reason", reason, sizeof(reason)));
+	if (!strcmp(status, "unsupported"))
+		SKIP(return, "%s unsupported: %s", row, reason);
+	ASSERT_STREQ("pass", status) {
+		TH_LOG("%s: %s", row, reason);
+	}
 }
 
 FIXTURE(mmbench) {
@@ -393,6 +718,10 @@ FIXTURE(mmbench) {
 
 FIXTURE_VARIANT(mmbench) {
 	const char *name;
+};
+
+FIXTURE_VARIANT_ADD(mmbench, noinline_call) {
+	.name = "noinline_call",
 };
 
 FIXTURE_VARIANT_ADD(mmbench, inc_zone_page_state) {
@@ -425,144 +754,260 @@ FIXTURE_VARIANT_ADD(mmbench, count_vm_events) {
 
 FIXTURE_SETUP(mmbench)
 {
-	char params[1024], why[WHY_LEN];
-	int ret;
+	char ours[VAL_LEN];
 
-	self->loaded = false;
-	if (geteuid())
-		SKIP(return, "must be run as root to load %s", MODNAME);
-	if (!build_params(variant->name, params, sizeof(params)))
-		SKIP(return, "%s is not in the benchmarks= of MMBENCH_PARAMS",
-		     variant->name);
-
-	/* A copy left loaded has parameters of its own: never reuse it. */
-	if (!access("/sys/module/" MODNAME, F_OK)) {
-		ret = unload_module();
-		if (ret)
-			SKIP(return, "%s is already loaded and cannot be removed: %s",
-			     MODNAME, strerror(-ret));
-		ksft_print_msg("removed a %s that was already loaded\n",
-			       MODNAME);
-	}
-
-	ret = load_module(params, why, sizeof(why));
-	/* A parameter the module refuses is a mistake to report, not skip. */
-	ASSERT_NE(-EINVAL, ret) {
-		TH_LOG("parameters '%s' refused: %s", params, why);
-	}
-	if (ret)
-		SKIP(return, "%.1000s", why);
-	self->loaded = true;
+	snprintf(ours, sizeof(ours), "benchmarks=%s", variant->name);
+	load_for_case(_metadata, variant->name, ours, &self->loaded);
 }
 
 FIXTURE_TEARDOWN(mmbench)
 {
-	if (self->loaded)
-		EXPECT_EQ(0, unload_module());
-}
-
-/* Print one result file as "# <benchmark>.<file>=<value>" into @val. */
-static int report(const char *name, const char *file, char *val, size_t len)
-{
-	char path[PATH_MAX];
-	int ret;
-
-	snprintf(path, sizeof(path), SYSFS_DIR "/%s/%s", name, file);
-	ret = read_str(path, val, len);
-	if (ret)
-		ksft_print_msg("%s.%s: cannot read %s: %s\n", name, file, path,
-			       strerror(-ret));
-	else
-		ksft_print_msg("%s.%s=%s\n", name, file, val);
-	return ret;
+	unload_for_case(_metadata, self->loaded);
 }
 
 TEST_F_TIMEOUT(mmbench, run, 120)
 {
-	static const char * const figures[] = {
-		"cpu", "ops_per_sample", "samples", "ns_per_op_min",
-		"ns_per_op_median", "ns_per_op_max", "cycles_per_op_min",
-		"cycles_per_op_median", "cycles_per_op_max", "counter_delta",
-	};
-	unsigned long long seq, seq_after, want, got, lo, mid, hi, ceiling;
-	char val[VAL_LEN], status[VAL_LEN], reason[VAL_LEN], why[WHY_LEN];
-	char path[PATH_MAX];
 	const char *name = variant->name;
-	size_t i;
+	char val[VAL_LEN], group[VAL_LEN], reason[VAL_LEN], why[WHY_LEN];
+	long long want, got, lo, mid, hi, mean, net, base, ceiling, seq;
 
-	ASSERT_EQ(0, read_str(SYSFS_DIR "/state", val, sizeof(val)));
-	ASSERT_STREQ("idle", val);
-	ASSERT_EQ(0, read_ull(SYSFS_DIR "/seq", &seq));
+	trigger_run(_metadata);
+	report_row("baseline");
+	report_row(name);
+	assert_row_passed(_metadata, "baseline");
+	assert_row_passed(_metadata, name);
+	ASSERT_EQ(0, row_str(name, "reason", reason, sizeof(reason)));
 
-	ASSERT_EQ(0, write_str(SYSFS_DIR "/run", "1"));
+	/* The path left no trace; the calibration rows have no counter. */
+	ASSERT_EQ(0, row_str(name, "group", group, sizeof(group)));
+	ASSERT_EQ(0, row_str(name, "counter_delta", val, sizeof(val)));
+	ASSERT_STREQ(strcmp(group, "calibration") ? "0" : "none", val);
 
-	ASSERT_EQ(0, read_str(SYSFS_DIR "/state", val, sizeof(val)));
-	ASSERT_STREQ("done", val);
-	ASSERT_EQ(0, read_ull(SYSFS_DIR "/seq", &seq_after));
-	ASSERT_EQ(seq + 1, seq_after);
-
-	ASSERT_EQ(0, report(name, "status", status, sizeof(status)));
-	ASSERT_EQ(0, report(name, "reason", reason, sizeof(reason)));
-	if (!strcmp(status, "unsupported"))
-		SKIP(return, "%s unsupported: %s", name, reason);
-	for (i = 0; i < ARRAY_SIZE(figures); i++)
-		ASSERT_EQ(0, report(name, figures[i], val, sizeof(val)));
-
-	/* Functional result: the path worked and left no trace. */
-	ASSERT_STREQ("pass", status) {
-		TH_LOG("%s: %s", name, reason);
-	}
-	snprintf(path, sizeof(path), SYSFS_DIR "/%s/counter_delta", name);
-	ASSERT_EQ(0, read_str(path, val, sizeof(val)));
-	ASSERT_STREQ("0", val);
+	/* On the CPU asked for. */
+	ASSERT_EQ(0, row_ll(name, "cpu", &got));
+	ASSERT_EQ(expected_cpu(), got);
 
 	/*
-	 * Every sample the parameters asked for was taken, or the module's
-	 * time budget for one benchmark cut them short and said so.
+	 * Every sample asked for, unless the module says budget_ms or
+	 * dropped samples cut them short; every op asked for, unless
+	 * budget_ms clamped them.
 	 */
-	ASSERT_EQ(0, read_ull(PARAMS_DIR "/samples", &want));
-	snprintf(path, sizeof(path), SYSFS_DIR "/%s/samples", name);
-	ASSERT_EQ(0, read_ull(path, &got));
-	ASSERT_LT(0ULL, got);
+	ASSERT_EQ(0, read_ll(PARAMS_DIR "/samples", &want));
+	ASSERT_EQ(0, row_ll(name, "samples", &got));
+	ASSERT_LT(0, got);
 	ASSERT_LE(got, want);
 	if (got < want)
-		ASSERT_NE(NULL, strstr(reason, "time budget")) {
-			TH_LOG("%s: %llu of %llu samples: %s", name, got, want,
+		ASSERT_TRUE(strstr(reason, "budget_ms") ||
+			    strstr(reason, "dropped")) {
+			TH_LOG("%s: %lld of %lld samples: %s", name, got, want,
 			       reason);
 		}
-	ASSERT_EQ(0, read_ull(PARAMS_DIR "/iterations", &want));
-	snprintf(path, sizeof(path), SYSFS_DIR "/%s/ops_per_sample", name);
-	ASSERT_EQ(0, read_ull(path, &got));
-	ASSERT_EQ(want, got);
+	ASSERT_EQ(0, read_ll(PARAMS_DIR "/iterations", &want));
+	ASSERT_EQ(0, row_ll(name, "ops_per_sample", &got));
+	ASSERT_LT(0, got);
+	if (want && !strstr(reason, "clamped"))
+		ASSERT_EQ(want, got);
 
-	/* The figures are ordered and the op took time. */
-	snprintf(path, sizeof(path), SYSFS_DIR "/%s/ns_per_op_min", name);
-	ASSERT_EQ(0, read_str(path, val, sizeof(val)));
-	ASSERT_EQ(0, parse_milli(val, &lo));
-	snprintf(path, sizeof(path), SYSFS_DIR "/%s/ns_per_op_median", name);
-	ASSERT_EQ(0, read_str(path, val, sizeof(val)));
-	ASSERT_EQ(0, parse_milli(val, &mid));
-	snprintf(path, sizeof(path), SYSFS_DIR "/%s/ns_per_op_max", name);
-	ASSERT_EQ(0, read_str(path, val, sizeof(val)));
-	ASSERT_EQ(0, parse_milli(val, &hi));
-	ASSERT_LT(0ULL, lo);
+	/* The figures are consistent: ordered, net = median - baseline. */
+	ASSERT_EQ(0, row_fixed(name, "ns_per_op_min", &lo));
+	ASSERT_EQ(0, row_fixed(name, "ns_per_op_median", &mid));
+	ASSERT_EQ(0, row_fixed(name, "ns_per_op_mean", &mean));
+	ASSERT_EQ(0, row_fixed(name, "ns_per_op_max", &hi));
+	ASSERT_EQ(0, row_fixed(name, "net_ns_per_op", &net));
+	ASSERT_EQ(0, row_fixed("baseline", "ns_per_op_median", &base));
+	ASSERT_LT(0, lo);
 	ASSERT_LE(lo, mid);
 	ASSERT_LE(mid, hi);
+	ASSERT_LE(lo, mean);
+	ASSERT_LE(mean, hi);
+	ASSERT_EQ(mid - base, net);
 
 	/* The results did not change under us while we read them. */
-	ASSERT_EQ(0, read_ull(SYSFS_DIR "/seq", &seq_after));
-	ASSERT_EQ(seq + 1, seq_after);
+	ASSERT_EQ(0, read_ll(SYSFS_DIR "/seq", &seq));
+	ASSERT_EQ(1, seq);
 
-	/* Performance sanity: the median under its ceiling. */
+	/* Performance sanity: the median under its ceiling, where enforced. */
 	ASSERT_EQ(0, find_ceiling(name, &ceiling, why, sizeof(why))) {
 		TH_LOG("%s", why);
 	}
-	ksft_print_msg("%s.ceiling_ns=%llu.%03llu\n", name, ceiling / 1000,
-		       ceiling % 1000);
+	ksft_print_msg("%s.ceiling_ns=%s\n", name, fixed(ceiling));
+	if (!ceilings_enforced(why, sizeof(why))) {
+		ksft_print_msg("%s.ceiling=informational (%s)%s\n", name, why,
+			       mid > ceiling ? ": median is over it" : "");
+		return;
+	}
 	EXPECT_LE(mid, ceiling) {
-		TH_LOG("%s: median %llu.%03llu ns/op is over the ceiling of %llu.%03llu ns/op",
-		       name, mid / 1000, mid % 1000, ceiling / 1000,
-		       ceiling % 1000);
+		TH_LOG("%s: median %s ns/op is over the ceiling of %s ns/op",
+		       name, fixed(mid), fixed(ceiling));
+	}
+}
+
+FIXTURE(context) {
+	bool loaded;
+};
+
+FIXTURE_SETUP(context)
+{
+	load_for_case(_metadata, NULL, "benchmarks=noinline_call",
+		      &self->loaded);
+}
+
+FIXTURE_TEARDOWN(context)
+{
+	unload_for_case(_metadata, self->loaded);
+}
+
+/* Print what the figures depend on, and whether ceilings are enforced. */
+TEST_F(context, fingerprint)
+{
+	char val[VAL_LEN], why[WHY_LEN];
+	struct utsname u;
+
+	report_dir(SYSFS_DIR "/fingerprint", "fingerprint");
+	ASSERT_EQ(0, read_str(SYSFS_DIR "/fingerprint/release", val,
+			      sizeof(val)));
+	ASSERT_EQ(0, uname(&u));
+	ASSERT_STREQ(u.release, val);
+	ASSERT_EQ(0, read_str(SYSFS_DIR "/fingerprint/preempt", val,
+			      sizeof(val)));
+	ASSERT_NE(0, strlen(val));
+	if (!read_str("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		      val, sizeof(val)))
+		ksft_print_msg("fingerprint.clocksource=%s\n", val);
+	ksft_print_msg("fingerprint.emulated=%d\n", emulated());
+	ksft_print_msg("fingerprint.slub_debug=%d\n", slub_debug_active());
+	if (ceilings_enforced(why, sizeof(why)))
+		ksft_print_msg("fingerprint.ceilings=enforced\n");
+	else
+		ksft_print_msg("fingerprint.ceilings=informational (%s)\n",
+			       why);
+}
+
+FIXTURE(ndelay) {
+	bool loaded;
+};
+
+FIXTURE_SETUP(ndelay)
+{
+	load_for_case(_metadata, "ndelay", "benchmarks=ndelay", &self->loaded);
+}
+
+FIXTURE_TEARDOWN(ndelay)
+{
+	unload_for_case(_metadata, self->loaded);
+}
+
+static int ll_cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The clock against ndelay(): between consecutive delays the measured cost
+ * must rise by the nominal difference.  ndelay() has a fixed cost of its
+ * own, so only differences are judged, and ndelay(0), which returns before
+ * the delay loop that the others share, is reported but not judged.
+ */
+TEST_F_TIMEOUT(ndelay, slope, 120)
+{
+	long long d[8], cost_lo, cost_hi, rise, nominal, err, tol;
+	char list[VAL_LEN], row[64], *tok, *save;
+	int n = 0, i;
+
+	trigger_run(_metadata);
+	ASSERT_EQ(0, read_str(PARAMS_DIR "/delays", list, sizeof(list)));
+	for (tok = strtok_r(list, ",", &save); tok && n < 8;
+	     tok = strtok_r(NULL, ",", &save))
+		d[n++] = strtoll(tok, NULL, 10);
+	qsort(d, n, sizeof(d[0]), ll_cmp);
+	if (n - !d[0] < 2)
+		SKIP(return, "a slope needs two delays other than 0");
+	report_row("baseline");
+	for (i = 0; i < n; i++) {
+		snprintf(row, sizeof(row), "ndelay_%lld", d[i]);
+		report_row(row);
+		assert_row_passed(_metadata, row);
+	}
+
+	tol = tolerance("MMBENCH_DELAY_TOLERANCE", 10, 60);
+	ksft_print_msg("ndelay.tolerance_pct=%lld\n", tol);
+	for (i = 1; i < n; i++) {
+		if (!d[i - 1])
+			continue;
+		snprintf(row, sizeof(row), "ndelay_%lld", d[i - 1]);
+		ASSERT_EQ(0, row_fixed(row, "net_ns_per_op", &cost_lo));
+		snprintf(row, sizeof(row), "ndelay_%lld", d[i]);
+		ASSERT_EQ(0, row_fixed(row, "net_ns_per_op", &cost_hi));
+		rise = cost_hi - cost_lo;
+		nominal = (d[i] - d[i - 1]) * 1000;
+		err = (rise - nominal) * 100 / nominal;
+		ksft_print_msg("ndelay.slope_%lld_%lld.rise_ns=%s\n",
+			       d[i - 1], d[i], fixed(rise));
+		ksft_print_msg("ndelay.slope_%lld_%lld.error_pct=%lld\n",
+			       d[i - 1], d[i], err);
+		EXPECT_LE(llabs(err), tol) {
+			TH_LOG("ndelay(%lld) - ndelay(%lld): %s ns, not %lld: %lld%% off",
+			       d[i], d[i - 1], fixed(rise), d[i] - d[i - 1],
+			       err);
+		}
+	}
+}
+
+FIXTURE(inject) {
+	bool loaded;
+};
+
+FIXTURE_SETUP(inject)
+{
+	char ours[VAL_LEN];
+
+	snprintf(ours, sizeof(ours),
+		 "benchmarks=%s,ndelay delays=%d inject_into=%s inject_ndelay=%d",
+		 INJECT_BENCH, INJECT_NS, INJECT_BENCH, INJECT_NS);
+	load_for_case(_metadata, INJECT_BENCH, ours, &self->loaded);
+}
+
+FIXTURE_TEARDOWN(inject)
+{
+	unload_for_case(_metadata, self->loaded);
+}
+
+/*
+ * Slow a benchmark down and see: with ndelay(D) added to each op its net
+ * cost must rise by what ndelay(D) costs on its own.
+ */
+TEST_F_TIMEOUT(inject, additivity, 120)
+{
+	char slowed[64], delay[64];
+	long long plain, with, alone, err, tol;
+
+	snprintf(slowed, sizeof(slowed), "%s+ndelay_%d", INJECT_BENCH,
+		 INJECT_NS);
+	snprintf(delay, sizeof(delay), "ndelay_%d", INJECT_NS);
+	trigger_run(_metadata);
+	report_row(INJECT_BENCH);
+	report_row(slowed);
+	report_row(delay);
+	assert_row_passed(_metadata, INJECT_BENCH);
+	assert_row_passed(_metadata, slowed);
+	assert_row_passed(_metadata, delay);
+
+	ASSERT_EQ(0, row_fixed(INJECT_BENCH, "net_ns_per_op", &plain));
+	ASSERT_EQ(0, row_fixed(slowed, "net_ns_per_op", &with));
+	ASSERT_EQ(0, row_fixed(delay, "net_ns_per_op", &alone));
+	ASSERT_LT(0, alone);
+	err = (with - plain - alone) * 100 / alone;
+	tol = tolerance("MMBENCH_INJECT_TOLERANCE", 10, 25);
+	ksft_print_msg("inject.rise_ns=%s\n", fixed(with - plain));
+	ksft_print_msg("inject.ndelay_ns=%s\n", fixed(alone));
+	ksft_print_msg("inject.error_pct=%lld\n", err);
+	ksft_print_msg("inject.tolerance_pct=%lld\n", tol);
+	EXPECT_LE(llabs(err), tol) {
+		TH_LOG("%s rose by %s ns with ndelay(%d), which costs %s ns alone: %lld%% off",
+		       INJECT_BENCH, fixed(with - plain), INJECT_NS,
+		       fixed(alone), err);
 	}
 }
 
