@@ -4,7 +4,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import build, deps, guest, ktap
+from . import bench, build, deps, guest, ktap
 from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
@@ -53,6 +53,8 @@ def check_options(a):
         raise Failure("--memory must be at least 256 (MiB)")
     if a.timeout < 10:
         raise Failure("--timeout must be at least 10 (seconds)")
+    if not 2 <= getattr(a, "loads", 5) <= 50:
+        raise Failure("--loads must be from 2 to 50")
     if bool(a.kernel) != bool(a.headers):
         raise Failure("--kernel and --headers go together")
     if a.release and not a.headers:
@@ -77,6 +79,7 @@ class Setup:
         self.checks = checks
         self.module_warnings = []
         self.kselftest_warnings = []
+        self.extra_env = {}
 
     def prepare(self):
         a = self.args
@@ -115,12 +118,12 @@ class Setup:
     def boot(self, mode, results):
         a = self.args
         with Phase("initramfs"):
-            ceilings = {"MMBENCH_CEILING_" + c.split("=")[0].upper():
-                        c.split("=")[1] for c in a.ceiling}
+            env = {"MMBENCH_CEILING_" + c.split("=")[0].upper():
+                   c.split("=")[1] for c in a.ceiling}
+            env.update(self.extra_env)
             image = guest.make_initramfs(self.release, self.ko,
                                          self.kselftest, mode,
-                                         " ".join(a.param), ceilings,
-                                         results)
+                                         " ".join(a.param), env, results)
         kvm = a.accel == "kvm"
         if a.accel == "auto":
             with Phase("KVM probe"):
@@ -229,6 +232,23 @@ def cmd_run(args):
     return 0 if good else 1
 
 
+def cmd_bench(args):
+    setup = Setup(args)
+    setup.prepare()
+    results = guest.results_dir()
+    setup.extra_env = {"MMBENCH_LOADS": str(args.loads)}
+    out = setup.boot("bench", results)
+    lines = ktap.between(out.lines, "MMBENCH-BENCH-BEGIN",
+                         "MMBENCH-BENCH-END") or []
+    suite, fingerprint, loads = bench.parse(lines)
+    Phase.report()
+    say("benchmark of the benchmark (a measurement, not a test):")
+    text = bench.report(suite, fingerprint, loads)
+    (results / "bench.txt").write_text("\n".join(text) + "\n")
+    say(f"results in {results}")
+    return 0 if loads and suite else 1
+
+
 def checkpatch(tree):
     checks = []
     script = tree / "scripts/checkpatch.pl"
@@ -302,6 +322,16 @@ def main(argv):
         "with the line 'N passed, N failed'.", epilog=EXIT_CODES)
     _add_guest_options(p)
     p.set_defaults(func=cmd_test)
+    p = sub.add_parser(
+        "bench", help="measure how far the figures can be trusted",
+        description="A benchmark, not a test: in the guest, time the "
+        "default suite, then load the module --loads times and print the "
+        "baseline, the ndelay slope and injection errors, and the spread "
+        "of each benchmark's median across loads.", epilog=EXIT_CODES)
+    _add_guest_options(p)
+    p.add_argument("--loads", type=int, default=5,
+                   help="separate module loads, 2..50 (default 5)")
+    p.set_defaults(func=cmd_bench)
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     try:

@@ -90,6 +90,8 @@ def print_table(table):
             "cycles/op", "ceiling ns")
     rows = [cols]
     for name, f in table.items():
+        if "status" not in f:
+            continue
         rows.append((name, f.get("status", "?"),
                      f.get("ns_per_op_median", "-"), f.get("ns_per_op_min", "-"),
                      f.get("ns_per_op_max", "-"),

@@ -1,0 +1,111 @@
+"""./mmbench bench: how far the figures can be trusted, measured in a guest."""
+import re
+import statistics
+
+INJECTED = "inc_dec_zone_page_state"
+INJECT_NS = 200
+RUN_MS = " run_ms"      # a key no row name can take
+
+
+def parse(lines):
+    """Collect the guest's MMBENCH-BENCH lines.
+
+    Returns (suite, fingerprint, loads): suite {suite_cs, suite_ok},
+    fingerprint {key: value}, loads [{row: {status, median, net, stddev}}].
+    """
+    suite, fingerprint, loads = {}, {}, {}
+    for line in lines:
+        if not line.startswith("MMBENCH-BENCH "):
+            continue
+        rest = line[len("MMBENCH-BENCH "):]
+        if rest.startswith("fingerprint "):
+            key, _, value = rest[len("fingerprint "):].partition("=")
+            fingerprint[key] = value
+            continue
+        fields = dict(re.findall(r"(\w+)=(\S+)", rest))
+        if "suite_cs" in fields:
+            suite = fields
+        elif "row" in fields:
+            loads.setdefault(int(fields["load"]), {})[fields["row"]] = fields
+        elif "run_ms" in fields:
+            loads.setdefault(int(fields["load"]), {})[RUN_MS] = fields
+    return suite, fingerprint, [loads[k] for k in sorted(loads)]
+
+
+def _cv(values):
+    if len(values) < 2 or not statistics.mean(values):
+        return float("nan")
+    return 100 * statistics.stdev(values) / statistics.mean(values)
+
+
+def report(suite, fingerprint, loads):
+    """Print the figures; return them as text lines for the results file."""
+    out = []
+
+    def line(text=""):
+        out.append(text)
+        print(text, flush=True)
+
+    line(f"kernel {fingerprint.get('release', '?')}, preempt "
+         f"{fingerprint.get('preempt', '?')}, hypervisor "
+         f"{fingerprint.get('hypervisor', '?')}, emulated "
+         f"{fingerprint.get('emulated', '?')}, debug "
+         f"{fingerprint.get('debug', '?')}")
+    if suite:
+        line(f"default suite wall time in the guest: "
+             f"{int(suite['suite_cs']) / 100:.2f} s "
+             f"({'passed' if suite.get('suite_ok') == '1' else 'FAILED'})")
+    if not loads:
+        line("no module load produced figures")
+        return out
+    runs = [float(ld[RUN_MS]["run_ms"]) for ld in loads if RUN_MS in ld]
+    if runs:
+        line(f"module run with all benchmarks: {statistics.mean(runs):.0f} ms "
+             f"mean over {len(runs)} loads")
+
+    def med(ld, row, key="median"):
+        r = ld.get(row)
+        return float(r[key]) if r and r.get("status") == "pass" else None
+
+    base = [m for m in (med(ld, "baseline") for ld in loads) if m is not None]
+    if base:
+        line(f"baseline (empty loop): {statistics.mean(base):.3f} ns/op, "
+             f"CV {_cv(base):.1f} % over {len(base)} loads")
+
+    delays = sorted({int(r[len("ndelay_"):]) for ld in loads for r in ld
+                     if re.fullmatch(r"ndelay_\d+", r)})
+    line("ndelay slope error (measured rise / nominal rise - 1), per load:")
+    for lo, hi in zip(delays, delays[1:]):
+        errs = []
+        for ld in loads:
+            a, b = med(ld, f"ndelay_{lo}", "net"), med(ld, f"ndelay_{hi}",
+                                                         "net")
+            if a is not None and b is not None:
+                errs.append(100 * ((b - a) / (hi - lo) - 1))
+        judged = "" if lo else " (not judged: ndelay(0) skips the loop)"
+        if errs:
+            line(f"  {lo:>5} -> {hi:<5} ns: mean {statistics.mean(errs):+6.1f} %"
+                 f", min {min(errs):+6.1f} %, max {max(errs):+6.1f} %{judged}")
+    errs = []
+    for ld in loads:
+        plain = med(ld, INJECTED, "net")
+        slowed = med(ld, f"{INJECTED}+ndelay_{INJECT_NS}", "net")
+        alone = med(ld, f"ndelay_{INJECT_NS}", "net")
+        if None not in (plain, slowed, alone) and alone:
+            errs.append(100 * ((slowed - plain) / alone - 1))
+    if errs:
+        line(f"injected ndelay({INJECT_NS}) into {INJECTED}: error mean "
+             f"{statistics.mean(errs):+.1f} %, min {min(errs):+.1f} %, "
+             f"max {max(errs):+.1f} %")
+
+    line("median ns/op per benchmark over the loads (CV of the medians):")
+    rows = sorted(r for r in loads[0] if r != RUN_MS)
+    width = max(len(r) for r in rows)
+    for row in rows:
+        vals = [m for m in (med(ld, row) for ld in loads) if m is not None]
+        if vals:
+            line(f"  {row:<{width}}  {statistics.mean(vals):10.3f}  CV "
+                 f"{_cv(vals):5.1f} %  ({len(vals)} loads)")
+        else:
+            line(f"  {row:<{width}}  no passing load")
+    return out
