@@ -70,6 +70,12 @@
  */
 #define CASE_BUDGET_MS	20000
 
+/*
+ * Runs the clock checks take, judging the median error: one run under
+ * emulation now and then measures a path several times slower.
+ */
+#define CLOCK_RUNS	3
+
 /* The benchmark the inject test slows down, and by how much. */
 #define INJECT_BENCH	"inc_dec_zone_page_state"
 #define INJECT_NS	200
@@ -593,21 +599,20 @@ static void unload_for_case(struct __test_metadata *_metadata, bool loaded)
 		EXPECT_EQ(0, unload_module());
 }
 
-/* Run the loaded module once through the trigger; assert it published. */
+/* Run the loaded module once more through the trigger; assert it published. */
 static void trigger_run(struct __test_metadata *_metadata)
 {
 	char state[VAL_LEN];
-	long long seq;
+	long long before, after;
 
+	ASSERT_EQ(0, read_ll(SYSFS_DIR "/seq", &before));
 	ASSERT_EQ(0, read_str(SYSFS_DIR "/state", state, sizeof(state)));
-	ASSERT_STREQ("idle", state);
-	ASSERT_EQ(0, read_ll(SYSFS_DIR "/seq", &seq));
-	ASSERT_EQ(0, seq);
+	ASSERT_STREQ(before ? "done" : "idle", state);
 	ASSERT_EQ(0, write_str(SYSFS_DIR "/run", "1"));
 	ASSERT_EQ(0, read_str(SYSFS_DIR "/state", state, sizeof(state)));
 	ASSERT_STREQ("done", state);
-	ASSERT_EQ(0, read_ll(SYSFS_DIR "/seq", &seq));
-	ASSERT_EQ(1, seq);
+	ASSERT_EQ(0, read_ll(SYSFS_DIR "/seq", &after));
+	ASSERT_EQ(before + 1, after);
 }
 
 /*
@@ -912,11 +917,10 @@ static int ll_cmp(const void *a, const void *b)
  */
 TEST_F_TIMEOUT(ndelay, slope, 120)
 {
-	long long d[8], cost_lo, cost_hi, rise, nominal, err, tol;
+	long long d[8], err[8][CLOCK_RUNS], lo, hi, rise, nominal, tol;
 	char list[VAL_LEN], row[64], *tok, *save;
-	int n = 0, i;
+	int n = 0, i, r;
 
-	trigger_run(_metadata);
 	ASSERT_EQ(0, read_str(PARAMS_DIR "/delays", list, sizeof(list)));
 	for (tok = strtok_r(list, ",", &save); tok && n < 8;
 	     tok = strtok_r(NULL, ",", &save))
@@ -924,11 +928,24 @@ TEST_F_TIMEOUT(ndelay, slope, 120)
 	qsort(d, n, sizeof(d[0]), ll_cmp);
 	if (n - !d[0] < 2)
 		SKIP(return, "a slope needs two delays other than 0");
-	report_row("baseline");
-	for (i = 0; i < n; i++) {
-		snprintf(row, sizeof(row), "ndelay_%lld", d[i]);
-		report_row(row);
-		assert_row_passed(_metadata, row);
+
+	for (r = 0; r < CLOCK_RUNS; r++) {
+		trigger_run(_metadata);
+		for (i = 0; i < n; i++) {
+			snprintf(row, sizeof(row), "ndelay_%lld", d[i]);
+			if (!r)
+				report_row(row);
+			assert_row_passed(_metadata, row);
+			ASSERT_EQ(0, row_fixed(row, "net_ns_per_op", &hi));
+			if (i && d[i - 1]) {
+				rise = hi - lo;
+				nominal = (d[i] - d[i - 1]) * 1000;
+				err[i][r] = (rise - nominal) * 100 / nominal;
+				ksft_print_msg("ndelay.slope_%lld_%lld.run%d.rise_ns=%s\n",
+					       d[i - 1], d[i], r, fixed(rise));
+			}
+			lo = hi;
+		}
 	}
 
 	tol = tolerance("MMBENCH_DELAY_TOLERANCE", 10, 60);
@@ -936,21 +953,13 @@ TEST_F_TIMEOUT(ndelay, slope, 120)
 	for (i = 1; i < n; i++) {
 		if (!d[i - 1])
 			continue;
-		snprintf(row, sizeof(row), "ndelay_%lld", d[i - 1]);
-		ASSERT_EQ(0, row_fixed(row, "net_ns_per_op", &cost_lo));
-		snprintf(row, sizeof(row), "ndelay_%lld", d[i]);
-		ASSERT_EQ(0, row_fixed(row, "net_ns_per_op", &cost_hi));
-		rise = cost_hi - cost_lo;
-		nominal = (d[i] - d[i - 1]) * 1000;
-		err = (rise - nominal) * 100 / nominal;
-		ksft_print_msg("ndelay.slope_%lld_%lld.rise_ns=%s\n",
-			       d[i - 1], d[i], fixed(rise));
+		qsort(err[i], CLOCK_RUNS, sizeof(err[i][0]), ll_cmp);
 		ksft_print_msg("ndelay.slope_%lld_%lld.error_pct=%lld\n",
-			       d[i - 1], d[i], err);
-		EXPECT_LE(llabs(err), tol) {
-			TH_LOG("ndelay(%lld) - ndelay(%lld): %s ns, not %lld: %lld%% off",
-			       d[i], d[i - 1], fixed(rise), d[i] - d[i - 1],
-			       err);
+			       d[i - 1], d[i], err[i][CLOCK_RUNS / 2]);
+		EXPECT_LE(llabs(err[i][CLOCK_RUNS / 2]), tol) {
+			TH_LOG("ndelay(%lld) - ndelay(%lld): %lld%% off (median of %d runs)",
+			       d[i], d[i - 1], err[i][CLOCK_RUNS / 2],
+			       CLOCK_RUNS);
 		}
 	}
 }
@@ -980,34 +989,41 @@ FIXTURE_TEARDOWN(inject)
  */
 TEST_F_TIMEOUT(inject, additivity, 120)
 {
+	long long plain, with, alone, err[CLOCK_RUNS], tol;
 	char slowed[64], delay[64];
-	long long plain, with, alone, err, tol;
+	int r;
 
 	snprintf(slowed, sizeof(slowed), "%s+ndelay_%d", INJECT_BENCH,
 		 INJECT_NS);
 	snprintf(delay, sizeof(delay), "ndelay_%d", INJECT_NS);
-	trigger_run(_metadata);
-	report_row(INJECT_BENCH);
-	report_row(slowed);
-	report_row(delay);
-	assert_row_passed(_metadata, INJECT_BENCH);
-	assert_row_passed(_metadata, slowed);
-	assert_row_passed(_metadata, delay);
+	for (r = 0; r < CLOCK_RUNS; r++) {
+		trigger_run(_metadata);
+		if (!r) {
+			report_row(INJECT_BENCH);
+			report_row(slowed);
+			report_row(delay);
+		}
+		assert_row_passed(_metadata, INJECT_BENCH);
+		assert_row_passed(_metadata, slowed);
+		assert_row_passed(_metadata, delay);
+		ASSERT_EQ(0, row_fixed(INJECT_BENCH, "net_ns_per_op", &plain));
+		ASSERT_EQ(0, row_fixed(slowed, "net_ns_per_op", &with));
+		ASSERT_EQ(0, row_fixed(delay, "net_ns_per_op", &alone));
+		ASSERT_LT(0, alone);
+		err[r] = (with - plain - alone) * 100 / alone;
+		ksft_print_msg("inject.run%d.rise_ns=%s\n", r,
+			       fixed(with - plain));
+		ksft_print_msg("inject.run%d.ndelay_ns=%s\n", r, fixed(alone));
+	}
 
-	ASSERT_EQ(0, row_fixed(INJECT_BENCH, "net_ns_per_op", &plain));
-	ASSERT_EQ(0, row_fixed(slowed, "net_ns_per_op", &with));
-	ASSERT_EQ(0, row_fixed(delay, "net_ns_per_op", &alone));
-	ASSERT_LT(0, alone);
-	err = (with - plain - alone) * 100 / alone;
+	qsort(err, CLOCK_RUNS, sizeof(err[0]), ll_cmp);
 	tol = tolerance("MMBENCH_INJECT_TOLERANCE", 10, 25);
-	ksft_print_msg("inject.rise_ns=%s\n", fixed(with - plain));
-	ksft_print_msg("inject.ndelay_ns=%s\n", fixed(alone));
-	ksft_print_msg("inject.error_pct=%lld\n", err);
+	ksft_print_msg("inject.error_pct=%lld\n", err[CLOCK_RUNS / 2]);
 	ksft_print_msg("inject.tolerance_pct=%lld\n", tol);
-	EXPECT_LE(llabs(err), tol) {
-		TH_LOG("%s rose by %s ns with ndelay(%d), which costs %s ns alone: %lld%% off",
-		       INJECT_BENCH, fixed(with - plain), INJECT_NS,
-		       fixed(alone), err);
+	EXPECT_LE(llabs(err[CLOCK_RUNS / 2]), tol) {
+		TH_LOG("%s+ndelay(%d): rise %lld%% off ndelay's cost (median of %d)",
+		       INJECT_BENCH, INJECT_NS, err[CLOCK_RUNS / 2],
+		       CLOCK_RUNS);
 	}
 }
 
