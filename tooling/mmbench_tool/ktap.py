@@ -5,7 +5,7 @@ import sys
 from .common import run
 
 RESULT = re.compile(r"^(not ok|ok) (\d+) (.*?)(?: # (SKIP|TODO)\b ?(.*))?$")
-FIGURE = re.compile(r"^# ([A-Za-z0-9_]+)\.([a-z_]+)=(.*)$")
+FIGURE = re.compile(r"^# ([A-Za-z0-9_+]+)\.([a-z_]+)=(.*)$")
 BAD_KERNEL_LOG = re.compile(
     r"(Oops|BUG:|WARNING:|Call Trace:|Kernel panic|general protection|"
     r"soft lockup|hung_task|RCU stall|rcu_sched self-detected)")
@@ -86,18 +86,19 @@ def bad_kernel_lines(dmesg_lines):
 
 
 def print_table(table):
-    cols = ("benchmark", "status", "ns/op median", "min", "max",
-            "cycles/op", "ceiling ns")
+    cols = ("benchmark", "status", "context", "ns/op median", "net",
+            "min", "max", "stddev", "cycles/op", "ceiling ns")
+    keys = ("status", "context", "ns_per_op_median", "net_ns_per_op",
+            "ns_per_op_min", "ns_per_op_max", "ns_per_op_stddev",
+            "cycles_per_op_median", "ceiling_ns")
     rows = [cols]
     for name, f in table.items():
-        if "status" not in f:
-            continue
-        rows.append((name, f.get("status", "?"),
-                     f.get("ns_per_op_median", "-"), f.get("ns_per_op_min", "-"),
-                     f.get("ns_per_op_max", "-"),
-                     f.get("cycles_per_op_median", "-"),
-                     f.get("ceiling_ns", "-")))
+        if "status" in f:
+            rows.append((name,) + tuple(f.get(k, "-") for k in keys))
     widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]
     for r in rows:
-        print("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+        print("  " + "  ".join(c.ljust(w) if i < 3 else c.rjust(w)
                                for i, (c, w) in enumerate(zip(r, widths))))
+    ceilings = table.get("fingerprint", {}).get("ceilings")
+    if ceilings:
+        print(f"  ceilings: {ceilings}")
