@@ -42,7 +42,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..51"
+echo "1..63"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -64,7 +64,7 @@ refused benchmarks=count_vm_event,count_vm_event "benchmarks: 'count_vm_event' g
 refused benchmarks=baseline "benchmarks: the baseline always runs"
 refused delays=50,50 "delays: 50 given twice"
 refused delays=100001 "delays=100001 is out of range"
-refused delays=1,2,3,4,5,6,7,8,9 "delays: more than 8 delays"
+refused delays=1,2,3,4,5,6,7,8,9 "delays: more than 8 values"
 refused delays=5, "delays: '' is not an unsigned decimal integer"
 refused inject_into=ndelay "inject_into: cannot inject into ndelay"
 refused inject_into=count_vm_event "inject_ndelay and inject_into go together"
@@ -72,6 +72,18 @@ refused inject_ndelay=100 "inject_ndelay and inject_into go together"
 refused inject_ndelay=100001 "inject_ndelay=100001 is out of range"
 refused "inject_into=count_vm_event inject_ndelay=50 benchmarks=inc_zone_page_state" "inject_into: count_vm_event is not in benchmarks="
 refused run_on_load=maybe "invalid for parameter \`run_on_load'"
+refused orders=11 "orders=11 is out of range"
+refused orders=0,0 "orders: 0 given twice"
+refused orders= "orders: '' is not an unsigned decimal integer"
+refused sizes=0 "sizes=0 is out of range"
+refused sizes=8193 "sizes=8193 is out of range"
+refused bulk=0 "bulk=0 is out of range"
+refused bulk=1025 "bulk=1025 is out of range"
+refused frag_sizes=0 "frag_sizes=0 is out of range"
+refused frag_sizes=4097 "frag_sizes=4097 is out of range"
+refused batch=0 "batch=0 is out of range"
+refused batch=65537 "batch=65537 is out of range"
+refused inject_into=kmalloc "inject_into: cannot inject into kmalloc"
 
 # A default load runs every benchmark once and publishes the results.
 dmesg -c >/dev/null
@@ -139,7 +151,7 @@ result $? "mmbench_test fails, naming the reason, when MMBENCH_PARAMS is refused
 # benchmarks= in MMBENCH_PARAMS picks benchmarks; run_on_load= is ignored.
 out=$(cd $testdir && MMBENCH_PARAMS="benchmarks=count_vm_event,count_vm_events run_on_load=1 samples=3" ./mmbench_test 2>&1)
 rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:8" && ! loaded
+[ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:17" && ! loaded
 result $? "MMBENCH_PARAMS benchmarks= runs those and skips the rest" "rc=$rc: $out"
 
 # An explicit module path loads through finit_module().
