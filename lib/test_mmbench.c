@@ -45,6 +45,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+#include <linux/ptr_ring.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -94,6 +95,14 @@
 #define MMBENCH_HIGH_ORDER	(MAX_PAGE_ORDER < 9 ? MAX_PAGE_ORDER : 9)
 /* Alignment of the page_frag_aligned benchmarks. */
 #define MMBENCH_FRAG_ALIGN	64
+/* Slots of the ring between the two CPUs of a remote-free benchmark. */
+#define MMBENCH_RING_SIZE	1024
+/* A CPU of a team that waits this long for the others has stalled. */
+#define MMBENCH_STALL_NS	(2ULL * NSEC_PER_SEC)
+/* Fewest ops of a team sample. */
+#define MMBENCH_TEAM_MIN_OPS	256
+/* Object size of the multi-CPU slab and page_frag benchmarks. */
+#define MMBENCH_TEAM_SIZE	256
 #define MMBENCH_NAME_LEN	48
 #define MMBENCH_REASON_LEN	128
 #define MMBENCH_LIST_LEN	256
@@ -160,6 +169,29 @@ static struct mmbench_list mmbench_frag_sizes = {
 };
 
 static unsigned int mmbench_batch = 1024;
+/* CPUs of the concurrent benchmarks, when the cpus parameter is given. */
+static struct cpumask mmbench_cpus_mask;
+static bool mmbench_cpus_given;
+static int mmbench_push_cpu = -1;
+static int mmbench_pop_cpu = -1;
+
+struct mmbench_team;
+struct mmbench_worker;
+struct mmbench_bench;
+
+/**
+ * enum mmbench_team_kind - on how many CPUs a benchmark runs
+ * @MMBENCH_TEAM_NONE: on the run's CPU only
+ * @MMBENCH_TEAM_ALL: the same work on every CPU of the cpus parameter at
+ *	once
+ * @MMBENCH_TEAM_PAIR: push_cpu allocates and passes each block through a
+ *	ring to pop_cpu, which frees it
+ */
+enum mmbench_team_kind {
+	MMBENCH_TEAM_NONE,
+	MMBENCH_TEAM_ALL,
+	MMBENCH_TEAM_PAIR,
+};
 
 /**
  * struct mmbench_ctx - state of one benchmark while it runs
@@ -178,6 +210,14 @@ static unsigned int mmbench_batch = 1024;
  * @frees: frees, counted by the ops
  * @failed: allocations that failed
  * @corrupt: blocks whose marks written at allocation were gone at free
+ * @team: the CPUs of a multi-CPU benchmark
+ * @team_ns: time of the latest team sample: the longest of its CPUs'
+ * @team_cycles: the same in get_cycles() ticks
+ * @team_preempted: a CPU of the latest team sample was switched out
+ * @team_skew: spread of the start times of the latest team sample, in ns
+ * @team_wait: time push_cpu and pop_cpu waited on the ring, in ns
+ * @abort: why the benchmark cannot go on, or NULL
+ * @bench: the benchmark running
  * @delta: 1, read from memory so that count_vm_events() takes a variable
  *	delta as its callers do
  * @before: counter value read before setup, for the functional check
@@ -197,6 +237,14 @@ struct mmbench_ctx {
 	u64 frees;
 	u64 failed;
 	u64 corrupt;
+	struct mmbench_team *team;
+	u64 team_ns;
+	u64 team_cycles;
+	bool team_preempted;
+	u64 team_skew;
+	u64 team_wait[2];
+	const char *abort;
+	const struct mmbench_bench *bench;
 	long delta;
 	long before;
 };
@@ -209,6 +257,13 @@ struct mmbench_ctx {
  * @contexts: contexts the path may legally run in, BIT(enum mmbench_context)
  * @context: the context it runs in unless the context parameter says else
  * @list: one row per value of this list parameter, or NULL for one row
+ * @team: runs on several CPUs (see enum mmbench_team_kind); @op starts a
+ *	team sample and sleeps until it is over, and the sample's figures
+ *	are the team's
+ * @work: what each CPU of a MMBENCH_TEAM_ALL team does, or push_cpu of a
+ *	MMBENCH_TEAM_PAIR team
+ * @pop_work: what pop_cpu of a MMBENCH_TEAM_PAIR team does
+ * @drain: frees a block left in the ring of a MMBENCH_TEAM_PAIR team
  * @setup: prepare @ctx once, untimed; 0, -EOPNOTSUPP (reported
  *	"unsupported", with the reason written to @reason) or another error
  * @teardown: undo @setup, untimed
@@ -225,6 +280,10 @@ struct mmbench_bench {
 	unsigned int contexts;
 	enum mmbench_context context;
 	struct mmbench_list *list;
+	enum mmbench_team_kind team;
+	void (*work)(struct mmbench_worker *w);
+	void (*pop_work)(struct mmbench_worker *w);
+	void (*drain)(void *ptr);
 	int (*setup)(struct mmbench_ctx *ctx, char *reason);
 	void (*teardown)(struct mmbench_ctx *ctx);
 	void (*prep)(struct mmbench_ctx *ctx);
@@ -280,6 +339,10 @@ struct mmbench_stat {
  * @cycles: cycles/op over the samples, in 1/1000 cycle
  * @net_ns: @ns median minus the baseline's, in ps
  * @net_cycles: @cycles median minus the baseline's, in 1/1000 cycle
+ * @team_cpus: CPUs of a multi-CPU benchmark
+ * @skew_ns: largest spread of the CPUs' start times over the samples
+ * @wait_ns: time push_cpu and pop_cpu waited on the ring, summed
+ * @team_ops: ops of the samples summed, for @wait_ns
  * @has_counter: the benchmark updates a counter
  * @counter_delta: counter value after the run minus before; 0 when the path
  *	left the counter where it found it
@@ -298,6 +361,10 @@ struct mmbench_result {
 	struct mmbench_stat cycles;
 	s64 net_ns;
 	s64 net_cycles;
+	u32 team_cpus;
+	u64 skew_ns;
+	u64 wait_ns[2];
+	u64 team_ops;
 	bool has_counter;
 	long counter_delta;
 };
@@ -824,6 +891,526 @@ static void page_frag_aligned_op(struct mmbench_ctx *ctx)
 	}
 }
 
+/* ---- several CPUs ---- */
+
+/**
+ * struct mmbench_worker - one CPU of a team, in a thread bound to it
+ * @team: its team
+ * @task: its thread, pinned until the team is torn down
+ * @work: what it does in a sample
+ * @cpu: its CPU
+ * @start: ktime_get_ns() when it started the latest sample
+ * @end: ktime_get_ns() when it ended it
+ * @cyc_start: get_cycles() at @start
+ * @cyc_end: get_cycles() at @end
+ * @wait_ns: time it waited on the ring in the latest sample
+ * @preempted: it was switched out during the latest sample
+ * @allocs: its successful allocations, added to the context after a sample
+ * @frees: its frees, likewise
+ * @failed: its failed allocations, likewise
+ * @corrupt: blocks whose marks it found gone, likewise
+ * @frag: its page_frag cache (only push_cpu allocates fragments)
+ */
+struct mmbench_worker {
+	struct mmbench_team *team;
+	struct task_struct *task;
+	void (*work)(struct mmbench_worker *w);
+	int cpu;
+	u64 start;
+	u64 end;
+	u64 cyc_start;
+	u64 cyc_end;
+	u64 wait_ns;
+	bool preempted;
+	u64 allocs;
+	u64 frees;
+	u64 failed;
+	u64 corrupt;
+	struct page_frag_cache frag;
+};
+
+/**
+ * struct mmbench_team - the CPUs of a multi-CPU benchmark
+ * @nr: how many
+ * @ops: ops each CPU does in the sample
+ * @arg: the row's value (unused by the team benchmarks so far)
+ * @gen: number of the latest sample; a worker starts when it changes
+ * @go: set to @gen by the last worker ready: the release of all
+ * @ready: workers ready for the sample
+ * @running: workers not yet done with the sample
+ * @stop: no more work: torn down, or a worker stalled
+ * @stalled: set once, with @why, by the first worker that stalled
+ * @why: what stalled
+ * @start_wq: where workers wait for a sample
+ * @done: completed by the last worker done with a sample
+ * @ring: pointers from push_cpu to pop_cpu
+ * @w: the workers
+ */
+struct mmbench_team {
+	unsigned int nr;
+	u32 ops;
+	u32 arg;
+	unsigned long gen;
+	unsigned long go;
+	atomic_t ready;
+	atomic_t running;
+	bool stop;
+	atomic_t stalled;
+	char why[MMBENCH_REASON_LEN];
+	wait_queue_head_t start_wq;
+	struct completion done;
+	struct ptr_ring ring;
+	struct mmbench_worker w[];
+};
+
+/*
+ * A worker waiting since @since: has it waited too long, or must it stop?
+ * The first to stall says why and stops the team: a hang becomes an error.
+ */
+static bool mmbench_stalled(struct mmbench_worker *w, u64 since,
+			    const char *what)
+{
+	struct mmbench_team *t = w->team;
+
+	if (READ_ONCE(t->stop))
+		return true;
+	if (ktime_get_ns() - since < MMBENCH_STALL_NS)
+		return false;
+	if (!atomic_xchg(&t->stalled, 1))
+		snprintf(t->why, sizeof(t->why),
+			 "CPU %d waited 2 s for %s", w->cpu, what);
+	WRITE_ONCE(t->stop, true);
+	return true;
+}
+
+static void ring_put(struct mmbench_worker *w, void *p)
+{
+	struct mmbench_team *t = w->team;
+	u64 since;
+
+	if (likely(!ptr_ring_produce(&t->ring, p)))
+		return;
+	since = ktime_get_ns();
+	while (ptr_ring_produce(&t->ring, p)) {
+		cpu_relax();
+		if (mmbench_stalled(w, since, "pop_cpu to empty the ring"))
+			break;
+	}
+	w->wait_ns += ktime_get_ns() - since;
+}
+
+/* The next pointer from push_cpu, or NULL when the team stops. */
+static void *ring_get(struct mmbench_worker *w)
+{
+	struct mmbench_team *t = w->team;
+	void *p = ptr_ring_consume(&t->ring);
+	u64 since;
+
+	if (likely(p))
+		return p;
+	since = ktime_get_ns();
+	while (!(p = ptr_ring_consume(&t->ring))) {
+		cpu_relax();
+		if (mmbench_stalled(w, since, "push_cpu to fill the ring"))
+			break;
+	}
+	w->wait_ns += ktime_get_ns() - since;
+	return p;
+}
+
+static int mmbench_worker_fn(void *data)
+{
+	struct mmbench_worker *w = data;
+	struct mmbench_team *t = w->team;
+	unsigned long seen = 0, switches;
+	u64 since;
+
+	for (;;) {
+		wait_event_idle(t->start_wq, READ_ONCE(t->gen) != seen ||
+				kthread_should_stop());
+		if (kthread_should_stop())
+			break;
+		seen = READ_ONCE(t->gen);
+		w->wait_ns = 0;
+		/* The last one ready releases them all at once. */
+		if (atomic_inc_return(&t->ready) == t->nr) {
+			WRITE_ONCE(t->go, seen);
+		} else {
+			since = ktime_get_ns();
+			while (READ_ONCE(t->go) != seen &&
+			       !mmbench_stalled(w, since, "the other CPUs"))
+				cpu_relax();
+		}
+		switches = current->nvcsw + current->nivcsw;
+		w->cyc_start = get_cycles();
+		w->start = ktime_get_ns();
+		if (!READ_ONCE(t->stop))
+			w->work(w);
+		w->end = ktime_get_ns();
+		w->cyc_end = get_cycles();
+		w->preempted = current->nvcsw + current->nivcsw != switches;
+		if (atomic_dec_and_test(&t->running))
+			complete(&t->done);
+	}
+	return 0;
+}
+
+/* The CPUs of a team: cpus= (or every online CPU), or push_cpu, pop_cpu. */
+static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
+		     int *push, int *pop, char *reason)
+{
+	if (mmbench_cpus_given)
+		cpumask_and(mask, &mmbench_cpus_mask, cpu_online_mask);
+	else
+		cpumask_copy(mask, cpu_online_mask);
+	if (kind == MMBENCH_TEAM_PAIR) {
+		*push = mmbench_push_cpu >= 0 ? mmbench_push_cpu :
+			cpumask_first(mask);
+		*pop = mmbench_pop_cpu >= 0 ? mmbench_pop_cpu :
+		       cpumask_next(*push, mask) < nr_cpu_ids ?
+		       cpumask_next(*push, mask) : cpumask_first(mask);
+		if (*push == *pop || !cpu_online(*push) || !cpu_online(*pop)) {
+			snprintf(reason, MMBENCH_REASON_LEN,
+				 "needs two online CPUs: push_cpu %d, pop_cpu %d",
+				 *push, *pop);
+			return -EOPNOTSUPP;
+		}
+		cpumask_clear(mask);
+		cpumask_set_cpu(*push, mask);
+		cpumask_set_cpu(*pop, mask);
+		return 0;
+	}
+	if (cpumask_weight(mask) < 2) {
+		snprintf(reason, MMBENCH_REASON_LEN,
+			 "needs two online CPUs, has %*pbl",
+			 cpumask_pr_args(mask));
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static void team_teardown(struct mmbench_ctx *ctx)
+{
+	struct mmbench_team *t = ctx->team;
+	const struct mmbench_bench *b = ctx->bench;
+	unsigned int i;
+	void *p;
+
+	if (!t)
+		return;
+	WRITE_ONCE(t->stop, true);
+	for (i = 0; i < t->nr; i++) {
+		if (!t->w[i].task)
+			continue;
+		kthread_stop(t->w[i].task);
+		put_task_struct(t->w[i].task);
+	}
+	if (b->team == MMBENCH_TEAM_PAIR) {
+		while ((p = ptr_ring_consume(&t->ring))) {
+			if (b->drain && !IS_ERR(p)) {
+				b->drain(p);
+				ctx->frees++;
+			}
+		}
+		ptr_ring_cleanup(&t->ring, NULL);
+	}
+	for (i = 0; i < t->nr; i++)
+		page_frag_cache_drain(&t->w[i].frag);
+	kfree(t);
+	ctx->team = NULL;
+}
+
+/* Start a thread on each CPU of the team; they wait for team_op(). */
+static int team_setup(struct mmbench_ctx *ctx, char *reason)
+{
+	const struct mmbench_bench *b = ctx->bench;
+	struct mmbench_team *t;
+	cpumask_var_t mask;
+	int cpu, push = -1, pop = -1, ret;
+	unsigned int i = 0;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = team_cpus(b->team, mask, &push, &pop, reason);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	t = kzalloc(struct_size(t, w, cpumask_weight(mask)), GFP_KERNEL);
+	if (!t)
+		goto out;
+	t->nr = cpumask_weight(mask);
+	init_waitqueue_head(&t->start_wq);
+	init_completion(&t->done);
+	ctx->team = t;
+	if (b->team == MMBENCH_TEAM_PAIR &&
+	    ptr_ring_init(&t->ring, MMBENCH_RING_SIZE, GFP_KERNEL)) {
+		kfree(t);
+		ctx->team = NULL;
+		goto out;
+	}
+	for_each_cpu(cpu, mask) {
+		struct mmbench_worker *w = &t->w[i++];
+		struct task_struct *task;
+
+		w->team = t;
+		w->cpu = b->team == MMBENCH_TEAM_PAIR && i == 2 ? pop :
+			 b->team == MMBENCH_TEAM_PAIR ? push : cpu;
+		w->work = b->team == MMBENCH_TEAM_PAIR && i == 2 ? b->pop_work :
+								   b->work;
+		task = kthread_create_on_cpu(mmbench_worker_fn, w, w->cpu,
+					     "mmbench_w/%u");
+		if (IS_ERR(task)) {
+			ret = PTR_ERR(task);
+			team_teardown(ctx);
+			goto out;
+		}
+		w->task = get_task_struct(task);
+		wake_up_process(task);
+	}
+	ret = 0;
+out:
+	free_cpumask_var(mask);
+	return ret;
+}
+
+/*
+ * One team sample: every CPU does ctx->ops ops from a common release.  The
+ * sample lasts as long as the CPU that took longest took, from its start
+ * to its end: the release reaches the CPUs a little apart (the start skew,
+ * reported), and waking them is not what is measured.
+ */
+static void team_op(struct mmbench_ctx *ctx)
+{
+	struct mmbench_team *t = ctx->team;
+	u64 first = U64_MAX, last_start = 0, longest = 0, cycles = 0;
+	unsigned int i;
+
+	t->ops = ctx->ops;
+	t->arg = ctx->arg;
+	atomic_set(&t->ready, 0);
+	atomic_set(&t->running, t->nr);
+	reinit_completion(&t->done);
+	WRITE_ONCE(t->gen, t->gen + 1);
+	wake_up_all(&t->start_wq);
+	/* Bounded: a worker that waits for another stalls out in 2 s. */
+	wait_for_completion(&t->done);
+
+	ctx->team_preempted = false;
+	for (i = 0; i < t->nr; i++) {
+		struct mmbench_worker *w = &t->w[i];
+
+		first = min(first, w->start);
+		last_start = max(last_start, w->start);
+		if (w->end - w->start > longest) {
+			longest = w->end - w->start;
+			cycles = w->cyc_end - w->cyc_start;
+		}
+		ctx->team_preempted |= w->preempted;
+		ctx->team_wait[min(i, 1U)] = w->wait_ns;
+		ctx->allocs += w->allocs;
+		ctx->frees += w->frees;
+		ctx->failed += w->failed;
+		ctx->corrupt += w->corrupt;
+		w->allocs = 0;
+		w->frees = 0;
+		w->failed = 0;
+		w->corrupt = 0;
+	}
+	ctx->team_ns = longest;
+	ctx->team_cycles = cycles;
+	ctx->team_skew = last_start - first;
+	if (atomic_read(&t->stalled))
+		ctx->abort = t->why;
+}
+
+/* The same hot pair on every CPU at once. */
+static void pages_pair_work(struct mmbench_worker *w)
+{
+	struct page *page;
+	u32 i;
+
+	for (i = 0; i < w->team->ops; i++) {
+		page = alloc_page(GFP_KERNEL);
+		if (unlikely(!page)) {
+			w->failed++;
+			continue;
+		}
+		w->allocs++;
+		mmbench_mark(page_address(page), PAGE_SIZE);
+		if (unlikely(*(u8 *)page_address(page) != 0xa5))
+			w->corrupt++;
+		__free_page(page);
+		w->frees++;
+	}
+}
+
+static void kmalloc_pair_work(struct mmbench_worker *w)
+{
+	void *p;
+	u32 i;
+
+	for (i = 0; i < w->team->ops; i++) {
+		p = kmalloc(MMBENCH_TEAM_SIZE, GFP_KERNEL);
+		if (unlikely(!p)) {
+			w->failed++;
+			continue;
+		}
+		w->allocs++;
+		mmbench_mark(p, MMBENCH_TEAM_SIZE);
+		if (unlikely(*(u8 *)p != 0xa5))
+			w->corrupt++;
+		kfree(p);
+		w->frees++;
+	}
+}
+
+/*
+ * Remote free: push_cpu allocates, marks and passes each block (or an
+ * error pointer for a failed allocation, so that the counts match) to
+ * pop_cpu, which checks and frees it.
+ */
+static void pages_push_work(struct mmbench_worker *w)
+{
+	struct page *page;
+	u32 i;
+
+	for (i = 0; i < w->team->ops && !READ_ONCE(w->team->stop); i++) {
+		page = alloc_page(GFP_KERNEL);
+		if (unlikely(!page)) {
+			w->failed++;
+			ring_put(w, ERR_PTR(-ENOMEM));
+			continue;
+		}
+		w->allocs++;
+		mmbench_mark(page_address(page), PAGE_SIZE);
+		ring_put(w, page);
+	}
+}
+
+static void pages_pop_work(struct mmbench_worker *w)
+{
+	struct page *page;
+	u32 i;
+
+	for (i = 0; i < w->team->ops; i++) {
+		page = ring_get(w);
+		if (!page)
+			break;
+		if (IS_ERR(page))
+			continue;
+		if (unlikely(*(u8 *)page_address(page) != 0xa5 ||
+			     *((u8 *)page_address(page) + PAGE_SIZE - 1) !=
+			     0x5a))
+			w->corrupt++;
+		__free_page(page);
+		w->frees++;
+	}
+}
+
+static void pages_drain(void *ptr)
+{
+	__free_page(ptr);
+}
+
+static void kmalloc_push_work(struct mmbench_worker *w)
+{
+	void *p;
+	u32 i;
+
+	for (i = 0; i < w->team->ops && !READ_ONCE(w->team->stop); i++) {
+		p = kmalloc(MMBENCH_TEAM_SIZE, GFP_KERNEL);
+		if (unlikely(!p)) {
+			w->failed++;
+			ring_put(w, ERR_PTR(-ENOMEM));
+			continue;
+		}
+		w->allocs++;
+		mmbench_mark(p, MMBENCH_TEAM_SIZE);
+		ring_put(w, p);
+	}
+}
+
+/* Checks and frees blocks with free_fn; shared by slab and page_frag. */
+static void pop_work(struct mmbench_worker *w, void (*free_fn)(const void *))
+{
+	struct mmbench_ctx scratch = { };
+	void *p;
+	u32 i;
+
+	for (i = 0; i < w->team->ops; i++) {
+		p = ring_get(w);
+		if (!p)
+			break;
+		if (IS_ERR(p))
+			continue;
+		mmbench_check(&scratch, p, MMBENCH_TEAM_SIZE);
+		free_fn(p);
+		w->frees++;
+	}
+	w->corrupt += scratch.corrupt;
+}
+
+static void kmalloc_pop_work(struct mmbench_worker *w)
+{
+	pop_work(w, kfree);
+}
+
+static void kfree_drain(void *ptr)
+{
+	kfree(ptr);
+}
+
+static void frag_push_work(struct mmbench_worker *w)
+{
+	void *p;
+	u32 i;
+
+	for (i = 0; i < w->team->ops && !READ_ONCE(w->team->stop); i++) {
+		p = page_frag_alloc(&w->frag, MMBENCH_TEAM_SIZE, GFP_KERNEL);
+		if (unlikely(!p)) {
+			w->failed++;
+			ring_put(w, ERR_PTR(-ENOMEM));
+			continue;
+		}
+		w->allocs++;
+		mmbench_mark(p, MMBENCH_TEAM_SIZE);
+		ring_put(w, p);
+	}
+}
+
+static void frag_free(const void *p)
+{
+	page_frag_free((void *)p);
+}
+
+static void frag_pop_work(struct mmbench_worker *w)
+{
+	pop_work(w, frag_free);
+}
+
+static void frag_drain(void *ptr)
+{
+	page_frag_free(ptr);
+}
+
+/* The ring alone, with a pointer that is never dereferenced. */
+static void ring_push_work(struct mmbench_worker *w)
+{
+	u32 i;
+
+	for (i = 0; i < w->team->ops && !READ_ONCE(w->team->stop); i++)
+		ring_put(w, w);
+}
+
+static void ring_pop_work(struct mmbench_worker *w)
+{
+	u32 i;
+
+	for (i = 0; i < w->team->ops; i++)
+		if (!ring_get(w))
+			break;
+}
+
 /* The baseline is first: every other benchmark is judged against it. */
 static const struct mmbench_bench mmbench_benches[] = {
 	{
@@ -934,6 +1521,54 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.list = &mmbench_frag_sizes, .setup = page_frag_setup,
 		.teardown = page_frag_teardown, .op = page_frag_aligned_op,
 		.read = outstanding_read,
+	}, {
+		.name = "alloc_pages_concurrent", .group = "page_alloc",
+		.unit = "order-0 alloc and free, on every CPU of cpus at once",
+		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
+		.team = MMBENCH_TEAM_ALL, .work = pages_pair_work,
+		.setup = team_setup, .teardown = team_teardown, .op = team_op,
+		.read = outstanding_read,
+	}, {
+		.name = "kmalloc_concurrent", .group = "slab",
+		.unit = "kmalloc(256) and kfree(), on every CPU of cpus at once",
+		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
+		.team = MMBENCH_TEAM_ALL, .work = kmalloc_pair_work,
+		.setup = team_setup, .teardown = team_teardown, .op = team_op,
+		.read = outstanding_read,
+	}, {
+		.name = "alloc_pages_remote_free", .group = "page_alloc",
+		.unit = "order-0 page allocated on push_cpu, freed on pop_cpu",
+		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
+		.team = MMBENCH_TEAM_PAIR,
+		.work = pages_push_work, .pop_work = pages_pop_work,
+		.drain = pages_drain, .setup = team_setup,
+		.teardown = team_teardown, .op = team_op,
+		.read = outstanding_read,
+	}, {
+		.name = "kmalloc_remote_free", .group = "slab",
+		.unit = "kmalloc(256) on push_cpu, kfree() on pop_cpu",
+		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
+		.team = MMBENCH_TEAM_PAIR,
+		.work = kmalloc_push_work, .pop_work = kmalloc_pop_work,
+		.drain = kfree_drain, .setup = team_setup,
+		.teardown = team_teardown, .op = team_op,
+		.read = outstanding_read,
+	}, {
+		.name = "page_frag_remote_free", .group = "page_frag",
+		.unit = "256-byte fragment allocated on push_cpu, freed on pop_cpu",
+		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
+		.team = MMBENCH_TEAM_PAIR,
+		.work = frag_push_work, .pop_work = frag_pop_work,
+		.drain = frag_drain, .setup = team_setup,
+		.teardown = team_teardown, .op = team_op,
+		.read = outstanding_read,
+	}, {
+		.name = "ptr_ring_remote", .group = "calibration",
+		.unit = "pointer through the ring from push_cpu to pop_cpu",
+		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
+		.team = MMBENCH_TEAM_PAIR,
+		.work = ring_push_work, .pop_work = ring_pop_work,
+		.setup = team_setup, .teardown = team_teardown, .op = team_op,
 	},
 };
 
@@ -1176,7 +1811,7 @@ static int cpu_set(const char *val, const struct kernel_param *kp)
 		       kp->name, v, cpumask_pr_args(cpu_online_mask));
 		return -EINVAL;
 	}
-	mmbench_cpu = v;
+	*(int *)kp->arg = v;
 	return 0;
 }
 
@@ -1188,6 +1823,59 @@ static const struct kernel_param_ops cpu_ops = {
 module_param_cb(cpu, &cpu_ops, &mmbench_cpu, 0444);
 MODULE_PARM_DESC(cpu,
 		 "CPU to run on, or -1 for the first online CPU (default -1)");
+module_param_cb(push_cpu, &cpu_ops, &mmbench_push_cpu, 0444);
+MODULE_PARM_DESC(push_cpu,
+		 "CPU that allocates in the remote-free benchmarks, or -1 for the first of cpus (default -1)");
+module_param_cb(pop_cpu, &cpu_ops, &mmbench_pop_cpu, 0444);
+MODULE_PARM_DESC(pop_cpu,
+		 "CPU that frees in the remote-free benchmarks, or -1 for the next of cpus (default -1)");
+
+static int cpus_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[MMBENCH_LIST_LEN];
+	cpumask_var_t mask;
+	int ret = -EINVAL;
+
+	if (strscpy(buf, val, sizeof(buf)) < 0) {
+		pr_err("%s: list longer than %zu characters\n", kp->name,
+		       sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	if (cpulist_parse(strim(buf), mask))
+		pr_err("%s: '%s' is not a CPU list such as 0-3,6\n", kp->name,
+		       val);
+	else if (cpumask_empty(mask))
+		pr_err("%s: no CPU in '%s'\n", kp->name, val);
+	else if (!cpumask_subset(mask, cpu_online_mask))
+		pr_err("%s=%*pbl: not all online (online: %*pbl)\n", kp->name,
+		       cpumask_pr_args(mask), cpumask_pr_args(cpu_online_mask));
+	else
+		ret = 0;
+	if (!ret) {
+		cpumask_copy(&mmbench_cpus_mask, mask);
+		mmbench_cpus_given = true;
+	}
+	free_cpumask_var(mask);
+	return ret;
+}
+
+static int cpus_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%*pbl\n",
+			  cpumask_pr_args(mmbench_cpus_given ?
+					  &mmbench_cpus_mask : cpu_online_mask));
+}
+
+static const struct kernel_param_ops cpus_ops = {
+	.set = cpus_set,
+	.get = cpus_get,
+};
+
+module_param_cb(cpus, &cpus_ops, NULL, 0444);
+MODULE_PARM_DESC(cpus,
+		 "CPUs of the concurrent benchmarks, a list such as 0-3,6 (default: all online)");
 
 static int context_set(const char *val, const struct kernel_param *kp)
 {
@@ -1385,6 +2073,12 @@ static void mmbench_sample(const struct mmbench_bench *b,
 	s->cycles = c1 - c0;
 	s->preempted = current->nvcsw + current->nivcsw != switches;
 	s->migrated = raw_smp_processor_id() != cpu;
+	if (b->team) {
+		/* This thread slept through the sample; its CPUs did not. */
+		s->ns = ctx->team_ns;
+		s->cycles = ctx->team_cycles;
+		s->preempted = ctx->team_preempted;
+	}
 }
 
 /*
@@ -1403,10 +2097,12 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 	struct mmbench_sample s;
 	u64 ps_per_op, want, cap;
 
-	for (ctx->ops = 1; ; ) {
+	/* A team sample has fixed costs: start with enough ops to hide them. */
+	for (ctx->ops = b->team ? MMBENCH_TEAM_MIN_OPS : 1; ; ) {
 		mmbench_sample(b, c, ctx, &s);
 		cond_resched();
-		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_ITERATIONS)
+		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_ITERATIONS ||
+		    ctx->abort)
 			break;
 		ctx->ops = min_t(u64, (u64)ctx->ops * (s.ns < target / 64 ?
 						       16 : 4),
@@ -1420,6 +2116,8 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 			 "iterations clamped to %llu by budget_ms",
 			 max_t(u64, cap, 1));
 	want = min(want, cap);
+	if (b->team && !mmbench_iterations)
+		want = max_t(u64, want, MMBENCH_TEAM_MIN_OPS);
 	return clamp_t(u64, want, 1, MMBENCH_MAX_ITERATIONS);
 }
 
@@ -1485,30 +2183,14 @@ static bool mmbench_stopping(const struct mmbench_run *run)
 }
 
 /*
- * Standard error of a median of @n samples with median absolute deviation
- * @mad: sigma = 1.4826 * MAD for normal noise, and the median's standard
- * error is 1.2533 * sigma / sqrt(n).
- */
-static u64 mmbench_median_se(u64 mad, u32 n)
-{
-	return div64_u64(mad * 1858, max_t(u64, int_sqrt64((u64)n * 1000000), 1));
-}
-
-/*
- * The net cost must stand clear of the noise: three standard errors of the
- * difference between the row's median and the baseline's, and a tenth of
- * the baseline's median.  A loop the compiler emptied measures as the
- * baseline does.
+ * A loop the compiler emptied measures as the baseline does.  Judge on the
+ * fastest samples, which a busy machine can only make slower: the row's
+ * fastest op must cost the baseline's fastest iteration and a tenth more.
  */
 static bool mmbench_suspect(const struct mmbench_result *r,
 			    const struct mmbench_result *base)
 {
-	u64 se_r = mmbench_median_se(r->ns.mad, r->samples);
-	u64 se_b = mmbench_median_se(base->ns.mad, base->samples);
-	s64 noise = max_t(u64, 3 * int_sqrt64(se_r * se_r + se_b * se_b),
-			  div_u64(base->ns.median, 10));
-
-	return r->net_ns <= noise;
+	return r->ns.min <= base->ns.min + div_u64(base->ns.min, 10);
 }
 
 /* Take the samples of one row and judge them; fills row->pending. */
@@ -1549,6 +2231,9 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		return;
 	}
 
+	ctx->bench = b;
+	ctx->team = NULL;
+	ctx->abort = NULL;
 	ctx->arg = row->arg;
 	ctx->inject_ns = row->inject_ns;
 	ctx->delta = 1;
@@ -1575,6 +2260,8 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	mmbench_sample(b, c, ctx, &s);		/* warm-up at the final size */
 	while (kept < mmbench_samples && attempts++ < 2 * mmbench_samples + 8) {
 		cond_resched();
+		if (ctx->abort)
+			break;
 		if (kept && (mmbench_stopping(run) ||
 			     ktime_get_ns() - start > run->row_budget_ns))
 			break;
@@ -1587,8 +2274,16 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 			run->ps[kept] = div_u64(s.ns * 1000, ops);
 			run->mcyc[kept] = div_u64(s.cycles * 1000, ops);
 			kept++;
+			if (b->team) {
+				r->skew_ns = max(r->skew_ns, ctx->team_skew);
+				r->wait_ns[0] += ctx->team_wait[0];
+				r->wait_ns[1] += ctx->team_wait[1];
+				r->team_ops += ops;
+			}
 		}
 	}
+	if (ctx->team)
+		r->team_cpus = ctx->team->nr;
 	if (b->teardown)
 		b->teardown(ctx);
 
@@ -1596,6 +2291,11 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	r->samples = kept;
 	if (b->read)
 		r->counter_delta = mmbench_counter_delta(b, ctx);
+	if (ctx->abort) {
+		r->status = MMBENCH_ERROR;
+		strscpy(r->reason, ctx->abort);
+		return;
+	}
 	if (!kept) {
 		r->status = MMBENCH_ERROR;
 		snprintf(r->reason, sizeof(r->reason),
@@ -1646,18 +2346,18 @@ static void mmbench_judge(struct mmbench_row *row,
 		return;
 	r->net_ns = (s64)r->ns.median - base->ns.median;
 	r->net_cycles = (s64)r->cycles.median - base->cycles.median;
-	if (r != base && mmbench_suspect(r, base)) {
+	/* A team's ops cross CPUs through memory: nothing to fold away. */
+	if (r != base && !row->bench->team && mmbench_suspect(r, base)) {
 		r->status = MMBENCH_SUSPECT;
 		snprintf(r->reason, sizeof(r->reason),
-			 "net %lld ps/op is within the baseline's noise",
-			 r->net_ns);
+			 "fastest sample %llu ps/op, within 10%% of the baseline's %llu",
+			 r->ns.min, base->ns.min);
 	}
 }
 
 /*
- * Measure the baseline again after the benchmarks and keep the lower of
- * the two medians: a disturbed baseline would make every net figure low
- * and the cheapest benchmarks look optimised away.
+ * Measure the baseline again after the benchmarks and keep the run with
+ * the lower median: a disturbed baseline would make every net figure low.
  */
 static void mmbench_rebaseline(struct mmbench_row *row,
 			       struct mmbench_ctx *ctx, struct mmbench_run *run)
@@ -1837,7 +2537,8 @@ enum mmbench_field {
 	F_PREEMPTED, F_MIGRATED, F_ARG, F_INJECT,
 	F_NS_MIN, F_NS_MEDIAN, F_NS_MEAN, F_NS_STDDEV, F_NS_MAD, F_NS_MAX,
 	F_NS_NET, F_CYC_MIN, F_CYC_MEDIAN, F_CYC_MEAN, F_CYC_STDDEV, F_CYC_MAD,
-	F_CYC_MAX, F_CYC_NET, F_COUNTER_DELTA,
+	F_CYC_MAX, F_CYC_NET, F_COUNTER_DELTA, F_TEAM_CPUS, F_SKEW,
+	F_AGGREGATE, F_PUSH_WAIT, F_POP_WAIT,
 };
 
 struct mmbench_attr {
@@ -1962,6 +2663,24 @@ static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
 	case F_CYC_NET:
 		ret = emit_cycles(buf, r, r->net_cycles);
 		break;
+	case F_TEAM_CPUS:
+		ret = sysfs_emit(buf, "%u\n", r->team_cpus);
+		break;
+	case F_SKEW:
+		ret = sysfs_emit(buf, "%llu\n", r->skew_ns);
+		break;
+	case F_AGGREGATE:
+		ret = emit_fixed(buf, div_u64(r->ns.median,
+					      max(r->team_cpus, 1U)));
+		break;
+	case F_PUSH_WAIT:
+		ret = emit_fixed(buf, div64_u64(r->wait_ns[0] * 1000,
+						max(r->team_ops, 1ULL)));
+		break;
+	case F_POP_WAIT:
+		ret = emit_fixed(buf, div64_u64(r->wait_ns[1] * 1000,
+						max(r->team_ops, 1ULL)));
+		break;
 	case F_COUNTER_DELTA:
 		ret = r->has_counter ? sysfs_emit(buf, "%ld\n", r->counter_delta) :
 				       sysfs_emit(buf, "none\n");
@@ -2008,6 +2727,11 @@ MMBENCH_ATTR(cycles_per_op_mad, F_CYC_MAD);
 MMBENCH_ATTR(cycles_per_op_max, F_CYC_MAX);
 MMBENCH_ATTR(net_cycles_per_op, F_CYC_NET);
 MMBENCH_ATTR(counter_delta, F_COUNTER_DELTA);
+MMBENCH_ATTR(team_cpus, F_TEAM_CPUS);
+MMBENCH_ATTR(start_skew_ns_max, F_SKEW);
+MMBENCH_ATTR(aggregate_ns_per_op, F_AGGREGATE);
+MMBENCH_ATTR(push_wait_ns_per_op, F_PUSH_WAIT);
+MMBENCH_ATTR(pop_wait_ns_per_op, F_POP_WAIT);
 
 static struct attribute *mmbench_result_attrs[] = {
 	&mmbench_attr_status.attr.attr,
@@ -2039,6 +2763,11 @@ static struct attribute *mmbench_result_attrs[] = {
 	&mmbench_attr_cycles_per_op_max.attr.attr,
 	&mmbench_attr_net_cycles_per_op.attr.attr,
 	&mmbench_attr_counter_delta.attr.attr,
+	&mmbench_attr_team_cpus.attr.attr,
+	&mmbench_attr_start_skew_ns_max.attr.attr,
+	&mmbench_attr_aggregate_ns_per_op.attr.attr,
+	&mmbench_attr_push_wait_ns_per_op.attr.attr,
+	&mmbench_attr_pop_wait_ns_per_op.attr.attr,
 	NULL,
 };
 
@@ -2066,6 +2795,16 @@ static umode_t mmbench_result_visible(struct kobject *kobj,
 		       attr->mode : 0;
 	if (attr == &mmbench_attr_inject_ndelay.attr.attr)
 		return row && row->inject_ns ? attr->mode : 0;
+	if (attr == &mmbench_attr_team_cpus.attr.attr ||
+	    attr == &mmbench_attr_start_skew_ns_max.attr.attr)
+		return row && row->bench->team ? attr->mode : 0;
+	if (attr == &mmbench_attr_aggregate_ns_per_op.attr.attr)
+		return row && row->bench->team == MMBENCH_TEAM_ALL ?
+		       attr->mode : 0;
+	if (attr == &mmbench_attr_push_wait_ns_per_op.attr.attr ||
+	    attr == &mmbench_attr_pop_wait_ns_per_op.attr.attr)
+		return row && row->bench->team == MMBENCH_TEAM_PAIR ?
+		       attr->mode : 0;
 	return attr->mode;
 }
 
@@ -2385,6 +3124,11 @@ static int mmbench_check_params(void)
 
 	if (into != !!mmbench_inject_ns) {
 		pr_err("inject_ndelay and inject_into go together\n");
+		return -EINVAL;
+	}
+	if (mmbench_push_cpu >= 0 && mmbench_push_cpu == mmbench_pop_cpu) {
+		pr_err("push_cpu and pop_cpu are both %d: a remote free needs two CPUs\n",
+		       mmbench_push_cpu);
 		return -EINVAL;
 	}
 	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR) {

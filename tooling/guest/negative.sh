@@ -42,7 +42,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..63"
+echo "1..68"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -84,6 +84,11 @@ refused frag_sizes=4097 "frag_sizes=4097 is out of range"
 refused batch=0 "batch=0 is out of range"
 refused batch=65537 "batch=65537 is out of range"
 refused inject_into=kmalloc "inject_into: cannot inject into kmalloc"
+refused cpus=x "cpus: 'x' is not a CPU list"
+refused cpus=0-4095 "cpus: '0-4095' is not a CPU list"
+refused "cpus=0,$ncpu" "cpus: '0,$ncpu' is not a CPU list"
+refused "push_cpu=0 pop_cpu=0" "push_cpu and pop_cpu are both 0"
+refused pop_cpu=$ncpu "pop_cpu=$ncpu is not an online CPU"
 
 # A default load runs every benchmark once and publishes the results.
 dmesg -c >/dev/null
@@ -151,7 +156,7 @@ result $? "mmbench_test fails, naming the reason, when MMBENCH_PARAMS is refused
 # benchmarks= in MMBENCH_PARAMS picks benchmarks; run_on_load= is ignored.
 out=$(cd $testdir && MMBENCH_PARAMS="benchmarks=count_vm_event,count_vm_events run_on_load=1 samples=3" ./mmbench_test 2>&1)
 rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:17" && ! loaded
+[ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:23" && ! loaded
 result $? "MMBENCH_PARAMS benchmarks= runs those and skips the rest" "rc=$rc: $out"
 
 # An explicit module path loads through finit_module().

@@ -9,6 +9,8 @@ from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
               "options or a step could not be done, 130 interrupted")
+# Memory of the small guest of ./mmbench test, in MiB.
+SMALL_MEMORY = 192
 CHECKPATCH_FILES = ["lib/test_mmbench.c",
                     "tools/testing/selftests/mm/mmbench/mmbench_test.c"]
 
@@ -115,8 +117,10 @@ class Setup:
         for w in self.module_warnings + self.kselftest_warnings:
             say(f"build: {w}")
 
-    def boot(self, mode, results):
+    def boot(self, mode, results, cpus=None, memory=None):
         a = self.args
+        cpus = cpus or a.cpus
+        memory = memory or a.memory
         with Phase("initramfs"):
             env = {"MMBENCH_CEILING_" + c.split("=")[0].upper():
                    c.split("=")[1] for c in a.ceiling}
@@ -139,9 +143,9 @@ class Setup:
                 print(f"  | {line}", flush=True)
 
         console = results / "console.log"
-        with Phase(f"guest ({'KVM' if kvm else 'TCG'}, {a.cpus} CPUs, "
-                   f"{a.memory} MiB)"):
-            guest.boot(self.kernel, image, a.cpus, a.memory, kvm, console,
+        with Phase(f"guest ({'KVM' if kvm else 'TCG'}, {cpus} CPUs, "
+                   f"{memory} MiB)"):
+            guest.boot(self.kernel, image, cpus, memory, kvm, console,
                        show, a.timeout)
         (results / "guest.log").write_text("\n".join(lines) + "\n")
         return GuestOutput(lines, console)
@@ -263,6 +267,35 @@ def checkpatch(tree):
     return checks
 
 
+def small_guest(setup):
+    """One CPU and little memory: multi-CPU cases skip, nothing breaks."""
+    results = guest.results_dir("-1cpu")
+    out = setup.boot("run", results, cpus=1, memory=SMALL_MEMORY)
+    inner = ktap.inner_ktap(out.suite)
+    (results / "mmbench_test.ktap").write_text("\n".join(inner) + "\n")
+    res = ktap.results(inner)
+    failed = [r[2] for r in res if not r[0]]
+    team = [r for r in res if re.search(r"_(concurrent|remote_free|remote)\.",
+                                        r[2])]
+    wrong = [r[2] for r in team
+             if r[3] != "SKIP" or "needs two online CPUs" not in r[4]]
+    others = [r for r in res if r not in team]
+    where = f"see {results}"
+    return [
+        (out.finished and bool(res) and not failed,
+         f"1 CPU, {SMALL_MEMORY} MiB: no case fails",
+         f"failed: {', '.join(failed) or 'none'}; {where}"),
+        (len(team) == 6 and not wrong,
+         "1 CPU: the 6 multi-CPU cases skip, saying they need two CPUs",
+         f"{len(team)} found, wrong: {', '.join(wrong)}; {where}"),
+        (any(r[0] and r[3] != "SKIP" for r in others),
+         "1 CPU: the single-CPU cases still pass", where),
+        (not out.kernel_problems(),
+         f"1 CPU, {SMALL_MEMORY} MiB: no oops, BUG or WARN",
+         "; ".join(out.kernel_problems()[:3])),
+    ]
+
+
 def cmd_test(args):
     setup = Setup(args, checks=True)
     setup.prepare()
@@ -292,6 +325,7 @@ def cmd_test(args):
                        "every planned bad-input case reported",
                        f"plan {plan.group(1) if plan else '?'}, "
                        f"{len(res)} results"))
+    checks += small_guest(setup)
     Phase.report()
     report(checks)
     npass = sum(1 for ok, _, _ in checks if ok)

@@ -189,12 +189,14 @@ def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout):
     return rc
 
 
-def results_dir():
-    stamp = time.strftime("%Y%m%d-%H%M%S")
+def results_dir(suffix=""):
+    """A new folder for a run's results; without @suffix, also "latest"."""
+    stamp = time.strftime("%Y%m%d-%H%M%S") + suffix
     d = OUT / "results" / stamp
     d.mkdir(parents=True, exist_ok=True)
-    latest = OUT / "results" / "latest"
-    if latest.is_symlink() or latest.exists():
-        latest.unlink()
-    latest.symlink_to(stamp)
+    if not suffix:
+        latest = OUT / "results" / "latest"
+        if latest.is_symlink() or latest.exists():
+            latest.unlink()
+        latest.symlink_to(stamp)
     return d
