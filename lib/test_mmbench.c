@@ -1778,11 +1778,11 @@ MODULE_PARM_DESC(samples,
 		 "Samples kept per benchmark after one warm-up, 1..1000 (default 9)");
 
 static struct mmbench_uint_param sample_us_param = {
-	.value = &mmbench_sample_us, .min = 10, .max = 100000,
+	.value = &mmbench_sample_us, .min = 100, .max = 100000,
 };
 module_param_cb(sample_us, &uint_range_ops, &sample_us_param, 0444);
 MODULE_PARM_DESC(sample_us,
-		 "Target duration of a sample when iterations=0, 10..100000 us (default 2000)");
+		 "Target duration of a sample when iterations=0, 100..100000 us (default 2000)");
 
 static struct mmbench_uint_param budget_ms_param = {
 	.value = &mmbench_budget_ms, .min = 100, .max = 600000,
@@ -2097,8 +2097,13 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 	struct mmbench_sample s;
 	u64 ps_per_op, want, cap;
 
-	/* A team sample has fixed costs: start with enough ops to hide them. */
-	for (ctx->ops = b->team ? MMBENCH_TEAM_MIN_OPS : 1; ; ) {
+	/*
+	 * A team sample has fixed costs: start with enough ops to hide them.
+	 * The first sample, cold, only warms the path up.
+	 */
+	ctx->ops = b->team ? MMBENCH_TEAM_MIN_OPS : 1;
+	mmbench_sample(b, c, ctx, &s);
+	for (;;) {
 		mmbench_sample(b, c, ctx, &s);
 		cond_resched();
 		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_ITERATIONS ||
@@ -2113,8 +2118,8 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 	cap = div64_u64(share * 1000, ps_per_op);
 	if (mmbench_iterations && want > cap)
 		snprintf(r->reason, sizeof(r->reason),
-			 "iterations clamped to %llu by budget_ms",
-			 max_t(u64, cap, 1));
+			 "iterations clamped to %llu: a sample lasts at most %llu ms (100 ms, or its share of budget_ms)",
+			 max_t(u64, cap, 1), div_u64(share, NSEC_PER_MSEC));
 	want = min(want, cap);
 	if (b->team && !mmbench_iterations)
 		want = max_t(u64, want, MMBENCH_TEAM_MIN_OPS);
@@ -3123,17 +3128,17 @@ static int mmbench_check_params(void)
 	unsigned int i;
 
 	if (into != !!mmbench_inject_ns) {
-		pr_err("inject_ndelay and inject_into go together\n");
+		pr_err("invalid parameters: inject_ndelay and inject_into go together\n");
 		return -EINVAL;
 	}
 	if (mmbench_push_cpu >= 0 && mmbench_push_cpu == mmbench_pop_cpu) {
-		pr_err("push_cpu and pop_cpu are both %d: a remote free needs two CPUs\n",
+		pr_err("invalid parameters: push_cpu and pop_cpu are both %d: a remote free needs two CPUs\n",
 		       mmbench_push_cpu);
 		return -EINVAL;
 	}
 	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR) {
 		if (!test_bit(i, mmbench_selected)) {
-			pr_err("inject_into: %s is not in benchmarks=\n",
+			pr_err("invalid parameters: inject_into: %s is not in benchmarks=\n",
 			       mmbench_benches[i].name);
 			return -EINVAL;
 		}

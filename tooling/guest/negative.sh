@@ -42,14 +42,14 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..68"
+echo "1..70"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
 refused iterations=lots "iterations: 'lots' is not an unsigned decimal integer"
 refused samples=0 "samples=0 is out of range"
 refused samples=1001 "samples=1001 is out of range"
-refused sample_us=9 "sample_us=9 is out of range"
+refused sample_us=99 "sample_us=99 is out of range"
 refused sample_us=100001 "sample_us=100001 is out of range"
 refused budget_ms=99 "budget_ms=99 is out of range"
 refused cpu=-2 "cpu=-2 is not an online CPU"
@@ -152,6 +152,18 @@ out=$(cd $testdir && MMBENCH_PARAMS="samples=0" ./mmbench_test -v count_vm_event
 rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "refused.*samples=0 is out of range" && ! loaded
 result $? "mmbench_test fails, naming the reason, when MMBENCH_PARAMS is refused" "rc=$rc: $out"
+
+# A combination the module refuses fails the test too.
+out=$(cd $testdir && MMBENCH_PARAMS="inject_ndelay=100" ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "refused.*inject_ndelay and inject_into go together" && ! loaded
+result $? "mmbench_test fails when MMBENCH_PARAMS combine badly" "rc=$rc: $out"
+
+# A context the path may not run in: the case skips, saying why.
+out=$(cd $testdir && MMBENCH_PARAMS="context=preempt" ./mmbench_test -v __mod_zone_page_state 2>&1)
+rc=$?
+[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*must run irqoff, not preempt" && ! loaded
+result $? "mmbench_test skips __mod_zone_page_state under context=preempt" "rc=$rc: $out"
 
 # benchmarks= in MMBENCH_PARAMS picks benchmarks; run_on_load= is ignored.
 out=$(cd $testdir && MMBENCH_PARAMS="benchmarks=count_vm_event,count_vm_events run_on_load=1 samples=3" ./mmbench_test 2>&1)
