@@ -9,6 +9,9 @@ from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
               "options or a step could not be done, 130 interrupted")
+# Environment of the test program that --env may set.
+TEST_ENV = {"MMBENCH_ENFORCE", "MMBENCH_DELAY_TOLERANCE",
+            "MMBENCH_INJECT_TOLERANCE"}
 # Memory of the small guest of ./mmbench test, in MiB.
 SMALL_MEMORY = 192
 CHECKPATCH_FILES = ["lib/test_mmbench.c",
@@ -42,6 +45,10 @@ def _add_guest_options(p):
                    metavar="BENCHMARK=NS",
                    help="ns/op ceiling for one benchmark, repeatable "
                         "(sets MMBENCH_CEILING_<BENCHMARK> in the guest)")
+    p.add_argument("--env", action="append", default=[],
+                   metavar="NAME=VALUE",
+                   help="environment of the test program, repeatable: "
+                        + ", ".join(sorted(TEST_ENV)))
     p.add_argument("--timeout", type=int, default=1800,
                    help="seconds the guest may run before it is stopped, "
                         "at least 10 (default 1800)")
@@ -67,6 +74,11 @@ def check_options(a):
     for param in a.param:
         if not re.fullmatch(r"[a-z_]+=\S+", param):
             raise Failure(f"--param {param!r}: want NAME=VALUE, no spaces")
+    for env in a.env:
+        name, _, value = env.partition("=")
+        if name not in TEST_ENV or not re.fullmatch(r"[0-9]+", value):
+            raise Failure(f"--env {env!r}: want one of "
+                          f"{', '.join(sorted(TEST_ENV))}=<number>")
     for ceiling in a.ceiling:
         if not re.fullmatch(r"[A-Za-z0-9_]+=[0-9]+(\.[0-9]{1,3})?", ceiling):
             raise Failure(f"--ceiling {ceiling!r}: want BENCHMARK=NS, "
@@ -124,6 +136,7 @@ class Setup:
         with Phase("initramfs"):
             env = {"MMBENCH_CEILING_" + c.split("=")[0].upper():
                    c.split("=")[1] for c in a.ceiling}
+            env.update(e.split("=", 1) for e in a.env)
             env.update(self.extra_env)
             image = guest.make_initramfs(self.release, self.ko,
                                          self.kselftest, mode,

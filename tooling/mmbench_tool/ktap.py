@@ -99,6 +99,8 @@ def print_table(table):
     for r in rows:
         print("  " + "  ".join(c.ljust(w) if i < 3 else c.rjust(w)
                                for i, (c, w) in enumerate(zip(r, widths))))
+    print("  (each case loads the module anew: a row's net is against the "
+          "baseline of its own case, not the baseline row above)")
     ceilings = table.get("fingerprint", {}).get("ceilings")
     if ceilings:
         print(f"  ceilings: {ceilings}")
