@@ -2029,6 +2029,9 @@ struct mmbench_sample {
  * @row_budget_ns: longest a row may take
  * @ps: per-sample ns/op, in ps
  * @mcyc: per-sample cycles/op, in 1/1000 cycle
+ * @clock_ns: what reading the clocks around a sample costs, taken out of
+ *	every sample
+ * @clock_cycles: the same in get_cycles() ticks
  */
 struct mmbench_run {
 	int cpu;
@@ -2036,6 +2039,8 @@ struct mmbench_run {
 	u64 row_budget_ns;
 	u64 *ps;
 	u64 *mcyc;
+	u64 clock_ns;
+	u64 clock_cycles;
 };
 
 static void mmbench_sample(const struct mmbench_bench *b,
@@ -2049,19 +2054,23 @@ static void mmbench_sample(const struct mmbench_bench *b,
 
 	if (b->prep)
 		b->prep(ctx);
-	switches = current->nvcsw + current->nivcsw;
-	cpu = raw_smp_processor_id();
 	if (c == MMBENCH_NOPREEMPT)
 		preempt_disable();
 	else if (c == MMBENCH_IRQOFF)
 		local_irq_save(flags);
+	/* Read inside: a switch once preemption is back is not the sample's. */
+	switches = current->nvcsw + current->nivcsw;
+	cpu = raw_smp_processor_id();
 
 	t0 = ktime_get_ns();
 	c0 = get_cycles();
-	b->op(ctx);
+	if (b->op)
+		b->op(ctx);
 	c1 = get_cycles();
 	t1 = ktime_get_ns();
 
+	s->preempted = current->nvcsw + current->nivcsw != switches;
+	s->migrated = raw_smp_processor_id() != cpu;
 	if (c == MMBENCH_NOPREEMPT)
 		preempt_enable();
 	else if (c == MMBENCH_IRQOFF)
@@ -2071,14 +2080,17 @@ static void mmbench_sample(const struct mmbench_bench *b,
 
 	s->ns = t1 - t0;
 	s->cycles = c1 - c0;
-	s->preempted = current->nvcsw + current->nivcsw != switches;
-	s->migrated = raw_smp_processor_id() != cpu;
 	if (b->team) {
 		/* This thread slept through the sample; its CPUs did not. */
 		s->ns = ctx->team_ns;
 		s->cycles = ctx->team_cycles;
 		s->preempted = ctx->team_preempted;
 	}
+}
+
+static bool mmbench_stopping(const struct mmbench_run *run)
+{
+	return kthread_should_stop() || ktime_get_ns() > run->deadline;
 }
 
 /*
@@ -2107,7 +2119,7 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 		mmbench_sample(b, c, ctx, &s);
 		cond_resched();
 		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_ITERATIONS ||
-		    ctx->abort)
+		    ctx->abort || mmbench_stopping(run))
 			break;
 		ctx->ops = min_t(u64, (u64)ctx->ops * (s.ns < target / 64 ?
 						       16 : 4),
@@ -2180,11 +2192,6 @@ static long mmbench_counter_delta(const struct mmbench_bench *b,
 		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
 	}
 	return delta;
-}
-
-static bool mmbench_stopping(const struct mmbench_run *run)
-{
-	return kthread_should_stop() || ktime_get_ns() > run->deadline;
 }
 
 /*
@@ -2276,6 +2283,11 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		} else if (s.preempted) {
 			r->preempted++;
 		} else {
+			/* A team's CPUs time themselves; see team_op(). */
+			if (!b->team) {
+				s.ns -= min(s.ns, run->clock_ns);
+				s.cycles -= min(s.cycles, run->clock_cycles);
+			}
 			run->ps[kept] = div_u64(s.ns * 1000, ops);
 			run->mcyc[kept] = div_u64(s.cycles * 1000, ops);
 			kept++;
@@ -2332,10 +2344,13 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 			 "%llu of %llu allocations failed: no free memory of this size here",
 			 ctx->failed, ctx->failed + ctx->allocs);
 	} else {
+		size_t len = strlen(r->reason);
+
 		r->status = MMBENCH_PASS;
-		if (!r->reason[0] && kept < mmbench_samples)
-			snprintf(r->reason, sizeof(r->reason),
-				 "%u of %u samples: %s", kept, mmbench_samples,
+		if (kept < mmbench_samples)
+			snprintf(r->reason + len, sizeof(r->reason) - len,
+				 "%s%u of %u samples: %s", len ? "; " : "",
+				 kept, mmbench_samples,
 				 attempts > 2 * mmbench_samples + 8 ?
 				 "too many dropped" : "budget_ms ran out");
 	}
@@ -2347,12 +2362,13 @@ static void mmbench_judge(struct mmbench_row *row,
 {
 	struct mmbench_result *r = &row->pending;
 
-	if (r->status != MMBENCH_PASS)
+	if (!r->samples)
 		return;
 	r->net_ns = (s64)r->ns.median - base->ns.median;
 	r->net_cycles = (s64)r->cycles.median - base->cycles.median;
 	/* A team's ops cross CPUs through memory: nothing to fold away. */
-	if (r != base && !row->bench->team && mmbench_suspect(r, base)) {
+	if (r->status == MMBENCH_PASS && r != base && !row->bench->team &&
+	    mmbench_suspect(r, base)) {
 		r->status = MMBENCH_SUSPECT;
 		snprintf(r->reason, sizeof(r->reason),
 			 "fastest sample %llu ps/op, within 10%% of the baseline's %llu",
@@ -2373,8 +2389,11 @@ static void mmbench_rebaseline(struct mmbench_row *row,
 		return;
 	memset(&row->pending, 0, sizeof(row->pending));
 	mmbench_row_run(row, ctx, run);
-	if (row->pending.status != MMBENCH_PASS ||
-	    row->pending.ns.median >= first.ns.median)
+	if (row->pending.status != MMBENCH_PASS) {
+		row->pending = first;
+		return;
+	}
+	if (row->pending.ns.median >= first.ns.median)
 		row->pending = first;
 	if (!row->pending.reason[0])
 		strscpy(row->pending.reason,
@@ -2397,10 +2416,49 @@ static void mmbench_log(const struct mmbench_row *row)
 		r->samples, r->ops, r->cpu);
 }
 
+/* A sample around nothing: what reading the clocks costs. */
+static const struct mmbench_bench mmbench_clock_bench = {
+	.name = "clock",
+};
+
+/*
+ * Measure the cost of the clock reads around a sample, and refuse a clock
+ * too coarse to time one (clocksource=jiffies moves in 4 ms steps, and not
+ * at all with irqs off).  Returns NULL or why the run cannot go on.
+ */
+static const char *mmbench_clock(struct mmbench_run *run,
+				 struct mmbench_ctx *ctx)
+{
+	u64 ns[15], cycles[15], t, u, step = U64_MAX;
+	struct mmbench_sample s;
+	unsigned long n;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		t = ktime_get_ns();
+		for (n = 0; (u = ktime_get_ns()) == t && n < 10000000; n++)
+			cpu_relax();
+		step = min(step, u - t);
+	}
+	if (step > NSEC_PER_USEC)
+		return "ktime_get_ns() moves in steps over 1 us: too coarse to time a sample";
+	for (i = 0; i < ARRAY_SIZE(ns); i++) {
+		mmbench_sample(&mmbench_clock_bench, MMBENCH_IRQOFF, ctx, &s);
+		ns[i] = s.ns;
+		cycles[i] = s.cycles;
+	}
+	sort(ns, ARRAY_SIZE(ns), sizeof(ns[0]), u64_cmp, NULL);
+	sort(cycles, ARRAY_SIZE(cycles), sizeof(cycles[0]), u64_cmp, NULL);
+	run->clock_ns = ns[ARRAY_SIZE(ns) / 2];
+	run->clock_cycles = cycles[ARRAY_SIZE(cycles) / 2];
+	return NULL;
+}
+
 static int mmbench_thread(void *data)
 {
 	struct mmbench_run run = { .cpu = (long)data };
 	struct mmbench_ctx ctx = { };
+	const char *clock_error;
 	unsigned int i, nr = 0;
 	u64 start = ktime_get_ns();
 
@@ -2420,6 +2478,7 @@ static int mmbench_thread(void *data)
 		ctx.zone = page_zone(ctx.page);
 		ctx.pgdat = page_pgdat(ctx.page);
 	}
+	clock_error = mmbench_clock(&run, &ctx);
 
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		struct mmbench_row *row = &mmbench_rows[i];
@@ -2431,16 +2490,28 @@ static int mmbench_thread(void *data)
 			strscpy(row->pending.reason, "out of memory");
 			continue;
 		}
+		if (clock_error) {
+			row->pending.status = MMBENCH_ERROR;
+			strscpy(row->pending.reason, clock_error);
+			continue;
+		}
 		mmbench_row_run(row, &ctx, &run);
 	}
 	/* Row 0 is the baseline, which always runs. */
-	if (run.ps && run.mcyc && ctx.page && ctx.ptrs)
+	if (run.ps && run.mcyc && ctx.page && ctx.ptrs && !clock_error)
 		mmbench_rebaseline(&mmbench_rows[0], &ctx, &run);
 	for (i = 0; i < mmbench_nr_rows; i++) {
+		struct mmbench_result *r = &mmbench_rows[i].pending;
+
 		if (!mmbench_rows[i].selected)
 			continue;
-		if (mmbench_rows[0].pending.status == MMBENCH_PASS)
+		if (mmbench_rows[0].pending.status == MMBENCH_PASS) {
 			mmbench_judge(&mmbench_rows[i], &mmbench_rows[0].pending);
+		} else if (i && r->status == MMBENCH_PASS) {
+			/* Without a baseline nothing can be judged. */
+			r->status = MMBENCH_ERROR;
+			strscpy(r->reason, "no baseline: see the baseline's reason");
+		}
 		mmbench_log(&mmbench_rows[i]);
 	}
 
@@ -2473,6 +2544,32 @@ static void mmbench_reap(struct task_struct *task)
 		return;
 	kthread_stop(task);
 	put_task_struct(task);
+}
+
+/*
+ * kthread_stop() on a run's thread that has not run yet skips its function:
+ * publish that run as stopped, so that no writer waits for it.
+ */
+static void mmbench_abandon(void)
+{
+	unsigned int i;
+
+	mutex_lock(&mmbench_lock);
+	if (mmbench_state == MMBENCH_RUNNING) {
+		for (i = 0; i < mmbench_nr_rows; i++) {
+			struct mmbench_result *r = &mmbench_rows[i].result;
+
+			if (!mmbench_rows[i].selected)
+				continue;
+			memset(r, 0, sizeof(*r));
+			r->status = MMBENCH_ERROR;
+			strscpy(r->reason, "stopped before it started");
+		}
+		WRITE_ONCE(mmbench_seq, mmbench_seq + 1);
+		mmbench_state = MMBENCH_DONE;
+	}
+	mutex_unlock(&mmbench_lock);
+	wake_up_all(&mmbench_wq);
 }
 
 static struct task_struct *mmbench_take_task(void)
@@ -3170,6 +3267,7 @@ static int __init test_mmbench_init(void)
 		ret = wait_event_killable(mmbench_wq, mmbench_published(seq));
 		/* Killed: the run stops at its next sample. */
 		mmbench_reap(mmbench_take_task());
+		mmbench_abandon();
 		if (ret) {
 			ret = -EINTR;
 			goto err;
@@ -3195,6 +3293,7 @@ static void __exit test_mmbench_exit(void)
 	mmbench_exiting = true;
 	mutex_unlock(&mmbench_lock);
 	mmbench_reap(mmbench_take_task());
+	mmbench_abandon();
 	mmbench_sysfs_remove();
 	kfree(mmbench_rows);
 }

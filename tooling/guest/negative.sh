@@ -42,7 +42,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..70"
+echo "1..71"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -220,6 +220,19 @@ took=$(($(date +%s) - t0))
 wait
 [ $rc -eq 0 ] && [ "$took" -le 3 ] && ! loaded && echo "$busy" | grep -q "busy" && grep -q "writer rc=0" /tmp/writer
 result $? "rmmod stops a run in flight (${took} s), the writer returns, a second writer gets EBUSY" "rc=$rc took=$took busy=$busy $(cat /tmp/writer)"
+
+# rmmod right after a write to run: the run may not have started; nothing
+# may wait for it (kthread_stop() skips a thread function not yet run).
+stuck=0
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	insmod "$ko" run_on_load=0 benchmarks=count_vm_event samples=1 iterations=1
+	(echo 1 >/sys/kernel/mmbench/run) 2>/dev/null &
+	timeout 10 rmmod test_mmbench || stuck=$((stuck + 1))
+	wait
+	loaded && { sleep 1; rmmod test_mmbench; }
+done
+[ "$stuck" -eq 0 ] && ! loaded
+result $? "rmmod right after a write to run never hangs (20 tries)" "stuck=$stuck"
 
 # A CPU taken offline mid-run: later benchmarks say so, none passes elsewhere.
 if [ "$ncpu" -ge 2 ]; then
