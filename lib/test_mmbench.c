@@ -1264,6 +1264,27 @@ static void kmalloc_pair_work(struct mmbench_worker *w)
 	}
 }
 
+/* Each CPU with its own page_frag cache, as each CPU's network queue has. */
+static void frag_pair_work(struct mmbench_worker *w)
+{
+	void *p;
+	u32 i;
+
+	for (i = 0; i < w->team->ops; i++) {
+		p = page_frag_alloc(&w->frag, MMBENCH_TEAM_SIZE, GFP_KERNEL);
+		if (unlikely(!p)) {
+			w->failed++;
+			continue;
+		}
+		w->allocs++;
+		mmbench_mark(p, MMBENCH_TEAM_SIZE);
+		if (unlikely(*(u8 *)p != 0xa5))
+			w->corrupt++;
+		page_frag_free(p);
+		w->frees++;
+	}
+}
+
 /*
  * Remote free: push_cpu allocates, marks and passes each block (or an
  * error pointer for a failed allocation, so that the counts match) to
@@ -1533,6 +1554,13 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.unit = "kmalloc(256) and kfree(), on every CPU of cpus at once",
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.team = MMBENCH_TEAM_ALL, .work = kmalloc_pair_work,
+		.setup = team_setup, .teardown = team_teardown, .op = team_op,
+		.read = outstanding_read,
+	}, {
+		.name = "page_frag_concurrent", .group = "page_frag",
+		.unit = "256-byte fragment alloc and free, on every CPU of cpus at once",
+		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
+		.team = MMBENCH_TEAM_ALL, .work = frag_pair_work,
 		.setup = team_setup, .teardown = team_teardown, .op = team_op,
 		.read = outstanding_read,
 	}, {

@@ -42,7 +42,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..71"
+echo "1..73"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -86,6 +86,8 @@ refused batch=65537 "batch=65537 is out of range"
 refused inject_into=kmalloc "inject_into: cannot inject into kmalloc"
 refused cpus=x "cpus: 'x' is not a CPU list"
 refused cpus=0-4095 "cpus: '0-4095' is not a CPU list"
+refused cpus=-1 "cpus: '-1' is not a CPU list"
+refused cpus= "cpus: no CPU in ''"
 refused "cpus=0,$ncpu" "cpus: '0,$ncpu' is not a CPU list"
 refused "push_cpu=0 pop_cpu=0" "push_cpu and pop_cpu are both 0"
 refused pop_cpu=$ncpu "pop_cpu=$ncpu is not an online CPU"
@@ -168,7 +170,7 @@ result $? "mmbench_test skips __mod_zone_page_state under context=preempt" "rc=$
 # benchmarks= in MMBENCH_PARAMS picks benchmarks; run_on_load= is ignored.
 out=$(cd $testdir && MMBENCH_PARAMS="benchmarks=count_vm_event,count_vm_events run_on_load=1 samples=3" ./mmbench_test 2>&1)
 rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:23" && ! loaded
+[ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:24" && ! loaded
 result $? "MMBENCH_PARAMS benchmarks= runs those and skips the rest" "rc=$rc: $out"
 
 # An explicit module path loads through finit_module().

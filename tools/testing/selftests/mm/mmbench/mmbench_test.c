@@ -819,6 +819,10 @@ FIXTURE_VARIANT_ADD(mmbench, kmalloc_concurrent) {
 	.name = "kmalloc_concurrent",
 };
 
+FIXTURE_VARIANT_ADD(mmbench, page_frag_concurrent) {
+	.name = "page_frag_concurrent",
+};
+
 FIXTURE_VARIANT_ADD(mmbench, ptr_ring_remote) {
 	.name = "ptr_ring_remote",
 };
