@@ -82,7 +82,7 @@ def report(suite, fingerprint, loads):
                                                          "net")
             if a is not None and b is not None:
                 errs.append(100 * ((b - a) / (hi - lo) - 1))
-        judged = "" if lo else " (not judged: ndelay(0) skips the loop)"
+        judged = "" if lo else " (not judged: ndelay(0) costs mostly its call)"
         if errs:
             line(f"  {lo:>5} -> {hi:<5} ns: mean {statistics.mean(errs):+6.1f} %"
                  f", min {min(errs):+6.1f} %, max {max(errs):+6.1f} %{judged}")
