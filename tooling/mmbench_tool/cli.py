@@ -1,7 +1,6 @@
 """./mmbench subcommands: run (the suite in a guest) and test (our tests)."""
 import argparse
 import re
-import sys
 from pathlib import Path
 
 from . import bench, build, deps, guest, ktap

@@ -1044,7 +1044,7 @@ TEST_F(context, fingerprint)
 	ASSERT_STREQ(u.release, val);
 	ASSERT_EQ(0, read_str(SYSFS_DIR "/fingerprint/preempt", val,
 			      sizeof(val)));
-	ASSERT_NE(0, strlen(val));
+	ASSERT_NE(0UL, strlen(val));
 	if (!read_str("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 		      val, sizeof(val)))
 		ksft_print_msg("fingerprint.clocksource=%s\n", val);
