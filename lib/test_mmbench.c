@@ -264,6 +264,8 @@ struct mmbench_ctx {
  *	MMBENCH_TEAM_PAIR team
  * @pop_work: what pop_cpu of a MMBENCH_TEAM_PAIR team does
  * @drain: frees a block left in the ring of a MMBENCH_TEAM_PAIR team
+ * @pages_back: every page the benchmark takes goes back to the page
+ *	allocator by the end of the row (not kept in a slab)
  * @setup: prepare @ctx once, untimed; 0, -EOPNOTSUPP (reported
  *	"unsupported", with the reason written to @reason) or another error
  * @teardown: undo @setup, untimed
@@ -284,6 +286,7 @@ struct mmbench_bench {
 	void (*work)(struct mmbench_worker *w);
 	void (*pop_work)(struct mmbench_worker *w);
 	void (*drain)(void *ptr);
+	bool pages_back;
 	int (*setup)(struct mmbench_ctx *ctx, char *reason);
 	void (*teardown)(struct mmbench_ctx *ctx);
 	void (*prep)(struct mmbench_ctx *ctx);
@@ -343,6 +346,10 @@ struct mmbench_stat {
  * @skew_ns: largest spread of the CPUs' start times over the samples
  * @wait_ns: time push_cpu and pop_cpu waited on the ring, summed
  * @team_ops: ops of the samples summed, for @wait_ns
+ * @has_free_pages: the benchmark's pages must all come back
+ * @free_pages_delta: free pages of the benchmark CPU's node after the run
+ *	minus before, those on the per-CPU lists included
+ * @free_pages_slack: how far below the start @free_pages_delta may be
  * @has_counter: the benchmark updates a counter
  * @counter_delta: counter value after the run minus before; 0 when the path
  *	left the counter where it found it
@@ -365,6 +372,9 @@ struct mmbench_result {
 	u64 skew_ns;
 	u64 wait_ns[2];
 	u64 team_ops;
+	bool has_free_pages;
+	long free_pages_delta;
+	long free_pages_slack;
 	bool has_counter;
 	long counter_delta;
 };
@@ -1490,19 +1500,19 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.unit = "alloc_pages() and __free_pages() at once",
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.list = &mmbench_orders, .op = pages_pair_op,
-		.read = outstanding_read,
+		.read = outstanding_read, .pages_back = true,
 	}, {
 		.name = "alloc_pages_batch", .group = "page_alloc",
 		.unit = "page alloc and free, in batches",
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.list = &mmbench_orders, .setup = pages_batch_setup,
-		.op = pages_batch_op, .read = outstanding_read,
+		.op = pages_batch_op, .read = outstanding_read, .pages_back = true,
 	}, {
 		.name = "alloc_pages_bulk", .group = "page_alloc",
 		.unit = "order-0 page from alloc_pages_bulk_array(), freed",
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.list = &mmbench_bulk, .setup = pages_bulk_setup,
-		.op = pages_bulk_op, .read = outstanding_read,
+		.op = pages_bulk_op, .read = outstanding_read, .pages_back = true,
 	}, {
 		.name = "kmalloc", .group = "slab", .unit = "kmalloc() and kfree()",
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
@@ -1534,21 +1544,21 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.list = &mmbench_frag_sizes, .setup = page_frag_setup,
 		.teardown = page_frag_teardown, .op = page_frag_op,
-		.read = outstanding_read,
+		.read = outstanding_read, .pages_back = true,
 	}, {
 		.name = "page_frag_aligned", .group = "page_frag",
 		.unit = "page_frag_alloc_align(64) and page_frag_free()",
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.list = &mmbench_frag_sizes, .setup = page_frag_setup,
 		.teardown = page_frag_teardown, .op = page_frag_aligned_op,
-		.read = outstanding_read,
+		.read = outstanding_read, .pages_back = true,
 	}, {
 		.name = "alloc_pages_concurrent", .group = "page_alloc",
 		.unit = "order-0 alloc and free, on every CPU of cpus at once",
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.team = MMBENCH_TEAM_ALL, .work = pages_pair_work,
 		.setup = team_setup, .teardown = team_teardown, .op = team_op,
-		.read = outstanding_read,
+		.read = outstanding_read, .pages_back = true,
 	}, {
 		.name = "kmalloc_concurrent", .group = "slab",
 		.unit = "kmalloc(256) and kfree(), on every CPU of cpus at once",
@@ -1562,7 +1572,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.team = MMBENCH_TEAM_ALL, .work = frag_pair_work,
 		.setup = team_setup, .teardown = team_teardown, .op = team_op,
-		.read = outstanding_read,
+		.read = outstanding_read, .pages_back = true,
 	}, {
 		.name = "alloc_pages_remote_free", .group = "page_alloc",
 		.unit = "order-0 page allocated on push_cpu, freed on pop_cpu",
@@ -1571,7 +1581,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.work = pages_push_work, .pop_work = pages_pop_work,
 		.drain = pages_drain, .setup = team_setup,
 		.teardown = team_teardown, .op = team_op,
-		.read = outstanding_read,
+		.read = outstanding_read, .pages_back = true,
 	}, {
 		.name = "kmalloc_remote_free", .group = "slab",
 		.unit = "kmalloc(256) on push_cpu, kfree() on pop_cpu",
@@ -1589,7 +1599,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.work = frag_push_work, .pop_work = frag_pop_work,
 		.drain = frag_drain, .setup = team_setup,
 		.teardown = team_teardown, .op = team_op,
-		.read = outstanding_read,
+		.read = outstanding_read, .pages_back = true,
 	}, {
 		.name = "ptr_ring_remote", .group = "calibration",
 		.unit = "pointer through the ring from push_cpu to pop_cpu",
@@ -2233,6 +2243,47 @@ static bool mmbench_suspect(const struct mmbench_result *r,
 	return r->ns.min <= base->ns.min + div_u64(base->ns.min, 10);
 }
 
+/*
+ * Free pages of the node of @pgdat, counting those held on the per-CPU
+ * lists, which the page allocator keeps back from the free count.
+ */
+static long mmbench_free_pages(struct pglist_data *pgdat)
+{
+	long free = 0;
+	int i, cpu;
+
+	for (i = 0; i < MAX_NR_ZONES; i++) {
+		struct zone *zone = &pgdat->node_zones[i];
+
+		if (!populated_zone(zone))
+			continue;
+		free += zone_page_state_snapshot(zone, NR_FREE_PAGES);
+		for_each_online_cpu(cpu)
+			free += READ_ONCE(per_cpu_ptr(zone->per_cpu_pageset,
+						      cpu)->count);
+	}
+	return free;
+}
+
+/*
+ * Pages the rest of the system may take meanwhile before the check fails:
+ * 4 MiB, or a quarter of the pages the row went through, whichever is
+ * more; an idle guest moved 8 pages at most.  A page lost per op loses
+ * far more.
+ */
+static long mmbench_free_pages_slack(const struct mmbench_ctx *ctx)
+{
+	const struct mmbench_bench *b = ctx->bench;
+	u64 pages = ctx->allocs;
+
+	if (b->list == &mmbench_orders)
+		pages <<= ctx->arg;
+	else if (!strcmp(b->group, "page_frag"))
+		pages = div_u64(pages * (b->list ? ctx->arg : MMBENCH_TEAM_SIZE),
+				PAGE_SIZE);
+	return max_t(long, (4UL << 20) >> PAGE_SHIFT, pages / 4);
+}
+
 /* Take the samples of one row and judge them; fills row->pending. */
 static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 			    struct mmbench_run *run)
@@ -2284,6 +2335,9 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	r->has_counter = !!b->read;
 	if (b->read)
 		ctx->before = b->read(ctx);
+	r->has_free_pages = b->pages_back;
+	if (b->pages_back)
+		r->free_pages_delta = -mmbench_free_pages(ctx->pgdat);
 	ret = b->setup ? b->setup(ctx, r->reason) : 0;
 	if (ret) {
 		r->status = ret == -EOPNOTSUPP ? MMBENCH_UNSUPPORTED :
@@ -2336,6 +2390,10 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	r->samples = kept;
 	if (b->read)
 		r->counter_delta = mmbench_counter_delta(b, ctx);
+	if (b->pages_back) {
+		r->free_pages_delta += mmbench_free_pages(ctx->pgdat);
+		r->free_pages_slack = mmbench_free_pages_slack(ctx);
+	}
 	if (ctx->abort) {
 		r->status = MMBENCH_ERROR;
 		strscpy(r->reason, ctx->abort);
@@ -2356,6 +2414,12 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		r->status = MMBENCH_FAIL;
 		snprintf(r->reason, sizeof(r->reason),
 			 "counter off by %ld after the run", r->counter_delta);
+	} else if (r->has_free_pages &&
+		   r->free_pages_delta < -r->free_pages_slack) {
+		r->status = MMBENCH_FAIL;
+		snprintf(r->reason, sizeof(r->reason),
+			 "%ld fewer free pages after the run (slack %ld)",
+			 -r->free_pages_delta, r->free_pages_slack);
 	} else if (ctx->corrupt) {
 		r->status = MMBENCH_FAIL;
 		snprintf(r->reason, sizeof(r->reason),
@@ -2668,7 +2732,7 @@ enum mmbench_field {
 	F_NS_MIN, F_NS_MEDIAN, F_NS_MEAN, F_NS_STDDEV, F_NS_MAD, F_NS_MAX,
 	F_NS_NET, F_CYC_MIN, F_CYC_MEDIAN, F_CYC_MEAN, F_CYC_STDDEV, F_CYC_MAD,
 	F_CYC_MAX, F_CYC_NET, F_COUNTER_DELTA, F_TEAM_CPUS, F_SKEW,
-	F_AGGREGATE, F_PUSH_WAIT, F_POP_WAIT,
+	F_AGGREGATE, F_PUSH_WAIT, F_POP_WAIT, F_FREE_DELTA, F_FREE_SLACK,
 };
 
 struct mmbench_attr {
@@ -2811,6 +2875,12 @@ static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
 		ret = emit_fixed(buf, div64_u64(r->wait_ns[1] * 1000,
 						max(r->team_ops, 1ULL)));
 		break;
+	case F_FREE_DELTA:
+		ret = sysfs_emit(buf, "%ld\n", r->free_pages_delta);
+		break;
+	case F_FREE_SLACK:
+		ret = sysfs_emit(buf, "%ld\n", r->free_pages_slack);
+		break;
 	case F_COUNTER_DELTA:
 		ret = r->has_counter ? sysfs_emit(buf, "%ld\n", r->counter_delta) :
 				       sysfs_emit(buf, "none\n");
@@ -2862,6 +2932,8 @@ MMBENCH_ATTR(start_skew_ns_max, F_SKEW);
 MMBENCH_ATTR(aggregate_ns_per_op, F_AGGREGATE);
 MMBENCH_ATTR(push_wait_ns_per_op, F_PUSH_WAIT);
 MMBENCH_ATTR(pop_wait_ns_per_op, F_POP_WAIT);
+MMBENCH_ATTR(free_pages_delta, F_FREE_DELTA);
+MMBENCH_ATTR(free_pages_slack, F_FREE_SLACK);
 
 static struct attribute *mmbench_result_attrs[] = {
 	&mmbench_attr_status.attr.attr,
@@ -2898,6 +2970,8 @@ static struct attribute *mmbench_result_attrs[] = {
 	&mmbench_attr_aggregate_ns_per_op.attr.attr,
 	&mmbench_attr_push_wait_ns_per_op.attr.attr,
 	&mmbench_attr_pop_wait_ns_per_op.attr.attr,
+	&mmbench_attr_free_pages_delta.attr.attr,
+	&mmbench_attr_free_pages_slack.attr.attr,
 	NULL,
 };
 
@@ -2925,6 +2999,9 @@ static umode_t mmbench_result_visible(struct kobject *kobj,
 		       attr->mode : 0;
 	if (attr == &mmbench_attr_inject_ndelay.attr.attr)
 		return row && row->inject_ns ? attr->mode : 0;
+	if (attr == &mmbench_attr_free_pages_delta.attr.attr ||
+	    attr == &mmbench_attr_free_pages_slack.attr.attr)
+		return row && row->bench->pages_back ? attr->mode : 0;
 	if (attr == &mmbench_attr_team_cpus.attr.attr ||
 	    attr == &mmbench_attr_start_skew_ns_max.attr.attr)
 		return row && row->bench->team ? attr->mode : 0;

@@ -228,7 +228,9 @@ static void report_dir(const char *dir, const char *prefix)
 		"net_ns_per_op", "cycles_per_op_min", "cycles_per_op_median",
 		"cycles_per_op_mean", "cycles_per_op_stddev",
 		"cycles_per_op_mad", "cycles_per_op_max", "net_cycles_per_op",
-		"counter_delta",
+		"counter_delta", "free_pages_delta", "free_pages_slack",
+		"team_cpus", "start_skew_ns_max", "aggregate_ns_per_op",
+		"push_wait_ns_per_op", "pop_wait_ns_per_op",
 		"release", "preempt", "debug", "init_on_alloc", "init_on_free",
 		"hypervisor", "clock", "cycles",
 	};
@@ -905,6 +907,12 @@ static bool check_row(struct __test_metadata *_metadata, const char *name,
 	ASSERT_EQ(0, row_str(name, "group", group, sizeof(group)));
 	ASSERT_EQ(0, row_str(name, "counter_delta", val, sizeof(val)));
 	ASSERT_STREQ(strcmp(group, "calibration") ? "0" : "none", val);
+
+	/* Every page came back to the page allocator, within the slack. */
+	if (!row_ll(name, "free_pages_delta", &got)) {
+		ASSERT_EQ(0, row_ll(name, "free_pages_slack", &want));
+		ASSERT_GE(got, -want);
+	}
 
 	/* On the CPU asked for. */
 	ASSERT_EQ(0, row_ll(name, "cpu", &got));
