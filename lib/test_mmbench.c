@@ -216,6 +216,7 @@ enum mmbench_team_kind {
  * @team_preempted: a CPU of the latest team sample was switched out
  * @team_skew: spread of the start times of the latest team sample, in ns
  * @team_wait: time push_cpu and pop_cpu waited on the ring, in ns
+ * @team_busy: time push_cpu and pop_cpu worked, not waiting, in ns
  * @abort: why the benchmark cannot go on, or NULL
  * @bench: the benchmark running
  * @delta: 1, read from memory so that count_vm_events() takes a variable
@@ -243,6 +244,7 @@ struct mmbench_ctx {
 	bool team_preempted;
 	u64 team_skew;
 	u64 team_wait[2];
+	u64 team_busy[2];
 	const char *abort;
 	const struct mmbench_bench *bench;
 	long delta;
@@ -345,6 +347,7 @@ struct mmbench_stat {
  * @team_cpus: CPUs of a multi-CPU benchmark
  * @skew_ns: largest spread of the CPUs' start times over the samples
  * @wait_ns: time push_cpu and pop_cpu waited on the ring, summed
+ * @busy_ns: time push_cpu and pop_cpu worked, not waiting, summed
  * @team_ops: ops of the samples summed, for @wait_ns
  * @has_free_pages: the benchmark's pages must all come back
  * @free_pages_delta: free pages of the benchmark CPU's node after the run
@@ -371,6 +374,7 @@ struct mmbench_result {
 	u32 team_cpus;
 	u64 skew_ns;
 	u64 wait_ns[2];
+	u64 busy_ns[2];
 	u64 team_ops;
 	bool has_free_pages;
 	long free_pages_delta;
@@ -1217,6 +1221,8 @@ static void team_op(struct mmbench_ctx *ctx)
 		}
 		ctx->team_preempted |= w->preempted;
 		ctx->team_wait[min(i, 1U)] = w->wait_ns;
+		ctx->team_busy[min(i, 1U)] = w->end - w->start -
+					     min(w->wait_ns, w->end - w->start);
 		ctx->allocs += w->allocs;
 		ctx->frees += w->frees;
 		ctx->failed += w->failed;
@@ -2377,6 +2383,8 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 				r->skew_ns = max(r->skew_ns, ctx->team_skew);
 				r->wait_ns[0] += ctx->team_wait[0];
 				r->wait_ns[1] += ctx->team_wait[1];
+				r->busy_ns[0] += ctx->team_busy[0];
+				r->busy_ns[1] += ctx->team_busy[1];
 				r->team_ops += ops;
 			}
 		}
@@ -2732,7 +2740,8 @@ enum mmbench_field {
 	F_NS_MIN, F_NS_MEDIAN, F_NS_MEAN, F_NS_STDDEV, F_NS_MAD, F_NS_MAX,
 	F_NS_NET, F_CYC_MIN, F_CYC_MEDIAN, F_CYC_MEAN, F_CYC_STDDEV, F_CYC_MAD,
 	F_CYC_MAX, F_CYC_NET, F_COUNTER_DELTA, F_TEAM_CPUS, F_SKEW,
-	F_AGGREGATE, F_PUSH_WAIT, F_POP_WAIT, F_FREE_DELTA, F_FREE_SLACK,
+	F_AGGREGATE, F_PUSH_WAIT, F_POP_WAIT, F_PUSH_BUSY, F_POP_BUSY,
+	F_FREE_DELTA, F_FREE_SLACK,
 };
 
 struct mmbench_attr {
@@ -2875,6 +2884,14 @@ static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
 		ret = emit_fixed(buf, div64_u64(r->wait_ns[1] * 1000,
 						max(r->team_ops, 1ULL)));
 		break;
+	case F_PUSH_BUSY:
+		ret = emit_fixed(buf, div64_u64(r->busy_ns[0] * 1000,
+						max(r->team_ops, 1ULL)));
+		break;
+	case F_POP_BUSY:
+		ret = emit_fixed(buf, div64_u64(r->busy_ns[1] * 1000,
+						max(r->team_ops, 1ULL)));
+		break;
 	case F_FREE_DELTA:
 		ret = sysfs_emit(buf, "%ld\n", r->free_pages_delta);
 		break;
@@ -2932,6 +2949,8 @@ MMBENCH_ATTR(start_skew_ns_max, F_SKEW);
 MMBENCH_ATTR(aggregate_ns_per_op, F_AGGREGATE);
 MMBENCH_ATTR(push_wait_ns_per_op, F_PUSH_WAIT);
 MMBENCH_ATTR(pop_wait_ns_per_op, F_POP_WAIT);
+MMBENCH_ATTR(push_busy_ns_per_op, F_PUSH_BUSY);
+MMBENCH_ATTR(pop_busy_ns_per_op, F_POP_BUSY);
 MMBENCH_ATTR(free_pages_delta, F_FREE_DELTA);
 MMBENCH_ATTR(free_pages_slack, F_FREE_SLACK);
 
@@ -2970,6 +2989,8 @@ static struct attribute *mmbench_result_attrs[] = {
 	&mmbench_attr_aggregate_ns_per_op.attr.attr,
 	&mmbench_attr_push_wait_ns_per_op.attr.attr,
 	&mmbench_attr_pop_wait_ns_per_op.attr.attr,
+	&mmbench_attr_push_busy_ns_per_op.attr.attr,
+	&mmbench_attr_pop_busy_ns_per_op.attr.attr,
 	&mmbench_attr_free_pages_delta.attr.attr,
 	&mmbench_attr_free_pages_slack.attr.attr,
 	NULL,
@@ -3009,7 +3030,9 @@ static umode_t mmbench_result_visible(struct kobject *kobj,
 		return row && row->bench->team == MMBENCH_TEAM_ALL ?
 		       attr->mode : 0;
 	if (attr == &mmbench_attr_push_wait_ns_per_op.attr.attr ||
-	    attr == &mmbench_attr_pop_wait_ns_per_op.attr.attr)
+	    attr == &mmbench_attr_pop_wait_ns_per_op.attr.attr ||
+	    attr == &mmbench_attr_push_busy_ns_per_op.attr.attr ||
+	    attr == &mmbench_attr_pop_busy_ns_per_op.attr.attr)
 		return row && row->bench->team == MMBENCH_TEAM_PAIR ?
 		       attr->mode : 0;
 	return attr->mode;

@@ -231,6 +231,7 @@ static void report_dir(const char *dir, const char *prefix)
 		"counter_delta", "free_pages_delta", "free_pages_slack",
 		"team_cpus", "start_skew_ns_max", "aggregate_ns_per_op",
 		"push_wait_ns_per_op", "pop_wait_ns_per_op",
+		"push_busy_ns_per_op", "pop_busy_ns_per_op",
 		"release", "preempt", "debug", "init_on_alloc", "init_on_free",
 		"hypervisor", "clock", "cycles",
 	};
