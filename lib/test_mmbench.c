@@ -3,17 +3,21 @@
  * test_mmbench.c - time memory-management hot paths from inside the kernel
  *
  * A run goes through the selected benchmarks in a kernel thread bound to one
- * CPU.  Each benchmark is a loop of ops timed with get_cycles() and
- * ktime_get_ns() around each sample: the number of ops per sample is sized
- * to a target duration (or set by the iterations parameter), one warm-up
- * sample is discarded, then samples are kept until the requested number is
- * reached, dropping any that were preempted or migrated.  The same loop
- * around an empty body, the baseline, is measured first; every benchmark
- * reports its raw figures and its net cost (raw median minus the baseline
- * median), and a net cost lost in the baseline's noise marks the benchmark
- * "suspect": the work was optimised away or is not what it claims to be.
- * After its samples a functional check proves that the path did what it
- * should (for vmstat: the counter is back where it started).
+ * CPU; the benchmarks of several CPUs add a thread bound to each of theirs.
+ * Each benchmark is a loop of ops timed with get_cycles() and ktime_get_ns()
+ * around each sample, less what reading the clocks costs: the number of
+ * ops per sample is sized to a target duration (or set by the iterations
+ * parameter), one warm-up sample is discarded, then samples are kept until
+ * the requested number is reached, dropping any that were preempted or
+ * migrated.  The same loop around an empty body, the baseline, is measured
+ * before and after the benchmarks; every benchmark reports its raw figures
+ * and its net cost (raw median minus the baseline median), and one whose
+ * fastest sample costs no more than the baseline's fastest is "suspect":
+ * the work was optimised away or is not what it claims to be.  After its
+ * samples a functional check proves that the path did what it should: a
+ * vmstat counter is back where it started; every block allocated was
+ * freed, with the marks written at allocation intact, and the pages came
+ * back to the page allocator.
  *
  * ndelay(D) benchmarks for a list of D check the clock: their costs must
  * differ by what the delays differ by.  The inject_ndelay and inject_into
