@@ -4,10 +4,13 @@
  *
  * mmbench.<benchmark>.run: the fixture loads test_mmbench with only that
  * benchmark selected, the test triggers a run through /sys/kernel/mmbench/run
- * and reads the results back.  It asserts that the path worked (status
- * "pass", so neither failed nor lost in the baseline's noise; counter back
- * where it was; samples taken on the right CPU) and expects the median ns/op
- * to stay under a sanity ceiling.
+ * and reads back every row of the benchmark (one per order, size, ...).  It
+ * asserts that each path worked (status "pass", so neither failed nor
+ * suspect; counter or blocks back where they were; pages back to the page
+ * allocator; samples taken on the right CPU) and expects the median ns/op
+ * to stay under a sanity ceiling.  A row unsupported here (an order that
+ * cannot be served, a benchmark that needs two CPUs) is reported; a case
+ * all of whose rows are unsupported skips.
  * context.fingerprint: prints what the figures depend on and whether the
  * ceilings are enforced: not under emulation or with cost-inflating debug
  * options, unless MMBENCH_ENFORCE=1.
