@@ -184,6 +184,20 @@ struct mmbench_worker;
 struct mmbench_bench;
 
 /**
+ * struct mmbench_counts - what the ops of an allocator benchmark counted
+ * @allocs: successful allocations
+ * @frees: frees
+ * @failed: allocations that failed
+ * @corrupt: blocks whose marks written at allocation were gone at free
+ */
+struct mmbench_counts {
+	u64 allocs;
+	u64 frees;
+	u64 failed;
+	u64 corrupt;
+};
+
+/**
  * enum mmbench_team_kind - on how many CPUs a benchmark runs
  * @MMBENCH_TEAM_NONE: on the run's CPU only
  * @MMBENCH_TEAM_ALL: the same work on every CPU of the cpus parameter at
@@ -210,10 +224,7 @@ enum mmbench_team_kind {
  * @cache: the dedicated slab cache of the kmem_cache benchmarks
  * @ptrs: room for a batch of pages or a bulk of objects
  * @frag: the page_frag cache, zeroed before use
- * @allocs: successful allocations, counted by the ops
- * @frees: frees, counted by the ops
- * @failed: allocations that failed
- * @corrupt: blocks whose marks written at allocation were gone at free
+ * @n: what the ops of an allocator benchmark counted
  * @team: the CPUs of a multi-CPU benchmark
  * @team_ns: time of the latest team sample: the longest of its CPUs'
  * @team_cycles: the same in get_cycles() ticks
@@ -238,10 +249,7 @@ struct mmbench_ctx {
 	struct kmem_cache *cache;
 	void **ptrs;
 	struct page_frag_cache frag;
-	u64 allocs;
-	u64 frees;
-	u64 failed;
-	u64 corrupt;
+	struct mmbench_counts n;
 	struct mmbench_team *team;
 	u64 team_ns;
 	u64 team_cycles;
@@ -269,7 +277,8 @@ struct mmbench_ctx {
  * @work: what each CPU of a MMBENCH_TEAM_ALL team does, or push_cpu of a
  *	MMBENCH_TEAM_PAIR team
  * @pop_work: what pop_cpu of a MMBENCH_TEAM_PAIR team does
- * @drain: frees a block left in the ring of a MMBENCH_TEAM_PAIR team
+ * @drain: frees a block left in the ring of a MMBENCH_TEAM_PAIR team, as
+ *	@pop_work does
  * @pages_back: every page the benchmark takes goes back to the page
  *	allocator by the end of the row (not kept in a slab)
  * @setup: prepare @ctx once, untimed; 0, -EOPNOTSUPP (reported
@@ -291,7 +300,7 @@ struct mmbench_bench {
 	enum mmbench_team_kind team;
 	void (*work)(struct mmbench_worker *w);
 	void (*pop_work)(struct mmbench_worker *w);
-	void (*drain)(void *ptr);
+	void (*drain)(void *priv, void *p);
 	bool pages_back;
 	int (*setup)(struct mmbench_ctx *ctx, char *reason);
 	void (*teardown)(struct mmbench_ctx *ctx);
@@ -617,13 +626,97 @@ static __always_inline void mmbench_mark(void *p, size_t size)
 	b[0] = 0xa5;
 }
 
-static __always_inline void mmbench_check(struct mmbench_ctx *ctx,
+static __always_inline void mmbench_check(struct mmbench_counts *n,
 					  const void *p, size_t size)
 {
 	const u8 *b = p;
 
 	if (unlikely(b[0] != 0xa5 || (size > 1 && b[size - 1] != 0x5a)))
-		ctx->corrupt++;
+		n->corrupt++;
+}
+
+/*
+ * The hot pair of the allocator benchmarks: take a block, mark it, check
+ * it, give it back, counting each.  Always inlined with constant @alloc and
+ * @free, so that the timed loop calls the allocator directly; @align 0 and
+ * a NULL @inject fold away.
+ */
+static __always_inline void
+mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
+		  unsigned long align, void *priv,
+		  void *(*alloc)(void *priv, size_t size),
+		  void (*free)(void *priv, void *p),
+		  const struct mmbench_ctx *inject)
+{
+	void *p;
+	u32 i;
+
+	for (i = 0; i < ops; i++) {
+		p = alloc(priv, size);
+		if (unlikely(!p)) {
+			n->failed++;
+			continue;
+		}
+		n->allocs++;
+		if (align && unlikely(!IS_ALIGNED((unsigned long)p, align)))
+			n->corrupt++;
+		mmbench_mark(p, size);
+		mmbench_check(n, p, size);
+		free(priv, p);
+		n->frees++;
+		if (inject)
+			mmbench_inject(inject);
+	}
+}
+
+/* Blocks for mmbench_pair_loop() and the remote-free benchmarks. */
+static void *kmalloc_block(void *priv, size_t size)
+{
+	return kmalloc(size, GFP_KERNEL);
+}
+
+static void kfree_block(void *priv, void *p)
+{
+	kfree(p);
+}
+
+static void *cache_block(void *cache, size_t size)
+{
+	return kmem_cache_alloc(cache, GFP_KERNEL);
+}
+
+static void cache_free_block(void *cache, void *p)
+{
+	kmem_cache_free(cache, p);
+}
+
+static void *frag_block(void *frag, size_t size)
+{
+	return page_frag_alloc(frag, size, GFP_KERNEL);
+}
+
+static void *frag_aligned_block(void *frag, size_t size)
+{
+	return page_frag_alloc_align(frag, size, GFP_KERNEL,
+				     MMBENCH_FRAG_ALIGN);
+}
+
+static void frag_free_block(void *frag, void *p)
+{
+	page_frag_free(p);
+}
+
+/* An order-0 page, as its address. */
+static void *page_block(void *priv, size_t size)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	return page ? page_address(page) : NULL;
+}
+
+static void page_free_block(void *priv, void *p)
+{
+	free_page((unsigned long)p);
 }
 
 /* Orders above PAGE_ALLOC_COSTLY_ORDER may fail: no retry, no warning. */
@@ -646,14 +739,14 @@ static void pages_pair_op(struct mmbench_ctx *ctx)
 	for (i = 0; i < ctx->ops; i++) {
 		page = alloc_pages(gfp, order);
 		if (unlikely(!page)) {
-			ctx->failed++;
+			ctx->n.failed++;
 			continue;
 		}
-		ctx->allocs++;
+		ctx->n.allocs++;
 		mmbench_mark(page_address(page), size);
-		mmbench_check(ctx, page_address(page), size);
+		mmbench_check(&ctx->n, page_address(page), size);
 		__free_pages(page, order);
-		ctx->frees++;
+		ctx->n.frees++;
 		mmbench_inject(ctx);
 	}
 }
@@ -683,18 +776,18 @@ static void pages_batch_op(struct mmbench_ctx *ctx)
 		for (got = 0; got < n; got++) {
 			pages[got] = alloc_pages(gfp, order);
 			if (unlikely(!pages[got])) {
-				ctx->failed += n - got;
+				ctx->n.failed += n - got;
 				break;
 			}
 			mmbench_mark(page_address(pages[got]), size);
 			mmbench_inject(ctx);
 		}
-		ctx->allocs += got;
+		ctx->n.allocs += got;
 		for (i = 0; i < got; i++) {
-			mmbench_check(ctx, page_address(pages[i]), size);
+			mmbench_check(&ctx->n, page_address(pages[i]), size);
 			__free_pages(pages[i], order);
 		}
-		ctx->frees += got;
+		ctx->n.frees += got;
 	}
 }
 
@@ -713,48 +806,33 @@ static void pages_bulk_op(struct mmbench_ctx *ctx)
 	for (done = 0; done < ctx->ops; done += n) {
 		n = min(ctx->ops - done, ctx->arg);
 		got = alloc_pages_bulk_array(GFP_KERNEL, n, pages);
-		ctx->allocs += got;
-		ctx->failed += n - got;
+		ctx->n.allocs += got;
+		ctx->n.failed += n - got;
 		for (i = 0; i < got; i++) {
 			mmbench_mark(page_address(pages[i]), PAGE_SIZE);
 			mmbench_inject(ctx);
 		}
 		for (i = 0; i < got; i++) {
-			mmbench_check(ctx, page_address(pages[i]), PAGE_SIZE);
+			mmbench_check(&ctx->n, page_address(pages[i]), PAGE_SIZE);
 			__free_page(pages[i]);
 			pages[i] = NULL;
 		}
-		ctx->frees += got;
+		ctx->n.frees += got;
 	}
 }
 
 /* Blocks allocated and not yet freed: 0 after every sample. */
 static long outstanding_read(struct mmbench_ctx *ctx)
 {
-	return ctx->allocs - ctx->frees;
+	return ctx->n.allocs - ctx->n.frees;
 }
 
 /* ---- slab allocator ---- */
 
 static void kmalloc_op(struct mmbench_ctx *ctx)
 {
-	size_t size = ctx->arg;
-	void *p;
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		p = kmalloc(size, GFP_KERNEL);
-		if (unlikely(!p)) {
-			ctx->failed++;
-			continue;
-		}
-		ctx->allocs++;
-		mmbench_mark(p, size);
-		mmbench_check(ctx, p, size);
-		kfree(p);
-		ctx->frees++;
-		mmbench_inject(ctx);
-	}
+	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, 0, NULL, kmalloc_block,
+			  kfree_block, ctx);
 }
 
 /* A cache of its own: SLAB_NO_MERGE keeps it from aliasing kmalloc's. */
@@ -783,23 +861,8 @@ static void cache_teardown(struct mmbench_ctx *ctx)
 
 static void kmem_cache_op(struct mmbench_ctx *ctx)
 {
-	size_t size = ctx->arg;
-	void *p;
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		p = kmem_cache_alloc(ctx->cache, GFP_KERNEL);
-		if (unlikely(!p)) {
-			ctx->failed++;
-			continue;
-		}
-		ctx->allocs++;
-		mmbench_mark(p, size);
-		mmbench_check(ctx, p, size);
-		kmem_cache_free(ctx->cache, p);
-		ctx->frees++;
-		mmbench_inject(ctx);
-	}
+	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, 0, ctx->cache,
+			  cache_block, cache_free_block, ctx);
 }
 
 static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
@@ -810,18 +873,18 @@ static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
 		n = min(ctx->ops - done, ctx->arg);
 		if (unlikely(!kmem_cache_alloc_bulk(ctx->cache, GFP_KERNEL, n,
 						    ctx->ptrs))) {
-			ctx->failed += n;
+			ctx->n.failed += n;
 			continue;
 		}
-		ctx->allocs += n;
+		ctx->n.allocs += n;
 		for (i = 0; i < n; i++) {
 			mmbench_mark(ctx->ptrs[i], MMBENCH_BULK_SIZE);
 			mmbench_inject(ctx);
 		}
 		for (i = 0; i < n; i++)
-			mmbench_check(ctx, ctx->ptrs[i], MMBENCH_BULK_SIZE);
+			mmbench_check(&ctx->n, ctx->ptrs[i], MMBENCH_BULK_SIZE);
 		kmem_cache_free_bulk(ctx->cache, n, ctx->ptrs);
-		ctx->frees += n;
+		ctx->n.frees += n;
 	}
 }
 
@@ -835,17 +898,17 @@ static void kfree_bulk_op(struct mmbench_ctx *ctx)
 		for (got = 0; got < n; got++) {
 			ctx->ptrs[got] = kmalloc(MMBENCH_BULK_SIZE, GFP_KERNEL);
 			if (unlikely(!ctx->ptrs[got])) {
-				ctx->failed += n - got;
+				ctx->n.failed += n - got;
 				break;
 			}
 			mmbench_mark(ctx->ptrs[got], MMBENCH_BULK_SIZE);
 			mmbench_inject(ctx);
 		}
-		ctx->allocs += got;
+		ctx->n.allocs += got;
 		for (i = 0; i < got; i++)
-			mmbench_check(ctx, ctx->ptrs[i], MMBENCH_BULK_SIZE);
+			mmbench_check(&ctx->n, ctx->ptrs[i], MMBENCH_BULK_SIZE);
 		kfree_bulk(got, ctx->ptrs);
-		ctx->frees += got;
+		ctx->n.frees += got;
 	}
 }
 
@@ -865,48 +928,14 @@ static void page_frag_teardown(struct mmbench_ctx *ctx)
 
 static void page_frag_op(struct mmbench_ctx *ctx)
 {
-	size_t size = ctx->arg;
-	void *p;
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		p = page_frag_alloc(&ctx->frag, size, GFP_KERNEL);
-		if (unlikely(!p)) {
-			ctx->failed++;
-			continue;
-		}
-		ctx->allocs++;
-		mmbench_mark(p, size);
-		mmbench_check(ctx, p, size);
-		page_frag_free(p);
-		ctx->frees++;
-		mmbench_inject(ctx);
-	}
+	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, 0, &ctx->frag,
+			  frag_block, frag_free_block, ctx);
 }
 
 static void page_frag_aligned_op(struct mmbench_ctx *ctx)
 {
-	size_t size = ctx->arg;
-	void *p;
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		p = page_frag_alloc_align(&ctx->frag, size, GFP_KERNEL,
-					  MMBENCH_FRAG_ALIGN);
-		if (unlikely(!p)) {
-			ctx->failed++;
-			continue;
-		}
-		ctx->allocs++;
-		if (unlikely(!IS_ALIGNED((unsigned long)p,
-					 MMBENCH_FRAG_ALIGN)))
-			ctx->corrupt++;
-		mmbench_mark(p, size);
-		mmbench_check(ctx, p, size);
-		page_frag_free(p);
-		ctx->frees++;
-		mmbench_inject(ctx);
-	}
+	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, MMBENCH_FRAG_ALIGN,
+			  &ctx->frag, frag_aligned_block, frag_free_block, ctx);
 }
 
 /* ---- several CPUs ---- */
@@ -923,10 +952,7 @@ static void page_frag_aligned_op(struct mmbench_ctx *ctx)
  * @cyc_end: get_cycles() at @end
  * @wait_ns: time it waited on the ring in the latest sample
  * @preempted: it was switched out during the latest sample
- * @allocs: its successful allocations, added to the context after a sample
- * @frees: its frees, likewise
- * @failed: its failed allocations, likewise
- * @corrupt: blocks whose marks it found gone, likewise
+ * @n: what its ops counted, added to the context's after a sample
  * @frag: its page_frag cache (only push_cpu allocates fragments)
  */
 struct mmbench_worker {
@@ -940,10 +966,7 @@ struct mmbench_worker {
 	u64 cyc_end;
 	u64 wait_ns;
 	bool preempted;
-	u64 allocs;
-	u64 frees;
-	u64 failed;
-	u64 corrupt;
+	struct mmbench_counts n;
 	struct page_frag_cache frag;
 };
 
@@ -1126,8 +1149,8 @@ static void team_teardown(struct mmbench_ctx *ctx)
 	if (b->team == MMBENCH_TEAM_PAIR) {
 		while ((p = ptr_ring_consume(&t->ring))) {
 			if (b->drain && !IS_ERR(p)) {
-				b->drain(p);
-				ctx->frees++;
+				b->drain(NULL, p);
+				ctx->n.frees++;
 			}
 		}
 		ptr_ring_cleanup(&t->ring, NULL);
@@ -1227,14 +1250,11 @@ static void team_op(struct mmbench_ctx *ctx)
 		ctx->team_wait[min(i, 1U)] = w->wait_ns;
 		ctx->team_busy[min(i, 1U)] = w->end - w->start -
 					     min(w->wait_ns, w->end - w->start);
-		ctx->allocs += w->allocs;
-		ctx->frees += w->frees;
-		ctx->failed += w->failed;
-		ctx->corrupt += w->corrupt;
-		w->allocs = 0;
-		w->frees = 0;
-		w->failed = 0;
-		w->corrupt = 0;
+		ctx->n.allocs += w->n.allocs;
+		ctx->n.frees += w->n.frees;
+		ctx->n.failed += w->n.failed;
+		ctx->n.corrupt += w->n.corrupt;
+		memset(&w->n, 0, sizeof(w->n));
 	}
 	ctx->team_ns = longest;
 	ctx->team_cycles = cycles;
@@ -1246,63 +1266,21 @@ static void team_op(struct mmbench_ctx *ctx)
 /* The same hot pair on every CPU at once. */
 static void pages_pair_work(struct mmbench_worker *w)
 {
-	struct page *page;
-	u32 i;
-
-	for (i = 0; i < w->team->ops; i++) {
-		page = alloc_page(GFP_KERNEL);
-		if (unlikely(!page)) {
-			w->failed++;
-			continue;
-		}
-		w->allocs++;
-		mmbench_mark(page_address(page), PAGE_SIZE);
-		if (unlikely(*(u8 *)page_address(page) != 0xa5))
-			w->corrupt++;
-		__free_page(page);
-		w->frees++;
-	}
+	mmbench_pair_loop(&w->n, w->team->ops, MMBENCH_TEAM_SIZE, 0, NULL,
+			  page_block, page_free_block, NULL);
 }
 
 static void kmalloc_pair_work(struct mmbench_worker *w)
 {
-	void *p;
-	u32 i;
-
-	for (i = 0; i < w->team->ops; i++) {
-		p = kmalloc(MMBENCH_TEAM_SIZE, GFP_KERNEL);
-		if (unlikely(!p)) {
-			w->failed++;
-			continue;
-		}
-		w->allocs++;
-		mmbench_mark(p, MMBENCH_TEAM_SIZE);
-		if (unlikely(*(u8 *)p != 0xa5))
-			w->corrupt++;
-		kfree(p);
-		w->frees++;
-	}
+	mmbench_pair_loop(&w->n, w->team->ops, MMBENCH_TEAM_SIZE, 0, NULL,
+			  kmalloc_block, kfree_block, NULL);
 }
 
 /* Each CPU with its own page_frag cache, as each CPU's network queue has. */
 static void frag_pair_work(struct mmbench_worker *w)
 {
-	void *p;
-	u32 i;
-
-	for (i = 0; i < w->team->ops; i++) {
-		p = page_frag_alloc(&w->frag, MMBENCH_TEAM_SIZE, GFP_KERNEL);
-		if (unlikely(!p)) {
-			w->failed++;
-			continue;
-		}
-		w->allocs++;
-		mmbench_mark(p, MMBENCH_TEAM_SIZE);
-		if (unlikely(*(u8 *)p != 0xa5))
-			w->corrupt++;
-		page_frag_free(p);
-		w->frees++;
-	}
+	mmbench_pair_loop(&w->n, w->team->ops, MMBENCH_TEAM_SIZE, 0, &w->frag,
+			  frag_block, frag_free_block, NULL);
 }
 
 /*
@@ -1310,71 +1288,29 @@ static void frag_pair_work(struct mmbench_worker *w)
  * error pointer for a failed allocation, so that the counts match) to
  * pop_cpu, which checks and frees it.
  */
-static void pages_push_work(struct mmbench_worker *w)
-{
-	struct page *page;
-	u32 i;
-
-	for (i = 0; i < w->team->ops && !READ_ONCE(w->team->stop); i++) {
-		page = alloc_page(GFP_KERNEL);
-		if (unlikely(!page)) {
-			w->failed++;
-			ring_put(w, ERR_PTR(-ENOMEM));
-			continue;
-		}
-		w->allocs++;
-		mmbench_mark(page_address(page), PAGE_SIZE);
-		ring_put(w, page);
-	}
-}
-
-static void pages_pop_work(struct mmbench_worker *w)
-{
-	struct page *page;
-	u32 i;
-
-	for (i = 0; i < w->team->ops; i++) {
-		page = ring_get(w);
-		if (!page)
-			break;
-		if (IS_ERR(page))
-			continue;
-		if (unlikely(*(u8 *)page_address(page) != 0xa5 ||
-			     *((u8 *)page_address(page) + PAGE_SIZE - 1) !=
-			     0x5a))
-			w->corrupt++;
-		__free_page(page);
-		w->frees++;
-	}
-}
-
-static void pages_drain(void *ptr)
-{
-	__free_page(ptr);
-}
-
-static void kmalloc_push_work(struct mmbench_worker *w)
+static __always_inline void
+mmbench_push_loop(struct mmbench_worker *w, void *priv,
+		  void *(*alloc)(void *priv, size_t size))
 {
 	void *p;
 	u32 i;
 
 	for (i = 0; i < w->team->ops && !READ_ONCE(w->team->stop); i++) {
-		p = kmalloc(MMBENCH_TEAM_SIZE, GFP_KERNEL);
+		p = alloc(priv, MMBENCH_TEAM_SIZE);
 		if (unlikely(!p)) {
-			w->failed++;
+			w->n.failed++;
 			ring_put(w, ERR_PTR(-ENOMEM));
 			continue;
 		}
-		w->allocs++;
+		w->n.allocs++;
 		mmbench_mark(p, MMBENCH_TEAM_SIZE);
 		ring_put(w, p);
 	}
 }
 
-/* Checks and frees blocks with free_fn; shared by slab and page_frag. */
-static void pop_work(struct mmbench_worker *w, void (*free_fn)(const void *))
+static __always_inline void
+mmbench_pop_loop(struct mmbench_worker *w, void (*free)(void *priv, void *p))
 {
-	struct mmbench_ctx scratch = { };
 	void *p;
 	u32 i;
 
@@ -1384,54 +1320,41 @@ static void pop_work(struct mmbench_worker *w, void (*free_fn)(const void *))
 			break;
 		if (IS_ERR(p))
 			continue;
-		mmbench_check(&scratch, p, MMBENCH_TEAM_SIZE);
-		free_fn(p);
-		w->frees++;
+		mmbench_check(&w->n, p, MMBENCH_TEAM_SIZE);
+		free(NULL, p);
+		w->n.frees++;
 	}
-	w->corrupt += scratch.corrupt;
+}
+
+static void pages_push_work(struct mmbench_worker *w)
+{
+	mmbench_push_loop(w, NULL, page_block);
+}
+
+static void pages_pop_work(struct mmbench_worker *w)
+{
+	mmbench_pop_loop(w, page_free_block);
+}
+
+static void kmalloc_push_work(struct mmbench_worker *w)
+{
+	mmbench_push_loop(w, NULL, kmalloc_block);
 }
 
 static void kmalloc_pop_work(struct mmbench_worker *w)
 {
-	pop_work(w, kfree);
+	mmbench_pop_loop(w, kfree_block);
 }
 
-static void kfree_drain(void *ptr)
-{
-	kfree(ptr);
-}
-
+/* Only push_cpu touches its page_frag cache; a fragment frees anywhere. */
 static void frag_push_work(struct mmbench_worker *w)
 {
-	void *p;
-	u32 i;
-
-	for (i = 0; i < w->team->ops && !READ_ONCE(w->team->stop); i++) {
-		p = page_frag_alloc(&w->frag, MMBENCH_TEAM_SIZE, GFP_KERNEL);
-		if (unlikely(!p)) {
-			w->failed++;
-			ring_put(w, ERR_PTR(-ENOMEM));
-			continue;
-		}
-		w->allocs++;
-		mmbench_mark(p, MMBENCH_TEAM_SIZE);
-		ring_put(w, p);
-	}
-}
-
-static void frag_free(const void *p)
-{
-	page_frag_free((void *)p);
+	mmbench_push_loop(w, &w->frag, frag_block);
 }
 
 static void frag_pop_work(struct mmbench_worker *w)
 {
-	pop_work(w, frag_free);
-}
-
-static void frag_drain(void *ptr)
-{
-	page_frag_free(ptr);
+	mmbench_pop_loop(w, frag_free_block);
 }
 
 /* The ring alone, with a pointer that is never dereferenced. */
@@ -1589,7 +1512,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.team = MMBENCH_TEAM_PAIR,
 		.work = pages_push_work, .pop_work = pages_pop_work,
-		.drain = pages_drain, .setup = team_setup,
+		.drain = page_free_block, .setup = team_setup,
 		.teardown = team_teardown, .op = team_op,
 		.read = outstanding_read, .pages_back = true,
 	}, {
@@ -1598,7 +1521,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.team = MMBENCH_TEAM_PAIR,
 		.work = kmalloc_push_work, .pop_work = kmalloc_pop_work,
-		.drain = kfree_drain, .setup = team_setup,
+		.drain = kfree_block, .setup = team_setup,
 		.teardown = team_teardown, .op = team_op,
 		.read = outstanding_read,
 	}, {
@@ -1607,7 +1530,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.team = MMBENCH_TEAM_PAIR,
 		.work = frag_push_work, .pop_work = frag_pop_work,
-		.drain = frag_drain, .setup = team_setup,
+		.drain = frag_free_block, .setup = team_setup,
 		.teardown = team_teardown, .op = team_op,
 		.read = outstanding_read, .pages_back = true,
 	}, {
@@ -2284,7 +2207,7 @@ static long mmbench_free_pages(struct pglist_data *pgdat)
 static long mmbench_free_pages_slack(const struct mmbench_ctx *ctx)
 {
 	const struct mmbench_bench *b = ctx->bench;
-	u64 pages = ctx->allocs;
+	u64 pages = ctx->n.allocs;
 
 	if (b->list == &mmbench_orders)
 		pages <<= ctx->arg;
@@ -2338,10 +2261,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	ctx->arg = row->arg;
 	ctx->inject_ns = row->inject_ns;
 	ctx->delta = 1;
-	ctx->allocs = 0;
-	ctx->frees = 0;
-	ctx->failed = 0;
-	ctx->corrupt = 0;
+	memset(&ctx->n, 0, sizeof(ctx->n));
 	r->has_counter = !!b->read;
 	if (b->read)
 		ctx->before = b->read(ctx);
@@ -2432,21 +2352,21 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		snprintf(r->reason, sizeof(r->reason),
 			 "%ld fewer free pages after the run (slack %ld)",
 			 -r->free_pages_delta, r->free_pages_slack);
-	} else if (ctx->corrupt) {
+	} else if (ctx->n.corrupt) {
 		r->status = MMBENCH_FAIL;
 		snprintf(r->reason, sizeof(r->reason),
 			 "%llu blocks lost the marks written at allocation",
-			 ctx->corrupt);
+			 ctx->n.corrupt);
 	} else if (raw_smp_processor_id() != run->cpu) {
 		r->status = MMBENCH_ERROR;
 		snprintf(r->reason, sizeof(r->reason),
 			 "moved from CPU %d to CPU %d: CPU %d went offline",
 			 run->cpu, raw_smp_processor_id(), run->cpu);
-	} else if (ctx->failed) {
+	} else if (ctx->n.failed) {
 		r->status = MMBENCH_UNSUPPORTED;
 		snprintf(r->reason, sizeof(r->reason),
 			 "%llu of %llu allocations failed: no free memory of this size here",
-			 ctx->failed, ctx->failed + ctx->allocs);
+			 ctx->n.failed, ctx->n.failed + ctx->n.allocs);
 	} else {
 		size_t len = strlen(r->reason);
 
