@@ -419,6 +419,19 @@ struct mmbench_row {
 	struct mmbench_result pending;
 };
 
+/* Append a remark to a row's @reason, after a "; " if it has one. */
+static __printf(2, 3) void mmbench_remark(char *reason, const char *fmt, ...)
+{
+	size_t len = strnlen(reason, MMBENCH_REASON_LEN);
+	va_list args;
+
+	if (len)
+		len += scnprintf(reason + len, MMBENCH_REASON_LEN - len, "; ");
+	va_start(args, fmt);
+	vscnprintf(reason + len, MMBENCH_REASON_LEN - len, fmt, args);
+	va_end(args);
+}
+
 /* ---- benchmarks ---- */
 
 /* Costs a branch when off; adds ndelay(D) to an op when injected. */
@@ -706,10 +719,18 @@ static void frag_free_block(void *frag, void *p)
 	page_frag_free(p);
 }
 
-/* An order-0 page, as its address. */
+/*
+ * Flags for pages of an order above PAGE_ALLOC_COSTLY_ORDER, and for pages
+ * a benchmark holds many of at once (a batch, a bulk, a ring): fail, and be
+ * counted, rather than warn, reclaim hard or call the OOM killer.  The fast
+ * path measured does not look at them.
+ */
+#define MMBENCH_GFP_MAYFAIL	(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY)
+
+/* An order-0 page, as its address; a ring may hold many. */
 static void *page_block(void *priv, size_t size)
 {
-	struct page *page = alloc_page(GFP_KERNEL);
+	struct page *page = alloc_page(MMBENCH_GFP_MAYFAIL);
 
 	return page ? page_address(page) : NULL;
 }
@@ -719,19 +740,12 @@ static void page_free_block(void *priv, void *p)
 	free_page((unsigned long)p);
 }
 
-/* Orders above PAGE_ALLOC_COSTLY_ORDER may fail: no retry, no warning. */
-static gfp_t mmbench_page_gfp(unsigned int order)
-{
-	if (order > PAGE_ALLOC_COSTLY_ORDER)
-		return GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY;
-	return GFP_KERNEL;
-}
-
 /* Alloc then free at once: served from and back to the per-CPU lists. */
 static void pages_pair_op(struct mmbench_ctx *ctx)
 {
 	unsigned int order = ctx->arg;
-	gfp_t gfp = mmbench_page_gfp(order);
+	gfp_t gfp = order > PAGE_ALLOC_COSTLY_ORDER ? MMBENCH_GFP_MAYFAIL :
+						      GFP_KERNEL;
 	size_t size = PAGE_SIZE << order;
 	struct page *page;
 	u32 i;
@@ -751,11 +765,23 @@ static void pages_pair_op(struct mmbench_ctx *ctx)
 	}
 }
 
-/* Pages per batch: the batch parameter, within MMBENCH_BATCH_BYTES. */
+/*
+ * Blocks per batch: the batch parameter, within MMBENCH_BATCH_BYTES and
+ * within a quarter of the free memory, so that a batch does not push a
+ * small machine into reclaim; says so in @reason when free memory is what
+ * limits it.
+ */
 static int pages_batch_setup(struct mmbench_ctx *ctx, char *reason)
 {
-	ctx->batch = clamp_t(unsigned long, mmbench_batch, 1,
-			     MMBENCH_BATCH_BYTES >> (PAGE_SHIFT + ctx->arg));
+	unsigned long limit = MMBENCH_BATCH_BYTES >> (PAGE_SHIFT + ctx->arg);
+	unsigned long free = global_zone_page_state(NR_FREE_PAGES);
+	unsigned long room = max(free >> (ctx->arg + 2), 1UL);
+
+	ctx->batch = min3((unsigned long)mmbench_batch, limit, room);
+	if (ctx->batch < mmbench_batch && room < limit)
+		mmbench_remark(reason,
+			       "batch cut to %u blocks: a quarter of the %lu free pages",
+			       ctx->batch, free);
 	return 0;
 }
 
@@ -767,14 +793,13 @@ static void pages_batch_op(struct mmbench_ctx *ctx)
 {
 	struct page **pages = (struct page **)ctx->ptrs;
 	unsigned int order = ctx->arg;
-	gfp_t gfp = mmbench_page_gfp(order);
 	size_t size = PAGE_SIZE << order;
 	u32 done, n, got, i;
 
 	for (done = 0; done < ctx->ops; done += n) {
 		n = min(ctx->ops - done, ctx->batch);
 		for (got = 0; got < n; got++) {
-			pages[got] = alloc_pages(gfp, order);
+			pages[got] = alloc_pages(MMBENCH_GFP_MAYFAIL, order);
 			if (unlikely(!pages[got])) {
 				ctx->n.failed += n - got;
 				break;
@@ -805,7 +830,7 @@ static void pages_bulk_op(struct mmbench_ctx *ctx)
 
 	for (done = 0; done < ctx->ops; done += n) {
 		n = min(ctx->ops - done, ctx->arg);
-		got = alloc_pages_bulk_array(GFP_KERNEL, n, pages);
+		got = alloc_pages_bulk_array(MMBENCH_GFP_MAYFAIL, n, pages);
 		ctx->n.allocs += got;
 		ctx->n.failed += n - got;
 		for (i = 0; i < got; i++) {
@@ -1123,8 +1148,8 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 	}
 	if (cpumask_weight(mask) < 2) {
 		snprintf(reason, MMBENCH_REASON_LEN,
-			 "needs two online CPUs, has %*pbl",
-			 cpumask_pr_args(mask));
+			 "needs two online CPUs, has %u (CPU list '%*pbl')",
+			 cpumask_weight(mask), cpumask_pr_args(mask));
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -1948,7 +1973,7 @@ static struct mmbench_uint_param batch_param = {
 };
 module_param_cb(batch, &uint_range_ops, &batch_param, 0444);
 MODULE_PARM_DESC(batch,
-		 "Pages allocated before any is freed by alloc_pages_batch, 1..65536, at most 16 MiB of pages (default 1024)");
+		 "Blocks allocated before any is freed by alloc_pages_batch, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
 
 module_param(run_on_load, bool, 0444);
 MODULE_PARM_DESC(run_on_load,
@@ -2100,9 +2125,10 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 	want = mmbench_iterations ?: div64_u64(target * 1000, ps_per_op);
 	cap = div64_u64(share * 1000, ps_per_op);
 	if (mmbench_iterations && want > cap)
-		snprintf(r->reason, sizeof(r->reason),
-			 "iterations clamped to %llu: a sample lasts at most %llu ms (100 ms, or its share of budget_ms)",
-			 max_t(u64, cap, 1), div_u64(share, NSEC_PER_MSEC));
+		mmbench_remark(r->reason,
+			       "iterations clamped to %llu: a sample lasts at most %llu ms (100 ms, or its share of budget_ms)",
+			       max_t(u64, cap, 1),
+			       div_u64(share, NSEC_PER_MSEC));
 	want = min(want, cap);
 	if (b->team && !mmbench_iterations)
 		want = max_t(u64, want, MMBENCH_TEAM_MIN_OPS);
@@ -2368,15 +2394,12 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 			 "%llu of %llu allocations failed: no free memory of this size here",
 			 ctx->n.failed, ctx->n.failed + ctx->n.allocs);
 	} else {
-		size_t len = strlen(r->reason);
-
 		r->status = MMBENCH_PASS;
 		if (kept < mmbench_samples)
-			snprintf(r->reason + len, sizeof(r->reason) - len,
-				 "%s%u of %u samples: %s", len ? "; " : "",
-				 kept, mmbench_samples,
-				 attempts > 2 * mmbench_samples + 8 ?
-				 "too many dropped" : "budget_ms ran out");
+			mmbench_remark(r->reason, "%u of %u samples: %s",
+				       kept, mmbench_samples,
+				       attempts > 2 * mmbench_samples + 8 ?
+				       "too many dropped" : "budget_ms ran out");
 	}
 }
 
