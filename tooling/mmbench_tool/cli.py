@@ -186,6 +186,8 @@ class GuestOutput:
                                      "MMBENCH-NEGATIVE-END")
         self.dmesg = ktap.between(lines, "MMBENCH-DMESG-BEGIN",
                                   "MMBENCH-DMESG-END")
+        self.fragment = ktap.between(lines, "MMBENCH-FRAGMENT-BEGIN",
+                                     "MMBENCH-FRAGMENT-END")
         self.finished = any(line.startswith("MMBENCH-GUEST-END")
                             for line in lines)
 
@@ -290,10 +292,64 @@ def checkpatch(tree):
     return checks
 
 
+def _fragment_value(lines, marker, key):
+    """The integer @key=<n> on the line starting with @marker, or None."""
+    for line in lines:
+        m = re.match(rf"^{marker} .*\b{key}=(-?\d+)", line)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def fragmented(out, results):
+    """Checks of the suite run with every 2 MiB block taken (fragment.sh)."""
+    lines = out.fragment or []
+    inner = ktap.inner_ktap(lines)
+    (results / "fragmented.ktap").write_text("\n".join(inner) + "\n")
+    pool = _fragment_value(lines, "MMBENCH-FRAGMENT", "hugepages")
+    top = _fragment_value(lines, "MMBENCH-FRAGMENT", "top_free_order")
+    after = _fragment_value(lines, "MMBENCH-FRAGMENT-RELEASED",
+                            "top_free_order")
+    rows = ktap.figures(inner)
+    res = ktap.results(inner)
+    failed = [r[2] for r in res if not r[0]]
+    high, low = [], []
+    for bench in ("alloc_pages", "alloc_pages_batch"):
+        high += [f"{bench}_order{o}" for o in (9, 10)]
+        low += [f"{bench}_order{o}" for o in range(4)]
+    bad_high = [r for r in high
+                if rows.get(r, {}).get("status") != "unsupported" or
+                "allocations failed" not in rows[r].get("reason", "")]
+    bad_low = [r for r in low if rows.get(r, {}).get("status") != "pass"]
+    where = f"see {results / 'fragmented.ktap'}"
+    for r in high:
+        say(f"fragmented: {r}: {rows.get(r, {}).get('status', 'missing')}: "
+            f"{rows.get(r, {}).get('reason', '')}")
+    return [
+        (out.fragment is not None and bool(pool) and top is not None and
+         top < 9,
+         "fragmented: huge pages took every free block of order 9 and up",
+         f"hugepages={pool}, highest free order {top}; {where}"),
+        (bool(inner) and not bad_high,
+         "fragmented: orders 9 and 10 report unsupported: allocations failed",
+         f"wrong: {', '.join(bad_high)}; {where}"),
+        (bool(inner) and not bad_low,
+         "fragmented: orders 0 to 3 still pass",
+         f"wrong: {', '.join(bad_low)}; {where}"),
+        (bool(res) and not failed,
+         "fragmented: no case fails",
+         f"failed: {', '.join(failed) or 'none ran'}; {where}"),
+        (after is not None and after >= 9,
+         "fragmented: the pool given back makes order-9 blocks again",
+         f"highest free order after release {after}; {where}"),
+    ]
+
+
 def small_guest(setup):
-    """One CPU and little memory: multi-CPU cases skip, nothing breaks."""
+    """One CPU and little memory: multi-CPU cases skip, nothing breaks;
+    then again with no free block of order 9 and up: high orders skip."""
     results = guest.results_dir("-1cpu")
-    out = setup.boot("run", results, cpus=1, memory=SMALL_MEMORY)
+    out = setup.boot("small", results, cpus=1, memory=SMALL_MEMORY)
     inner = ktap.inner_ktap(out.suite)
     (results / "mmbench_test.ktap").write_text("\n".join(inner) + "\n")
     res = ktap.results(inner)
@@ -313,6 +369,7 @@ def small_guest(setup):
          f"{len(team)} found, wrong: {', '.join(wrong)}; {where}"),
         (any(r[0] and r[3] != "SKIP" for r in others),
          "1 CPU: the single-CPU cases still pass", where),
+    ] + fragmented(out, results) + [
         (not out.kernel_problems(),
          f"1 CPU, {SMALL_MEMORY} MiB: no oops, BUG or WARN",
          "; ".join(out.kernel_problems()[:3])),

@@ -81,7 +81,7 @@ def make_initramfs(release, ko, kselftest, mode, params, env, results):
         (moddir / name).touch()
     run(["depmod", "-b", str(root), release])
 
-    for name in ("init", "negative.sh", "bench.sh"):
+    for name in ("init", "negative.sh", "bench.sh", "fragment.sh"):
         shutil.copy2(GUEST_FILES / name,
                      root / ("init" if name == "init" else "mmbench/" + name))
     conf = [f"MMBENCH_MODE={shlex.quote(mode)}",
