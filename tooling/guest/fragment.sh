@@ -18,6 +18,11 @@ top_free_order() {
 
 meminfo() { awk -v key="$1:" '$1 == key { print $2 }' /proc/meminfo; }
 
+if [ ! -w /proc/sys/vm/nr_hugepages ]; then
+	echo "MMBENCH-FRAGMENT unavailable: no /proc/sys/vm/nr_hugepages" \
+		"(a kernel without CONFIG_HUGETLB_PAGE)"
+	exit 0
+fi
 # As many huge pages as the guest has memory for: the kernel takes what
 # it can get and stops there.
 echo $(($(meminfo MemTotal) / $(meminfo Hugepagesize))) \

@@ -322,6 +322,10 @@ def fragmented(out, results):
                 "allocations failed" not in rows[r].get("reason", "")]
     bad_low = [r for r in low if rows.get(r, {}).get("status") != "pass"]
     where = f"see {results / 'fragmented.ktap'}"
+    unavailable = [line for line in lines
+                   if line.startswith("MMBENCH-FRAGMENT unavailable")]
+    if unavailable:
+        where = f"{unavailable[0][len('MMBENCH-FRAGMENT '):]}; {where}"
     for r in high:
         say(f"fragmented: {r}: {rows.get(r, {}).get('status', 'missing')}: "
             f"{rows.get(r, {}).get('reason', '')}")
