@@ -313,6 +313,9 @@ def fragmented(out, results):
     rows = ktap.figures(inner)
     res = ktap.results(inner)
     failed = [r[2] for r in res if not r[0]]
+    verdict = ktap.runner_verdict(lines) or "none"
+    plan = re.search(r"^1\.\.(\d+)$", "\n".join(inner), re.M)
+    complete = bool(plan) and int(plan.group(1)) == len(res)
     high, low = [], []
     for bench in ("alloc_pages", "alloc_pages_batch"):
         high += [f"{bench}_order{o}" for o in (9, 10)]
@@ -340,9 +343,12 @@ def fragmented(out, results):
         (bool(inner) and not bad_low,
          "fragmented: orders 0 to 3 still pass",
          f"wrong: {', '.join(bad_low)}; {where}"),
-        (bool(res) and not failed,
-         "fragmented: no case fails",
-         f"failed: {', '.join(failed) or 'none ran'}; {where}"),
+        (bool(res) and complete and not failed and
+         verdict.startswith("ok "),
+         "fragmented: every case ran and none failed",
+         f"failed: {', '.join(failed) or 'none'}; {len(res)} results of "
+         f"plan {plan.group(1) if plan else '?'}; runner: {verdict}; "
+         f"{where}"),
         (after is not None and after >= 9,
          "fragmented: the pool given back makes order-9 blocks again",
          f"highest free order after release {after}; {where}"),
