@@ -720,10 +720,10 @@ static void frag_free_block(void *frag, void *p)
 }
 
 /*
- * Flags for pages of an order above PAGE_ALLOC_COSTLY_ORDER, and for pages
- * a benchmark holds many of at once (a batch, a bulk, a ring): fail, and be
- * counted, rather than warn, reclaim hard or call the OOM killer.  The fast
- * path measured does not look at them.
+ * Flags for pages of an order above PAGE_ALLOC_COSTLY_ORDER, and for what a
+ * benchmark holds many of at once (a batch, a bulk, the pages of a ring):
+ * fail, and be counted, rather than warn, reclaim hard or call the OOM
+ * killer.  The fast path measured does not look at them.
  */
 #define MMBENCH_GFP_MAYFAIL	(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY)
 
@@ -896,7 +896,8 @@ static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
 
 	for (done = 0; done < ctx->ops; done += n) {
 		n = min(ctx->ops - done, ctx->arg);
-		if (unlikely(!kmem_cache_alloc_bulk(ctx->cache, GFP_KERNEL, n,
+		if (unlikely(!kmem_cache_alloc_bulk(ctx->cache,
+						    MMBENCH_GFP_MAYFAIL, n,
 						    ctx->ptrs))) {
 			ctx->n.failed += n;
 			continue;
@@ -921,7 +922,8 @@ static void kfree_bulk_op(struct mmbench_ctx *ctx)
 	for (done = 0; done < ctx->ops; done += n) {
 		n = min(ctx->ops - done, ctx->arg);
 		for (got = 0; got < n; got++) {
-			ctx->ptrs[got] = kmalloc(MMBENCH_BULK_SIZE, GFP_KERNEL);
+			ctx->ptrs[got] = kmalloc(MMBENCH_BULK_SIZE,
+						 MMBENCH_GFP_MAYFAIL);
 			if (unlikely(!ctx->ptrs[got])) {
 				ctx->n.failed += n - got;
 				break;
@@ -2391,7 +2393,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	} else if (ctx->n.failed) {
 		r->status = MMBENCH_UNSUPPORTED;
 		snprintf(r->reason, sizeof(r->reason),
-			 "%llu of %llu allocations failed: no free memory of this size here",
+			 "%llu of %llu allocations failed: too little free memory here for this order, size or bulk",
 			 ctx->n.failed, ctx->n.failed + ctx->n.allocs);
 	} else {
 		r->status = MMBENCH_PASS;
@@ -2519,7 +2521,8 @@ static int mmbench_thread(void *data)
 				    max(nr, 1U));
 	run.ps = kcalloc(mmbench_samples, sizeof(*run.ps), GFP_KERNEL);
 	run.mcyc = kcalloc(mmbench_samples, sizeof(*run.mcyc), GFP_KERNEL);
-	ctx.ptrs = kvcalloc(MMBENCH_MAX_BATCH, sizeof(*ctx.ptrs), GFP_KERNEL);
+	ctx.ptrs = kvcalloc(MMBENCH_MAX_BATCH, sizeof(*ctx.ptrs),
+			    GFP_KERNEL | __GFP_RETRY_MAYFAIL);
 	ctx.page = alloc_page(GFP_KERNEL);
 	if (ctx.page) {
 		ctx.zone = page_zone(ctx.page);
