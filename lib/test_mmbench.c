@@ -2228,21 +2228,19 @@ static long mmbench_free_pages(struct pglist_data *pgdat)
 
 /*
  * Pages the rest of the system may take meanwhile before the check fails:
- * 4 MiB, or a quarter of the pages the row went through, whichever is
- * more; an idle guest moved 8 pages at most.  A page lost per op loses
- * far more.
+ * 4 MiB, or 1/256 of the node's memory on a large machine.  It does not
+ * grow with the pages a row goes through, so a page lost per op fails
+ * the row within a few thousand ops; the passing rows of idle guests
+ * moved the count by -8 to +32 pages.
  */
 static long mmbench_free_pages_slack(const struct mmbench_ctx *ctx)
 {
-	const struct mmbench_bench *b = ctx->bench;
-	u64 pages = ctx->n.allocs;
+	unsigned long managed = 0;
+	int i;
 
-	if (b->list == &mmbench_orders)
-		pages <<= ctx->arg;
-	else if (!strcmp(b->group, "page_frag"))
-		pages = div_u64(pages * (b->list ? ctx->arg : MMBENCH_TEAM_SIZE),
-				PAGE_SIZE);
-	return max_t(long, (4UL << 20) >> PAGE_SHIFT, pages / 4);
+	for (i = 0; i < MAX_NR_ZONES; i++)
+		managed += zone_managed_pages(&ctx->pgdat->node_zones[i]);
+	return max((4UL << 20) >> PAGE_SHIFT, managed / 256);
 }
 
 /* Take the samples of one row and judge them; fills row->pending. */
@@ -2298,6 +2296,9 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		r->free_pages_delta = -mmbench_free_pages(ctx->pgdat);
 	ret = b->setup ? b->setup(ctx, r->reason) : 0;
 	if (ret) {
+		/* Nothing ran: no counter or free pages to report. */
+		r->has_counter = false;
+		r->has_free_pages = false;
 		r->status = ret == -EOPNOTSUPP ? MMBENCH_UNSUPPORTED :
 						 MMBENCH_ERROR;
 		if (!r->reason[0])
@@ -2843,10 +2844,14 @@ static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
 						max(r->team_ops, 1ULL)));
 		break;
 	case F_FREE_DELTA:
-		ret = sysfs_emit(buf, "%ld\n", r->free_pages_delta);
+		ret = r->has_free_pages ?
+		      sysfs_emit(buf, "%ld\n", r->free_pages_delta) :
+		      sysfs_emit(buf, "none\n");
 		break;
 	case F_FREE_SLACK:
-		ret = sysfs_emit(buf, "%ld\n", r->free_pages_slack);
+		ret = r->has_free_pages ?
+		      sysfs_emit(buf, "%ld\n", r->free_pages_slack) :
+		      sysfs_emit(buf, "none\n");
 		break;
 	case F_COUNTER_DELTA:
 		ret = r->has_counter ? sysfs_emit(buf, "%ld\n", r->counter_delta) :
