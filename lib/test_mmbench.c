@@ -221,6 +221,8 @@ enum mmbench_team_kind {
  *	objects per bulk call
  * @inject_ns: ndelay() added to every op, 0 for none
  * @batch: pages per batch of alloc_pages_batch at this order
+ * @unit: the ops of an adaptively sized sample come in whole units of this
+ *	many, a batch or a bulk, so that each is the size asked for; else 1
  * @cache: the dedicated slab cache of the kmem_cache benchmarks
  * @ptrs: room for a batch of pages or a bulk of objects
  * @frag: the page_frag cache, zeroed before use
@@ -246,6 +248,7 @@ struct mmbench_ctx {
 	u32 arg;
 	u32 inject_ns;
 	u32 batch;
+	u32 unit;
 	struct kmem_cache *cache;
 	void **ptrs;
 	struct page_frag_cache frag;
@@ -767,9 +770,9 @@ static void pages_pair_op(struct mmbench_ctx *ctx)
 
 /*
  * Blocks per batch: the batch parameter, within MMBENCH_BATCH_BYTES and
- * within a quarter of the free memory, so that a batch does not push a
- * small machine into reclaim; says so in @reason when free memory is what
- * limits it.
+ * within a quarter of the free memory (but at least one block), so that a
+ * batch does not push a small machine into reclaim; says so in @reason
+ * when free memory is what limits it.
  */
 static int pages_batch_setup(struct mmbench_ctx *ctx, char *reason)
 {
@@ -782,6 +785,7 @@ static int pages_batch_setup(struct mmbench_ctx *ctx, char *reason)
 		mmbench_remark(reason,
 			       "batch cut to %u blocks: a quarter of the %lu free pages",
 			       ctx->batch, free);
+	ctx->unit = ctx->batch;
 	return 0;
 }
 
@@ -820,6 +824,7 @@ static void pages_batch_op(struct mmbench_ctx *ctx)
 static int pages_bulk_setup(struct mmbench_ctx *ctx, char *reason)
 {
 	memset(ctx->ptrs, 0, ctx->arg * sizeof(*ctx->ptrs));
+	ctx->unit = ctx->arg;
 	return 0;
 }
 
@@ -875,6 +880,7 @@ static int kmem_cache_setup(struct mmbench_ctx *ctx, char *reason)
 
 static int kmem_cache_bulk_setup(struct mmbench_ctx *ctx, char *reason)
 {
+	ctx->unit = ctx->arg;
 	return cache_setup(ctx, MMBENCH_BULK_SIZE);
 }
 
@@ -912,6 +918,12 @@ static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
 		kmem_cache_free_bulk(ctx->cache, n, ctx->ptrs);
 		ctx->n.frees += n;
 	}
+}
+
+static int kfree_bulk_setup(struct mmbench_ctx *ctx, char *reason)
+{
+	ctx->unit = ctx->arg;
+	return 0;
 }
 
 /* kmalloc objects one by one, free them together. */
@@ -1496,8 +1508,8 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.name = "kfree_bulk", .group = "slab",
 		.unit = "kmalloc(), freed by kfree_bulk()",
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.list = &mmbench_bulk, .op = kfree_bulk_op,
-		.read = outstanding_read,
+		.list = &mmbench_bulk, .setup = kfree_bulk_setup,
+		.op = kfree_bulk_op, .read = outstanding_read,
 	}, {
 		.name = "page_frag", .group = "page_frag",
 		.unit = "page_frag_alloc() and page_frag_free()",
@@ -2106,6 +2118,7 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 			  100 * NSEC_PER_MSEC);
 	struct mmbench_sample s;
 	u64 ps_per_op, want, cap;
+	u32 ops;
 
 	/*
 	 * A team sample has fixed costs: start with enough ops to hide them.
@@ -2134,7 +2147,9 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 	want = min(want, cap);
 	if (b->team && !mmbench_iterations)
 		want = max_t(u64, want, MMBENCH_TEAM_MIN_OPS);
-	return clamp_t(u64, want, 1, MMBENCH_MAX_ITERATIONS);
+	ops = clamp_t(u64, want, 1, MMBENCH_MAX_ITERATIONS);
+	/* Whole batches or bulks, unless the iterations parameter says. */
+	return mmbench_iterations ? ops : roundup(ops, ctx->unit);
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -2287,6 +2302,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	ctx->arg = row->arg;
 	ctx->inject_ns = row->inject_ns;
 	ctx->delta = 1;
+	ctx->unit = 1;
 	memset(&ctx->n, 0, sizeof(ctx->n));
 	r->has_counter = !!b->read;
 	if (b->read)
