@@ -776,7 +776,9 @@ static void pages_pair_op(struct mmbench_ctx *ctx)
  */
 static int pages_batch_setup(struct mmbench_ctx *ctx, char *reason)
 {
-	unsigned long limit = MMBENCH_BATCH_BYTES >> (PAGE_SHIFT + ctx->arg);
+	/* One block even where it is over 16 MiB (64K pages, high orders). */
+	unsigned long limit = max(MMBENCH_BATCH_BYTES >>
+				  (PAGE_SHIFT + ctx->arg), 1UL);
 	unsigned long free = global_zone_page_state(NR_FREE_PAGES);
 	unsigned long room = max(free >> (ctx->arg + 2), 1UL);
 
