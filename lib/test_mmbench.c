@@ -2383,6 +2383,11 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		snprintf(r->reason, sizeof(r->reason),
 			 "every sample dropped: %u preempted, %u migrated",
 			 r->preempted, r->migrated);
+		if (ctx->n.failed)
+			mmbench_remark(r->reason,
+				       "%llu of %llu allocations failed",
+				       ctx->n.failed,
+				       ctx->n.failed + ctx->n.allocs);
 		return;
 	}
 	mmbench_summarise(run->ps, kept, &r->ns);
@@ -2540,9 +2545,10 @@ static int mmbench_thread(void *data)
 				    max(nr, 1U));
 	run.ps = kcalloc(mmbench_samples, sizeof(*run.ps), GFP_KERNEL);
 	run.mcyc = kcalloc(mmbench_samples, sizeof(*run.mcyc), GFP_KERNEL);
+	/* Short of memory, say so in the results, not through the OOM killer. */
 	ctx.ptrs = kvcalloc(MMBENCH_MAX_BATCH, sizeof(*ctx.ptrs),
-			    GFP_KERNEL | __GFP_RETRY_MAYFAIL);
-	ctx.page = alloc_page(GFP_KERNEL);
+			    GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	ctx.page = alloc_page(MMBENCH_GFP_MAYFAIL);
 	if (ctx.page) {
 		ctx.zone = page_zone(ctx.page);
 		ctx.pgdat = page_pgdat(ctx.page);
