@@ -221,8 +221,8 @@ enum mmbench_team_kind {
  *	objects per bulk call
  * @inject_ns: ndelay() added to every op, 0 for none
  * @batch: pages per batch of alloc_pages_batch at this order
- * @unit: the ops of an adaptively sized sample come in whole units of this
- *	many, a batch or a bulk, so that each is the size asked for; else 1
+ * @unit: the ops of a sample come in whole units of this many, a batch or
+ *	a bulk, so that each is the size its row names; else 1
  * @cache: the dedicated slab cache of the kmem_cache benchmarks
  * @ptrs: room for a batch of pages or a bulk of objects
  * @frag: the page_frag cache, zeroed before use
@@ -2150,8 +2150,15 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 	if (b->team && !mmbench_iterations)
 		want = max_t(u64, want, MMBENCH_TEAM_MIN_OPS);
 	ops = clamp_t(u64, want, 1, MMBENCH_MAX_ITERATIONS);
-	/* Whole batches or bulks, unless the iterations parameter says. */
-	return mmbench_iterations ? ops : roundup(ops, ctx->unit);
+	/* Whole batches or bulks, so that each is the size its row names. */
+	if (ops % ctx->unit) {
+		ops = roundup(ops, ctx->unit);
+		if (mmbench_iterations)
+			mmbench_remark(r->reason,
+				       "iterations rounded up to %u: whole batches or bulks of %u",
+				       ops, ctx->unit);
+	}
+	return ops;
 }
 
 static int u64_cmp(const void *a, const void *b)

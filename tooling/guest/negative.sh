@@ -42,7 +42,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..73"
+echo "1..74"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -188,6 +188,22 @@ ms=$(cat /sys/kernel/mmbench/run_ms 2>&1)
 loaded && rmmod test_mmbench
 [ $rc -eq 0 ] && [ "$st" = pass ] && [ "$ms" -lt 6000 ] && echo "$why" | grep -q "budget_ms"
 result $? "iterations=100000000 samples=1000 budget_ms=3000 stops in time (${ms} ms, $got samples: $why)" "rc=$rc status=$st samples=$got reason=$why run_ms=$ms"
+
+# A batch or bulk is timed whole: iterations below it are rounded up, and
+# say so; sized samples take whole batches too.
+insmod "$ko" benchmarks=kfree_bulk bulk=1024 iterations=1000 samples=3
+rc=$?
+bulk=$(cat /sys/kernel/mmbench/kfree_bulk_1024/ops_per_sample 2>&1)
+why=$(cat /sys/kernel/mmbench/kfree_bulk_1024/reason 2>&1)
+st=$(cat /sys/kernel/mmbench/kfree_bulk_1024/status 2>&1)
+loaded && rmmod test_mmbench
+insmod "$ko" benchmarks=alloc_pages_batch orders=9 samples=3
+batch=$(cat /sys/kernel/mmbench/alloc_pages_batch_order9/ops_per_sample 2>&1)
+loaded && rmmod test_mmbench
+[ $rc -eq 0 ] && [ "$st" = pass ] && [ "$bulk" = 1024 ] &&
+	echo "$why" | grep -q "iterations rounded up to 1024" &&
+	[ -n "$batch" ] && [ $((batch % 8)) -eq 0 ] && [ "$batch" -gt 0 ]
+result $? "iterations=1000 times whole bulks of 1024 and says so; sized order-9 batches are whole ($batch ops)" "rc=$rc status=$st ops=$bulk reason=$why batch_ops=$batch"
 
 # A context the path may not run in: unsupported, with the reason.
 insmod "$ko" context=preempt benchmarks=__mod_zone_page_state,count_vm_event
