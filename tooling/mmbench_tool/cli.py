@@ -442,8 +442,10 @@ def main(argv):
     p = sub.add_parser(
         "test", help="run mmbench's own tests",
         description="Build with W=1 and sparse, run checkpatch --strict, "
-        "run the suite and the bad-input cases in a QEMU guest, and end "
-        "with the line 'N passed, N failed'.", epilog=EXIT_CODES)
+        "run the suite and the bad-input cases in a QEMU guest, then the "
+        f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
+        "block of order 9 or above, and end with the line "
+        "'N passed, N failed'.", epilog=EXIT_CODES)
     _add_guest_options(p)
     p.set_defaults(func=cmd_test)
     p = sub.add_parser(
