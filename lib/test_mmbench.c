@@ -39,6 +39,7 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/gfp.h>
+#include <linux/kernel_stat.h>
 #include <linux/kobject.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
@@ -68,10 +69,6 @@
 #if __has_include("linux/page_frag_cache.h")
 #include <linux/page_frag_cache.h>
 #endif
-#endif
-#ifdef CONFIG_X86
-#include <asm/cpufeature.h>
-#include <asm/hypervisor.h>
 #endif
 
 /*
@@ -107,6 +104,16 @@
 #define MMBENCH_TEAM_MIN_OPS	256
 /* Object size of the multi-CPU slab and page_frag benchmarks. */
 #define MMBENCH_TEAM_SIZE	256
+/*
+ * Most ops of a vmstat benchmark between two restores of its counter: the
+ * counter, shown in /proc, strays at most this far (4 MiB of NR_MLOCK pages
+ * with 4 KiB pages) whatever the size of a sample.
+ */
+#define MMBENCH_STRETCH		1024
+/* A clock read, or its resolution, is at most this part of a sample. */
+#define MMBENCH_CLOCK_SHARE	100
+/* Longest sample: with preemption or irqs off above all. */
+#define MMBENCH_MAX_SAMPLE_NS	(100 * NSEC_PER_MSEC)
 #define MMBENCH_NAME_LEN	48
 #define MMBENCH_REASON_LEN	128
 #define MMBENCH_LIST_LEN	256
@@ -148,7 +155,7 @@ struct mmbench_list {
 };
 
 static struct mmbench_list mmbench_delays = {
-	.vals = { 0, 50, 200, 1000 }, .nr = 4,
+	.vals = { 0, 50, 200, 1000, 5000 }, .nr = 5,
 	.max = MMBENCH_MAX_DELAY_NS, .suffix = "",
 };
 
@@ -234,7 +241,9 @@ enum mmbench_team_kind {
  * @team_skew: spread of the start times of the latest team sample, in ns
  * @team_wait: time push_cpu and pop_cpu waited on the ring, in ns
  * @team_busy: time push_cpu and pop_cpu worked, not waiting, in ns
- * @abort: why the benchmark cannot go on, or NULL
+ * @abort: why the benchmark cannot go on, or NULL; points to @why or to
+ *	a string constant, never into the team, which teardown frees
+ * @why: room for @abort
  * @bench: the benchmark running
  * @delta: 1, read from memory so that count_vm_events() takes a variable
  *	delta as its callers do
@@ -261,6 +270,7 @@ struct mmbench_ctx {
 	u64 team_wait[2];
 	u64 team_busy[2];
 	const char *abort;
+	char why[MMBENCH_REASON_LEN];
 	const struct mmbench_bench *bench;
 	long delta;
 	long before;
@@ -287,9 +297,12 @@ struct mmbench_ctx {
  * @setup: prepare @ctx once, untimed; 0, -EOPNOTSUPP (reported
  *	"unsupported", with the reason written to @reason) or another error
  * @teardown: undo @setup, untimed
- * @prep: before each sample, untimed: give the ops what they consume
+ * @prep: before each stretch of ops, untimed: give the ops what they
+ *	consume
  * @op: run ctx->ops ops; this is the timed region
- * @restore: after each sample, untimed: undo what the ops left behind
+ * @restore: after each stretch of ops, untimed: undo what the ops left
+ *	behind; a benchmark with @prep or @restore runs a sample in stretches
+ *	of at most MMBENCH_STRETCH ops, so that what it moves stays small
  * @read: read the counter the benchmark updates, for the functional check;
  *	NULL when it updates none
  */
@@ -320,6 +333,7 @@ enum mmbench_status {
 	MMBENCH_SUSPECT,
 	MMBENCH_UNSUPPORTED,
 	MMBENCH_ERROR,
+	MMBENCH_NOISY,
 };
 
 static const char * const mmbench_status_names[] = {
@@ -329,6 +343,7 @@ static const char * const mmbench_status_names[] = {
 	[MMBENCH_SUSPECT] = "suspect",
 	[MMBENCH_UNSUPPORTED] = "unsupported",
 	[MMBENCH_ERROR] = "error",
+	[MMBENCH_NOISY] = "noisy",
 };
 
 /*
@@ -355,6 +370,10 @@ struct mmbench_stat {
  * @samples: samples kept (the warm-up sample is not counted)
  * @preempted: samples dropped because the thread was switched out
  * @migrated: samples dropped because the thread changed CPU
+ * @stolen: samples dropped because the hypervisor ran something else on
+ *	the CPU (steal time)
+ * @interrupted: samples kept during which the CPU took an interrupt
+ * @noise: median absolute deviation of @ns over its median, in 1/1000 %
  * @cycles_valid: get_cycles() advanced during the samples
  * @ns: ns/op over the samples, in ps
  * @cycles: cycles/op over the samples, in 1/1000 cycle
@@ -382,6 +401,9 @@ struct mmbench_result {
 	u32 samples;
 	u32 preempted;
 	u32 migrated;
+	u32 stolen;
+	u32 interrupted;
+	u64 noise;
 	bool cycles_valid;
 	struct mmbench_stat ns;
 	struct mmbench_stat cycles;
@@ -1016,7 +1038,10 @@ struct mmbench_worker {
  * @nr: how many
  * @ops: ops each CPU does in the sample
  * @arg: the row's value (unused by the team benchmarks so far)
- * @gen: number of the latest sample; a worker starts when it changes
+ * @gen: number of the latest sample; a worker starts when it changes.
+ *	Published with smp_store_release() after @ops, @ready, @running and
+ *	@done are reset, read with smp_load_acquire(), so that a worker that
+ *	sees the new number sees them reset
  * @go: set to @gen by the last worker ready: the release of all
  * @ready: workers ready for the sample
  * @running: workers not yet done with the sample
@@ -1026,6 +1051,7 @@ struct mmbench_worker {
  * @start_wq: where workers wait for a sample
  * @done: completed by the last worker done with a sample
  * @ring: pointers from push_cpu to pop_cpu
+ * @drain: frees a block that push_cpu could not put in the ring
  * @w: the workers
  */
 struct mmbench_team {
@@ -1042,6 +1068,7 @@ struct mmbench_team {
 	wait_queue_head_t start_wq;
 	struct completion done;
 	struct ptr_ring ring;
+	void (*drain)(void *priv, void *p);
 	struct mmbench_worker w[];
 };
 
@@ -1075,8 +1102,14 @@ static void ring_put(struct mmbench_worker *w, void *p)
 	since = ktime_get_ns();
 	while (ptr_ring_produce(&t->ring, p)) {
 		cpu_relax();
-		if (mmbench_stalled(w, since, "pop_cpu to empty the ring"))
+		if (mmbench_stalled(w, since, "pop_cpu to empty the ring")) {
+			/* Counted as allocated: free it, or it leaks. */
+			if (t->drain && !IS_ERR(p)) {
+				t->drain(NULL, p);
+				w->n.frees++;
+			}
 			break;
+		}
 	}
 	w->wait_ns += ktime_get_ns() - since;
 }
@@ -1112,14 +1145,17 @@ static int mmbench_worker_fn(void *data)
 				kthread_should_stop());
 		if (kthread_should_stop())
 			break;
-		seen = READ_ONCE(t->gen);
+		/* Pairs with team_op(): @ready and @running are reset. */
+		seen = smp_load_acquire(&t->gen);
 		w->wait_ns = 0;
 		/* The last one ready releases them all at once. */
 		if (atomic_inc_return(&t->ready) == t->nr) {
-			WRITE_ONCE(t->go, seen);
+			/* Every worker's start after every one's arrival. */
+			smp_store_release(&t->go, seen);
 		} else {
 			since = ktime_get_ns();
-			while (READ_ONCE(t->go) != seen &&
+			/* Pairs with the smp_store_release() above. */
+			while (smp_load_acquire(&t->go) != seen &&
 			       !mmbench_stalled(w, since, "the other CPUs"))
 				cpu_relax();
 		}
@@ -1145,6 +1181,15 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 		cpumask_and(mask, &mmbench_cpus_mask, cpu_online_mask);
 	else
 		cpumask_copy(mask, cpu_online_mask);
+	/* CPUs of cpus= can go offline after the load. */
+	if (cpumask_empty(mask) &&
+	    (kind != MMBENCH_TEAM_PAIR || mmbench_push_cpu < 0 ||
+	     mmbench_pop_cpu < 0)) {
+		snprintf(reason, MMBENCH_REASON_LEN,
+			 "no CPU of cpus=%*pbl is online",
+			 cpumask_pr_args(&mmbench_cpus_mask));
+		return -EOPNOTSUPP;
+	}
 	if (kind == MMBENCH_TEAM_PAIR) {
 		*push = mmbench_push_cpu >= 0 ? mmbench_push_cpu :
 			cpumask_first(mask);
@@ -1182,10 +1227,17 @@ static void team_teardown(struct mmbench_ctx *ctx)
 		return;
 	WRITE_ONCE(t->stop, true);
 	for (i = 0; i < t->nr; i++) {
-		if (!t->w[i].task)
+		struct mmbench_worker *w = &t->w[i];
+
+		if (!w->task)
 			continue;
-		kthread_stop(t->w[i].task);
-		put_task_struct(t->w[i].task);
+		kthread_stop(w->task);
+		put_task_struct(w->task);
+		/* What a sample that timed out in team_op() left uncounted. */
+		ctx->n.allocs += w->n.allocs;
+		ctx->n.frees += w->n.frees;
+		ctx->n.failed += w->n.failed;
+		ctx->n.corrupt += w->n.corrupt;
 	}
 	if (b->team == MMBENCH_TEAM_PAIR) {
 		while ((p = ptr_ring_consume(&t->ring))) {
@@ -1221,6 +1273,7 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 	if (!t)
 		goto out;
 	t->nr = cpumask_weight(mask);
+	t->drain = b->drain;
 	init_waitqueue_head(&t->start_wq);
 	init_completion(&t->done);
 	ctx->team = t;
@@ -1272,10 +1325,26 @@ static void team_op(struct mmbench_ctx *ctx)
 	atomic_set(&t->ready, 0);
 	atomic_set(&t->running, t->nr);
 	reinit_completion(&t->done);
-	WRITE_ONCE(t->gen, t->gen + 1);
+	/* Pairs with mmbench_worker_fn(): all of the above before @gen. */
+	smp_store_release(&t->gen, t->gen + 1);
 	wake_up_all(&t->start_wq);
-	/* Bounded: a worker that waits for another stalls out in 2 s. */
-	wait_for_completion(&t->done);
+	/*
+	 * A worker that waits for another stalls out in 2 s and stops the
+	 * team; one that is not running at all cannot, so bound the wait
+	 * here too, then stop the team and give it the stall time to finish.
+	 */
+	if (!wait_for_completion_timeout(&t->done,
+					 nsecs_to_jiffies(2 * MMBENCH_STALL_NS))) {
+		if (!atomic_xchg(&t->stalled, 1))
+			strscpy(t->why, "a team sample did not end within 4 s");
+		WRITE_ONCE(t->stop, true);
+		if (!wait_for_completion_timeout(&t->done,
+						 nsecs_to_jiffies(MMBENCH_STALL_NS))) {
+			strscpy(ctx->why, t->why);
+			ctx->abort = ctx->why;
+			return;
+		}
+	}
 
 	ctx->team_preempted = false;
 	for (i = 0; i < t->nr; i++) {
@@ -1300,8 +1369,11 @@ static void team_op(struct mmbench_ctx *ctx)
 	ctx->team_ns = longest;
 	ctx->team_cycles = cycles;
 	ctx->team_skew = last_start - first;
-	if (atomic_read(&t->stalled))
-		ctx->abort = t->why;
+	/* A copy: the team is freed by the teardown, before it is reported. */
+	if (atomic_read(&t->stalled)) {
+		strscpy(ctx->why, t->why);
+		ctx->abort = ctx->why;
+	}
 }
 
 /* The same hot pair on every CPU at once. */
@@ -1597,6 +1669,7 @@ static unsigned int mmbench_budget_ms = 60000;
 static int mmbench_cpu = -1;
 static enum mmbench_context mmbench_run_context = MMBENCH_AUTO;
 static unsigned int mmbench_inject_ns;
+static unsigned int mmbench_inject_extra_ns;
 static DECLARE_BITMAP(mmbench_inject_into, MMBENCH_NR);
 static char mmbench_inject_into_str[MMBENCH_LIST_LEN];
 static bool run_on_load = true;
@@ -1705,6 +1778,11 @@ static int inject_into_set(const char *val, const struct kernel_param *kp)
 			       mmbench_benches[i].name);
 			return -EINVAL;
 		}
+		if (mmbench_benches[i].team) {
+			pr_err("%s: cannot inject into %s: it runs on several CPUs\n",
+			       kp->name, mmbench_benches[i].name);
+			return -EINVAL;
+		}
 	}
 	bitmap_copy(mmbench_inject_into, sel, MMBENCH_NR);
 	return 0;
@@ -1809,6 +1887,14 @@ static struct mmbench_uint_param inject_ndelay_param = {
 module_param_cb(inject_ndelay, &uint_range_ops, &inject_ndelay_param, 0444);
 MODULE_PARM_DESC(inject_ndelay,
 		 "ndelay() in ns added to each op of the inject_into benchmarks, 0..100000 (default 0)");
+
+static struct mmbench_uint_param inject_extra_ns_param = {
+	.value = &mmbench_inject_extra_ns, .min = 0, .max = MMBENCH_MAX_DELAY_NS,
+};
+module_param_cb(inject_extra_ns, &uint_range_ops, &inject_extra_ns_param,
+		0444);
+MODULE_PARM_DESC(inject_extra_ns,
+		 "Test only: ns added, unreported, to each injected ndelay(), so that a wrong measurement is seen to fail, 0..100000 (default 0)");
 
 static int cpu_set(const char *val, const struct kernel_param *kp)
 {
@@ -1970,7 +2056,7 @@ static const struct kernel_param_ops u32_list_ops = {
 
 module_param_cb(delays, &u32_list_ops, &mmbench_delays, 0444);
 MODULE_PARM_DESC(delays,
-		 "Comma-separated D in ns for the ndelay benchmarks, up to 8, each 0..100000 (default 0,50,200,1000)");
+		 "Comma-separated D in ns for the ndelay benchmarks, up to 8, each 0..100000 (default 0,50,200,1000,5000)");
 module_param_cb(orders, &u32_list_ops, &mmbench_orders, 0444);
 MODULE_PARM_DESC(orders,
 		 "Comma-separated page orders for the page allocator benchmarks, up to 8, each 0..MAX_PAGE_ORDER (default 0,1,2,3,9)");
@@ -2020,18 +2106,35 @@ static enum mmbench_state mmbench_state;
 static unsigned long mmbench_seq;
 static bool mmbench_exiting;
 static u64 mmbench_run_ns;
+/* Of the latest run: see baseline_drift_pct, clock_read_ns, clock_step_ns. */
+#define MMBENCH_NO_DRIFT	S64_MIN
+static s64 mmbench_drift = MMBENCH_NO_DRIFT;
+static u64 mmbench_clock_ns;
+static u64 mmbench_clock_step_ns;
 static struct mmbench_row *mmbench_rows;
 static unsigned int mmbench_nr_rows;
 /* The thread of the latest run, pinned so that it can be reaped. */
 static struct task_struct *mmbench_task;
 static DECLARE_WAIT_QUEUE_HEAD(mmbench_wq);
 
-/* One timed sample, and why it cannot be kept. */
+/**
+ * struct mmbench_sample - one timed sample, and why it cannot be kept
+ * @ns: time of its stretches of ops, summed
+ * @cycles: the same in get_cycles() ticks
+ * @reads: its stretches, each timed by a pair of clock reads
+ * @preempted: the thread was switched out in a stretch
+ * @migrated: the thread changed CPU
+ * @stolen: the hypervisor reported steal time on the CPU meanwhile
+ * @interrupted: the CPU took an interrupt or ran a softirq meanwhile
+ */
 struct mmbench_sample {
 	u64 ns;
 	u64 cycles;
+	u32 reads;
 	bool preempted;
 	bool migrated;
+	bool stolen;
+	bool interrupted;
 };
 
 /**
@@ -2041,9 +2144,13 @@ struct mmbench_sample {
  * @row_budget_ns: longest a row may take
  * @ps: per-sample ns/op, in ps
  * @mcyc: per-sample cycles/op, in 1/1000 cycle
- * @clock_ns: what reading the clocks around a sample costs, taken out of
- *	every sample
+ * @clock_ns: what reading the clocks around a stretch of ops costs, taken
+ *	out of every stretch
  * @clock_cycles: the same in get_cycles() ticks
+ * @clock_step_ns: smallest step of ktime_get_ns() seen: its resolution, or
+ *	what a read costs where that is larger
+ * @min_sample_ns: shortest sample, MMBENCH_CLOCK_SHARE times the larger
+ *	of @clock_ns and @clock_step_ns
  */
 struct mmbench_run {
 	int cpu;
@@ -2053,16 +2160,34 @@ struct mmbench_run {
 	u64 *mcyc;
 	u64 clock_ns;
 	u64 clock_cycles;
+	u64 clock_step_ns;
+	u64 min_sample_ns;
 };
 
-static void mmbench_sample(const struct mmbench_bench *b,
-			   enum mmbench_context c, struct mmbench_ctx *ctx,
-			   struct mmbench_sample *s)
+/* Interrupts and softirqs @cpu has taken so far. */
+static unsigned long mmbench_irqs(int cpu)
+{
+	unsigned long n = kstat_cpu_irqs_sum(cpu);
+	int i;
+
+	for (i = 0; i < NR_SOFTIRQS; i++)
+		n += kstat_softirqs_cpu(i, cpu);
+	return n;
+}
+
+static u64 mmbench_steal(int cpu)
+{
+	return READ_ONCE(kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL]);
+}
+
+/* Time ctx->ops ops in context @c, less nothing; add them to @s. */
+static void mmbench_stretch(const struct mmbench_bench *b,
+			    enum mmbench_context c, struct mmbench_ctx *ctx,
+			    struct mmbench_sample *s, int cpu)
 {
 	unsigned long flags = 0, switches;
 	cycles_t c0, c1;
 	u64 t0, t1;
-	int cpu;
 
 	if (b->prep)
 		b->prep(ctx);
@@ -2072,7 +2197,7 @@ static void mmbench_sample(const struct mmbench_bench *b,
 		local_irq_save(flags);
 	/* Read inside: a switch once preemption is back is not the sample's. */
 	switches = current->nvcsw + current->nivcsw;
-	cpu = raw_smp_processor_id();
+	s->migrated |= raw_smp_processor_id() != cpu;
 
 	t0 = ktime_get_ns();
 	c0 = get_cycles();
@@ -2081,22 +2206,52 @@ static void mmbench_sample(const struct mmbench_bench *b,
 	c1 = get_cycles();
 	t1 = ktime_get_ns();
 
-	s->preempted = current->nvcsw + current->nivcsw != switches;
-	s->migrated = raw_smp_processor_id() != cpu;
+	s->preempted |= current->nvcsw + current->nivcsw != switches;
+	s->migrated |= raw_smp_processor_id() != cpu;
 	if (c == MMBENCH_NOPREEMPT)
 		preempt_enable();
 	else if (c == MMBENCH_IRQOFF)
 		local_irq_restore(flags);
 	if (b->restore)
 		b->restore(ctx);
+	s->ns += t1 - t0;
+	s->cycles += c1 - c0;
+	s->reads++;
+}
 
-	s->ns = t1 - t0;
-	s->cycles = c1 - c0;
+/*
+ * One sample of ctx->ops ops.  A benchmark that moves a counter others see
+ * (it has @prep or @restore) runs them in stretches of MMBENCH_STRETCH ops,
+ * each timed on its own and put back untimed, so that the counter strays
+ * little whatever the size of the sample.
+ */
+static void mmbench_sample(const struct mmbench_bench *b,
+			   enum mmbench_context c, struct mmbench_ctx *ctx,
+			   struct mmbench_sample *s)
+{
+	u32 ops = ctx->ops, left = ops, most = ops;
+	int cpu = raw_smp_processor_id();
+	unsigned long irqs = mmbench_irqs(cpu);
+	u64 steal = mmbench_steal(cpu);
+
+	memset(s, 0, sizeof(*s));
+	if (b->prep || b->restore)
+		most = MMBENCH_STRETCH;
+	do {
+		ctx->ops = min(left, most);
+		mmbench_stretch(b, c, ctx, s, cpu);
+		left -= ctx->ops;
+	} while (left);
+	ctx->ops = ops;
+	s->stolen = mmbench_steal(cpu) != steal;
+	s->interrupted = mmbench_irqs(cpu) != irqs;
+
 	if (b->team) {
 		/* This thread slept through the sample; its CPUs did not. */
 		s->ns = ctx->team_ns;
 		s->cycles = ctx->team_cycles;
 		s->preempted = ctx->team_preempted;
+		s->interrupted = false;
 	}
 }
 
@@ -2114,10 +2269,11 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 			struct mmbench_ctx *ctx, const struct mmbench_run *run,
 			struct mmbench_result *r)
 {
-	u64 target = (u64)mmbench_sample_us * NSEC_PER_USEC;
+	u64 target = max((u64)mmbench_sample_us * NSEC_PER_USEC,
+			 run->min_sample_ns);
 	/* No sample, with preemption or irqs off above all, over 100 ms. */
 	u64 share = min_t(u64, div_u64(run->row_budget_ns, mmbench_samples + 2),
-			  100 * NSEC_PER_MSEC);
+			  MMBENCH_MAX_SAMPLE_NS);
 	struct mmbench_sample s;
 	u64 ps_per_op, want, cap;
 	u32 ops;
@@ -2309,7 +2465,8 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	ctx->team = NULL;
 	ctx->abort = NULL;
 	ctx->arg = row->arg;
-	ctx->inject_ns = row->inject_ns;
+	ctx->inject_ns = row->inject_ns ?
+			 row->inject_ns + mmbench_inject_extra_ns : 0;
 	ctx->delta = 1;
 	ctx->unit = 1;
 	memset(&ctx->n, 0, sizeof(ctx->n));
@@ -2338,21 +2495,24 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	mmbench_sample(b, c, ctx, &s);		/* warm-up at the final size */
 	while (kept < mmbench_samples && attempts++ < 2 * mmbench_samples + 8) {
 		cond_resched();
-		if (ctx->abort)
-			break;
-		if (kept && (mmbench_stopping(run) ||
-			     ktime_get_ns() - start > run->row_budget_ns))
+		/* The row's own budget leaves it one sample at least. */
+		if (ctx->abort || mmbench_stopping(run) ||
+		    (kept && ktime_get_ns() - start > run->row_budget_ns))
 			break;
 		mmbench_sample(b, c, ctx, &s);
 		if (s.migrated) {
 			r->migrated++;
 		} else if (s.preempted) {
 			r->preempted++;
+		} else if (s.stolen) {
+			r->stolen++;
 		} else {
+			r->interrupted += s.interrupted;
 			/* A team's CPUs time themselves; see team_op(). */
 			if (!b->team) {
-				s.ns -= min(s.ns, run->clock_ns);
-				s.cycles -= min(s.cycles, run->clock_cycles);
+				s.ns -= min(s.ns, run->clock_ns * s.reads);
+				s.cycles -= min(s.cycles,
+						run->clock_cycles * s.reads);
 			}
 			run->ps[kept] = div_u64(s.ns * 1000, ops);
 			run->mcyc[kept] = div_u64(s.cycles * 1000, ops);
@@ -2380,27 +2540,15 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		r->free_pages_delta += mmbench_free_pages(ctx->pgdat);
 		r->free_pages_slack = mmbench_free_pages_slack(ctx);
 	}
-	if (ctx->abort) {
-		r->status = MMBENCH_ERROR;
-		strscpy(r->reason, ctx->abort);
-		return;
+	if (kept) {
+		mmbench_summarise(run->ps, kept, &r->ns);
+		mmbench_summarise(run->mcyc, kept, &r->cycles);
+		r->cycles_valid = r->cycles.max != 0;
+		r->noise = div64_u64(r->ns.mad * 100000,
+				     max(r->ns.median, 1ULL));
 	}
-	if (!kept) {
-		r->status = MMBENCH_ERROR;
-		snprintf(r->reason, sizeof(r->reason),
-			 "every sample dropped: %u preempted, %u migrated",
-			 r->preempted, r->migrated);
-		if (ctx->n.failed)
-			mmbench_remark(r->reason,
-				       "%llu of %llu allocations failed",
-				       ctx->n.failed,
-				       ctx->n.failed + ctx->n.allocs);
-		return;
-	}
-	mmbench_summarise(run->ps, kept, &r->ns);
-	mmbench_summarise(run->mcyc, kept, &r->cycles);
-	r->cycles_valid = r->cycles.max != 0;
 
+	/* What the path did is judged first: no timing trouble hides it. */
 	if (r->counter_delta) {
 		r->status = MMBENCH_FAIL;
 		snprintf(r->reason, sizeof(r->reason),
@@ -2416,6 +2564,19 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		snprintf(r->reason, sizeof(r->reason),
 			 "%llu blocks lost the marks written at allocation",
 			 ctx->n.corrupt);
+	} else if (ctx->abort) {
+		r->status = MMBENCH_ERROR;
+		strscpy(r->reason, ctx->abort);
+	} else if (!kept && attempts <= 2 * mmbench_samples + 8) {
+		r->status = MMBENCH_ERROR;
+		strscpy(r->reason, kthread_should_stop() ? "stopped" :
+			"budget_ms ran out before a sample was kept");
+	} else if (!kept) {
+		/* The machine, not the path: no sample ran undisturbed. */
+		r->status = MMBENCH_NOISY;
+		snprintf(r->reason, sizeof(r->reason),
+			 "every sample dropped: %u preempted, %u migrated, %u with steal time",
+			 r->preempted, r->migrated, r->stolen);
 	} else if (raw_smp_processor_id() != run->cpu) {
 		r->status = MMBENCH_ERROR;
 		snprintf(r->reason, sizeof(r->reason),
@@ -2459,25 +2620,32 @@ static void mmbench_judge(struct mmbench_row *row,
 /*
  * Measure the baseline again after the benchmarks and keep the run with
  * the lower median: a disturbed baseline would make every net figure low.
+ * Returns how far the second median is from the first, in 1/1000 %: the
+ * machine's drift over the run, or MMBENCH_NO_DRIFT.
  */
-static void mmbench_rebaseline(struct mmbench_row *row,
-			       struct mmbench_ctx *ctx, struct mmbench_run *run)
+static s64 mmbench_rebaseline(struct mmbench_row *row,
+			      struct mmbench_ctx *ctx, struct mmbench_run *run)
 {
 	struct mmbench_result first = row->pending;
+	s64 drift;
 
 	if (first.status != MMBENCH_PASS)
-		return;
+		return MMBENCH_NO_DRIFT;
 	memset(&row->pending, 0, sizeof(row->pending));
 	mmbench_row_run(row, ctx, run);
 	if (row->pending.status != MMBENCH_PASS) {
 		row->pending = first;
-		return;
+		return MMBENCH_NO_DRIFT;
 	}
+	drift = div64_s64(((s64)row->pending.ns.median -
+			   (s64)first.ns.median) * 100000,
+			  max_t(s64, first.ns.median, 1));
 	if (row->pending.ns.median >= first.ns.median)
 		row->pending = first;
 	if (!row->pending.reason[0])
 		strscpy(row->pending.reason,
 			"lower median of two runs, before and after the benchmarks");
+	return drift;
 }
 
 static void mmbench_log(const struct mmbench_row *row)
@@ -2502,12 +2670,16 @@ static const struct mmbench_bench mmbench_clock_bench = {
 };
 
 /*
- * Measure the cost of the clock reads around a sample, and refuse a clock
- * too coarse to time one (clocksource=jiffies moves in 4 ms steps, and not
- * at all with irqs off).  Returns NULL or why the run cannot go on.
+ * The clock: what the reads around a stretch of ops cost (taken out of
+ * every stretch) and the smallest step of ktime_get_ns(), measured apart.
+ * A slow clock (a debug kernel's ktime_get_ns() can cost over 1 us under
+ * emulation) still times a sample of many reads' length well, so the
+ * shortest sample is MMBENCH_CLOCK_SHARE times the larger of the two.
+ * Returns NULL, or why no sample can be timed here (a clock that does not
+ * move, or moves in steps too coarse for a sample of at most 100 ms).
  */
 static const char *mmbench_clock(struct mmbench_run *run,
-				 struct mmbench_ctx *ctx)
+				 struct mmbench_ctx *ctx, char *why)
 {
 	u64 ns[15], cycles[15], t, u, step = U64_MAX;
 	struct mmbench_sample s;
@@ -2518,10 +2690,11 @@ static const char *mmbench_clock(struct mmbench_run *run,
 		t = ktime_get_ns();
 		for (n = 0; (u = ktime_get_ns()) == t && n < 10000000; n++)
 			cpu_relax();
-		step = min(step, u - t);
+		if (u != t)
+			step = min(step, u - t);
 	}
-	if (step > NSEC_PER_USEC)
-		return "ktime_get_ns() moves in steps over 1 us: too coarse to time a sample";
+	if (step == U64_MAX)
+		return "ktime_get_ns() did not move in 10000000 reads";
 	for (i = 0; i < ARRAY_SIZE(ns); i++) {
 		mmbench_sample(&mmbench_clock_bench, MMBENCH_IRQOFF, ctx, &s);
 		ns[i] = s.ns;
@@ -2531,6 +2704,15 @@ static const char *mmbench_clock(struct mmbench_run *run,
 	sort(cycles, ARRAY_SIZE(cycles), sizeof(cycles[0]), u64_cmp, NULL);
 	run->clock_ns = ns[ARRAY_SIZE(ns) / 2];
 	run->clock_cycles = cycles[ARRAY_SIZE(cycles) / 2];
+	run->clock_step_ns = step;
+	run->min_sample_ns = MMBENCH_CLOCK_SHARE * max(step, run->clock_ns);
+	if (run->min_sample_ns > MMBENCH_MAX_SAMPLE_NS) {
+		scnprintf(why, MMBENCH_REASON_LEN,
+			  "ktime_get_ns() steps %llu ns, reads cost %llu ns: a sample would need %llu ms, limit 100 ms",
+			  step, run->clock_ns,
+			  div_u64(run->min_sample_ns, NSEC_PER_MSEC));
+		return why;
+	}
 	return NULL;
 }
 
@@ -2538,9 +2720,12 @@ static int mmbench_thread(void *data)
 {
 	struct mmbench_run run = { .cpu = (long)data };
 	struct mmbench_ctx ctx = { };
+	const struct mmbench_result *base;
+	char clock_why[MMBENCH_REASON_LEN];
 	const char *clock_error;
 	unsigned int i, nr = 0;
 	u64 start = ktime_get_ns();
+	s64 drift;
 
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		memset(&mmbench_rows[i].pending, 0,
@@ -2560,7 +2745,7 @@ static int mmbench_thread(void *data)
 		ctx.zone = page_zone(ctx.page);
 		ctx.pgdat = page_pgdat(ctx.page);
 	}
-	clock_error = mmbench_clock(&run, &ctx);
+	clock_error = mmbench_clock(&run, &ctx, clock_why);
 
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		struct mmbench_row *row = &mmbench_rows[i];
@@ -2573,25 +2758,29 @@ static int mmbench_thread(void *data)
 			continue;
 		}
 		if (clock_error) {
-			row->pending.status = MMBENCH_ERROR;
+			/* The machine's clock, not the path. */
+			row->pending.status = MMBENCH_UNSUPPORTED;
 			strscpy(row->pending.reason, clock_error);
 			continue;
 		}
 		mmbench_row_run(row, &ctx, &run);
 	}
 	/* Row 0 is the baseline, which always runs. */
+	drift = MMBENCH_NO_DRIFT;
 	if (run.ps && run.mcyc && ctx.page && ctx.ptrs && !clock_error)
-		mmbench_rebaseline(&mmbench_rows[0], &ctx, &run);
+		drift = mmbench_rebaseline(&mmbench_rows[0], &ctx, &run);
+	base = &mmbench_rows[0].pending;
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		struct mmbench_result *r = &mmbench_rows[i].pending;
 
 		if (!mmbench_rows[i].selected)
 			continue;
-		if (mmbench_rows[0].pending.status == MMBENCH_PASS) {
-			mmbench_judge(&mmbench_rows[i], &mmbench_rows[0].pending);
+		if (base->status == MMBENCH_PASS) {
+			mmbench_judge(&mmbench_rows[i], base);
 		} else if (i && r->status == MMBENCH_PASS) {
 			/* Without a baseline nothing can be judged. */
-			r->status = MMBENCH_ERROR;
+			r->status = base->status == MMBENCH_NOISY ?
+				    MMBENCH_NOISY : MMBENCH_ERROR;
 			strscpy(r->reason, "no baseline: see the baseline's reason");
 		}
 		mmbench_log(&mmbench_rows[i]);
@@ -2607,6 +2796,9 @@ static int mmbench_thread(void *data)
 	for (i = 0; i < mmbench_nr_rows; i++)
 		mmbench_rows[i].result = mmbench_rows[i].pending;
 	mmbench_run_ns = ktime_get_ns() - start;
+	mmbench_drift = drift;
+	mmbench_clock_ns = clock_error ? 0 : run.clock_ns;
+	mmbench_clock_step_ns = clock_error ? 0 : run.clock_step_ns;
 	WRITE_ONCE(mmbench_seq, mmbench_seq + 1);
 	mmbench_state = MMBENCH_DONE;
 	mutex_unlock(&mmbench_lock);
@@ -2718,7 +2910,8 @@ static bool mmbench_published(unsigned long seq)
 
 enum mmbench_field {
 	F_STATUS, F_REASON, F_GROUP, F_CPU, F_CONTEXT, F_OPS, F_SAMPLES,
-	F_PREEMPTED, F_MIGRATED, F_ARG, F_INJECT,
+	F_PREEMPTED, F_MIGRATED, F_STOLEN, F_INTERRUPTED, F_NOISE, F_ARG,
+	F_INJECT,
 	F_NS_MIN, F_NS_MEDIAN, F_NS_MEAN, F_NS_STDDEV, F_NS_MAD, F_NS_MAX,
 	F_NS_NET, F_CYC_MIN, F_CYC_MEDIAN, F_CYC_MEAN, F_CYC_STDDEV, F_CYC_MAD,
 	F_CYC_MAX, F_CYC_NET, F_COUNTER_DELTA, F_TEAM_CPUS, F_SKEW,
@@ -2805,6 +2998,16 @@ static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
 		break;
 	case F_MIGRATED:
 		ret = sysfs_emit(buf, "%u\n", r->migrated);
+		break;
+	case F_STOLEN:
+		ret = sysfs_emit(buf, "%u\n", r->stolen);
+		break;
+	case F_INTERRUPTED:
+		ret = sysfs_emit(buf, "%u\n", r->interrupted);
+		break;
+	case F_NOISE:
+		ret = r->samples ? emit_fixed(buf, r->noise) :
+				   sysfs_emit(buf, "none\n");
 		break;
 	case F_NS_MIN:
 		ret = emit_fixed(buf, r->ns.min);
@@ -2910,6 +3113,9 @@ MMBENCH_ATTR(ops_per_sample, F_OPS);
 MMBENCH_ATTR(samples, F_SAMPLES);
 MMBENCH_ATTR(samples_preempted, F_PREEMPTED);
 MMBENCH_ATTR(samples_migrated, F_MIGRATED);
+MMBENCH_ATTR(samples_stolen, F_STOLEN);
+MMBENCH_ATTR(samples_interrupted, F_INTERRUPTED);
+MMBENCH_ATTR(noise_pct, F_NOISE);
 MMBENCH_ATTR(delay_ns, F_ARG);
 MMBENCH_ATTR(order, F_ARG);
 MMBENCH_ATTR(size_bytes, F_ARG);
@@ -2950,6 +3156,9 @@ static struct attribute *mmbench_result_attrs[] = {
 	&mmbench_attr_samples.attr.attr,
 	&mmbench_attr_samples_preempted.attr.attr,
 	&mmbench_attr_samples_migrated.attr.attr,
+	&mmbench_attr_samples_stolen.attr.attr,
+	&mmbench_attr_samples_interrupted.attr.attr,
+	&mmbench_attr_noise_pct.attr.attr,
 	&mmbench_attr_delay_ns.attr.attr,
 	&mmbench_attr_order.attr.attr,
 	&mmbench_attr_size_bytes.attr.attr,
@@ -3082,16 +3291,57 @@ static ssize_t run_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ? ret : count;
 }
 
+/* The baseline's second median against its first, in %: "none" if unknown. */
+static ssize_t baseline_drift_pct_show(struct kobject *kobj,
+				       struct kobj_attribute *attr, char *buf)
+{
+	ssize_t ret;
+
+	mutex_lock(&mmbench_lock);
+	ret = mmbench_drift == MMBENCH_NO_DRIFT ? sysfs_emit(buf, "none\n") :
+	      emit_fixed(buf, mmbench_drift);
+	mutex_unlock(&mmbench_lock);
+	return ret;
+}
+
+static ssize_t clock_read_ns_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	ssize_t ret;
+
+	mutex_lock(&mmbench_lock);
+	ret = sysfs_emit(buf, "%llu\n", mmbench_clock_ns);
+	mutex_unlock(&mmbench_lock);
+	return ret;
+}
+
+static ssize_t clock_step_ns_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	ssize_t ret;
+
+	mutex_lock(&mmbench_lock);
+	ret = sysfs_emit(buf, "%llu\n", mmbench_clock_step_ns);
+	mutex_unlock(&mmbench_lock);
+	return ret;
+}
+
 static struct kobj_attribute mmbench_attr_state = __ATTR_RO(state);
 static struct kobj_attribute mmbench_attr_seq = __ATTR_RO(seq);
 static struct kobj_attribute mmbench_attr_run_ms = __ATTR_RO(run_ms);
 static struct kobj_attribute mmbench_attr_run = __ATTR_WO(run);
+static struct kobj_attribute mmbench_attr_drift = __ATTR_RO(baseline_drift_pct);
+static struct kobj_attribute mmbench_attr_clock_read = __ATTR_RO(clock_read_ns);
+static struct kobj_attribute mmbench_attr_clock_step = __ATTR_RO(clock_step_ns);
 
 static struct attribute *mmbench_top_attrs[] = {
 	&mmbench_attr_state.attr,
 	&mmbench_attr_seq.attr,
 	&mmbench_attr_run_ms.attr,
 	&mmbench_attr_run.attr,
+	&mmbench_attr_drift.attr,
+	&mmbench_attr_clock_read.attr,
+	&mmbench_attr_clock_step.attr,
 	NULL,
 };
 
@@ -3145,41 +3395,6 @@ static void mmbench_debug_options(void)
 		strscpy(fp_debug, "none");
 }
 
-static const char *mmbench_hypervisor(void)
-{
-#ifdef CONFIG_X86
-	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR))
-		return "none";
-	if (hypervisor_is_type(X86_HYPER_KVM))
-		return "kvm";
-	if (hypervisor_is_type(X86_HYPER_XEN_HVM) ||
-	    hypervisor_is_type(X86_HYPER_XEN_PV))
-		return "xen";
-	if (hypervisor_is_type(X86_HYPER_VMWARE))
-		return "vmware";
-	if (hypervisor_is_type(X86_HYPER_MS_HYPERV))
-		return "hyperv";
-	/* QEMU's TCG emulation sets the bit and names no hypervisor. */
-	return "unknown";
-#else
-	return "unknown";
-#endif
-}
-
-static const char *mmbench_cycles_source(void)
-{
-	if (!get_cycles())
-		return "unsupported";
-#ifdef CONFIG_X86
-	if (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
-	    boot_cpu_has(X86_FEATURE_NONSTOP_TSC))
-		return "tsc constant nonstop";
-	return "tsc";
-#else
-	return "get_cycles";
-#endif
-}
-
 static ssize_t fingerprint_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
 {
@@ -3195,12 +3410,8 @@ static ssize_t fingerprint_show(struct kobject *kobj,
 		return sysfs_emit(buf, "%d\n", want_init_on_alloc(GFP_KERNEL));
 	if (!strcmp(name, "init_on_free"))
 		return sysfs_emit(buf, "%d\n", want_init_on_free());
-	if (!strcmp(name, "hypervisor"))
-		return sysfs_emit(buf, "%s\n", mmbench_hypervisor());
 	if (!strcmp(name, "clock"))
 		return sysfs_emit(buf, "ktime_get_ns\n");
-	if (!strcmp(name, "cycles"))
-		return sysfs_emit(buf, "%s\n", mmbench_cycles_source());
 	return -ENOENT;
 }
 
@@ -3213,9 +3424,7 @@ MMBENCH_FP_ATTR(preempt);
 MMBENCH_FP_ATTR(debug);
 MMBENCH_FP_ATTR(init_on_alloc);
 MMBENCH_FP_ATTR(init_on_free);
-MMBENCH_FP_ATTR(hypervisor);
 MMBENCH_FP_ATTR(clock);
-MMBENCH_FP_ATTR(cycles);
 
 static struct attribute *mmbench_fp_attrs[] = {
 	&mmbench_fp_release.attr,
@@ -3223,9 +3432,7 @@ static struct attribute *mmbench_fp_attrs[] = {
 	&mmbench_fp_debug.attr,
 	&mmbench_fp_init_on_alloc.attr,
 	&mmbench_fp_init_on_free.attr,
-	&mmbench_fp_hypervisor.attr,
 	&mmbench_fp_clock.attr,
-	&mmbench_fp_cycles.attr,
 	NULL,
 };
 
@@ -3246,10 +3453,17 @@ static void mmbench_sysfs_remove(void)
 {
 	unsigned int i;
 
+	/*
+	 * kobject_del() removes the files now and waits for their readers;
+	 * the last kobject_put() may come later (DEBUG_KOBJECT_RELEASE), when
+	 * the rows and the show functions are gone.
+	 */
 	for (i = 0; i < mmbench_nr_rows; i++) {
+		kobject_del(mmbench_rows[i].kobj);
 		kobject_put(mmbench_rows[i].kobj);
 		mmbench_rows[i].kobj = NULL;
 	}
+	kobject_del(mmbench_kobj);
 	kobject_put(mmbench_kobj);
 	mmbench_kobj = NULL;
 }

@@ -42,7 +42,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..74"
+echo "1..79"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -84,6 +84,8 @@ refused frag_sizes=4097 "frag_sizes=4097 is out of range"
 refused batch=0 "batch=0 is out of range"
 refused batch=65537 "batch=65537 is out of range"
 refused inject_into=kmalloc "inject_into: cannot inject into kmalloc"
+refused inject_into=kmalloc_concurrent "inject_into: cannot inject into kmalloc_concurrent: it runs on several CPUs"
+refused inject_extra_ns=100001 "inject_extra_ns=100001 is out of range"
 refused cpus=x "cpus: 'x' is not a CPU list"
 refused cpus=0-4095 "cpus: '0-4095' is not a CPU list"
 refused cpus=-1 "cpus: '-1' is not a CPU list"
@@ -98,7 +100,8 @@ insmod "$ko" iterations=1000 samples=3
 rc=$?
 seq=$(cat /sys/kernel/mmbench/seq 2>&1)
 state=$(cat /sys/kernel/mmbench/state 2>&1)
-bad=$(grep -lv '^pass$' /sys/kernel/mmbench/*/status 2>&1)
+bad=$(for f in $(grep -lv '^pass$' /sys/kernel/mmbench/*/status); do
+	d=${f%/status}; echo "${d##*/}: $(cat "$d/status"): $(cat "$d/reason")"; done 2>&1)
 [ $rc -eq 0 ] && [ "$seq" = 1 ] && [ "$state" = done ] && [ -z "$bad" ]
 result $? "a load runs every benchmark once" "rc=$rc seq=$seq state=$state not passing: $bad"
 
@@ -271,6 +274,67 @@ if [ "$ncpu" -ge 2 ]; then
 	result $? "CPU offlined mid-run: $offline benchmarks say so, none passes on another CPU" "passed elsewhere:$wrong offline=$offline"
 else
 	echo "ok $((n = n + 1)) # SKIP one CPU: no hotplug case"
+fi
+
+# A team that stalls (its CPUs forced onto one by taking the other
+# offline) stops with the reason, and frees every block it allocated,
+# those that could not be put in the ring too.
+if [ "$ncpu" -ge 2 ]; then
+	insmod "$ko" run_on_load=0 benchmarks=kmalloc_remote_free samples=1000 sample_us=10000 budget_ms=20000
+	echo 1 >/sys/kernel/mmbench/run &
+	# Once the team's threads exist, its row is running.
+	i=0
+	while ! grep -qs mmbench_w /proc/[0-9]*/comm && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.5
+	echo 0 >/sys/devices/system/cpu/cpu1/online
+	wait
+	echo 1 >/sys/devices/system/cpu/cpu1/online
+	d=/sys/kernel/mmbench/kmalloc_remote_free
+	st=$(cat $d/status 2>&1); why=$(cat $d/reason 2>&1); left=$(cat $d/counter_delta 2>&1)
+	loaded && rmmod test_mmbench
+	[ "$st" = error ] && echo "$why" | grep -q "^CPU [0-9]* waited 2 s for " && [ "$left" = 0 ]
+	result $? "a stalled remote-free team says why and frees every block ($why)" "status=$st reason=$why counter_delta=$left"
+
+	# cpus= whose CPUs all went offline after the load: unsupported.
+	insmod "$ko" run_on_load=0 cpus=1 benchmarks=kmalloc_concurrent,kmalloc_remote_free samples=3
+	echo 0 >/sys/devices/system/cpu/cpu1/online
+	echo 1 >/sys/kernel/mmbench/run
+	echo 1 >/sys/devices/system/cpu/cpu1/online
+	a=$(cat /sys/kernel/mmbench/kmalloc_concurrent/reason 2>&1)
+	b=$(cat /sys/kernel/mmbench/kmalloc_remote_free/reason 2>&1)
+	sa=$(cat /sys/kernel/mmbench/kmalloc_concurrent/status 2>&1)
+	sb=$(cat /sys/kernel/mmbench/kmalloc_remote_free/status 2>&1)
+	loaded && rmmod test_mmbench
+	[ "$sa" = unsupported ] && [ "$sb" = unsupported ] &&
+		echo "$a" | grep -q "no CPU of cpus=1 is online" &&
+		echo "$b" | grep -q "no CPU of cpus=1 is online"
+	result $? "cpus= all offline: the team rows are unsupported, saying so" "$sa: $a; $sb: $b"
+
+	# The vmstat rows move NR_MLOCK ("Mlocked" in /proc/meminfo) by one
+	# stretch of ops at most, however large a sample: watch it meanwhile.
+	rm -f /tmp/watch-stop /tmp/mlock-max
+	(max=0
+	 while [ ! -e /tmp/watch-stop ]; do
+		v=$(sed -n 's/^Mlocked: *\([0-9]*\) kB/\1/p' /proc/meminfo)
+		[ "${v:-0}" -gt "$max" ] && max=$v
+	 done
+	 echo "$max" >/tmp/mlock-max) &
+	insmod "$ko" benchmarks=inc_zone_page_state,dec_zone_page_state iterations=2000000 samples=3
+	rc=$?
+	st=$(cat /sys/kernel/mmbench/inc_zone_page_state/status /sys/kernel/mmbench/dec_zone_page_state/status 2>&1 | tr '\n' ' ')
+	touch /tmp/watch-stop
+	wait
+	max=$(cat /tmp/mlock-max)
+	loaded && rmmod test_mmbench
+	[ $rc -eq 0 ] && [ "$st" = "pass pass " ] && [ "$max" -le 8192 ]
+	result $? "2000000 inc/dec ops a sample move Mlocked by $max kB at most (limit 8192)" "rc=$rc status=$st max=$max kB"
+else
+	for t in 1 2 3; do
+		echo "ok $((n = n + 1)) # SKIP one CPU: no hotplug or watcher case"
+	done
 fi
 
 # A ceiling the figure cannot meet fails the test: the check can fail.
