@@ -85,6 +85,15 @@
 /* How much longer than asked ndelay() may wait: 16.4 % on x86. */
 #define NDELAY_ROUNDING_PCT	17
 
+/*
+ * A pair of delays is judged only if they differ by this many times the
+ * delay loop's granularity, so that its steps cost the rise little.
+ */
+#define NDELAY_RESOLVED		4
+
+/* How far the baseline may move over a run, in percent, by default. */
+#define DRIFT_LIMIT_PCT		20
+
 /* The benchmark the inject test slows down, and by how much. */
 #define INJECT_BENCH	"inc_dec_zone_page_state"
 #define INJECT_NS	200
@@ -224,7 +233,8 @@ static void report_dir(const char *dir, const char *prefix)
 	static const char * const files[] = {
 		"status", "reason", "group", "cpu", "context",
 		"ops_per_sample", "samples", "samples_preempted",
-		"samples_migrated", "delay_ns", "order", "size_bytes", "bulk",
+		"samples_migrated", "samples_stolen", "samples_interrupted",
+		"noise_pct", "delay_ns", "order", "size_bytes", "bulk",
 		"inject_ndelay",
 		"ns_per_op_min", "ns_per_op_median", "ns_per_op_mean",
 		"ns_per_op_stddev", "ns_per_op_mad", "ns_per_op_max",
@@ -254,6 +264,22 @@ static void report_row(const char *row)
 
 	snprintf(dir, sizeof(dir), SYSFS_DIR "/%.100s", row);
 	report_dir(dir, row);
+}
+
+/* Print what the run measured of the machine: clock and baseline drift. */
+static void report_run(long long seq)
+{
+	static const char * const files[] = {
+		"baseline_drift_pct", "clock_read_ns", "clock_step_ns",
+	};
+	char path[PATH_MAX], val[VAL_LEN];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), SYSFS_DIR "/%s", files[i]);
+		if (!read_str(path, val, sizeof(val)))
+			ksft_print_msg("run%lld.%s=%s\n", seq, files[i], val);
+	}
 }
 
 /* An integer from the environment, or @def. */
@@ -628,6 +654,7 @@ static void trigger_run(struct __test_metadata *_metadata)
 	ASSERT_STREQ("done", state);
 	ASSERT_EQ(0, read_ll(SYSFS_DIR "/seq", &after));
 	ASSERT_EQ(before + 1, after);
+	report_run(after);
 }
 
 /*
@@ -721,6 +748,29 @@ static long long tolerance(const char *env, long long native, long long emul)
 	return env_ll(env, emulated() ? emul : native);
 }
 
+/* How noisy a row may be for a timing verdict on it, in percent. */
+#define NOISE_LIMIT_PCT		10
+
+/*
+ * Are @row's samples close enough together to judge its timing?  Its
+ * noise_pct (MAD over median) is at most MMBENCH_NOISE_LIMIT %; else @why
+ * names the figure and its limit.
+ */
+static bool row_quiet(const char *row, char *why, size_t len)
+{
+	long long noise, limit = env_ll("MMBENCH_NOISE_LIMIT", NOISE_LIMIT_PCT);
+
+	if (row_fixed(row, "noise_pct", &noise)) {
+		snprintf(why, len, "%.60s: no noise_pct", row);
+		return false;
+	}
+	if (noise <= limit * 1000)
+		return true;
+	snprintf(why, len, "%.60s noisy: MAD %s %% of its median, limit %lld %%",
+		 row, fixed(noise), limit);
+	return false;
+}
+
 /*
  * Assert that @row ran and passed.  Returns false, with the reason in
  * @why, when it is unsupported here: the caller skips.
@@ -732,8 +782,8 @@ static bool row_passed(struct __test_metadata *_metadata, const char *row,
 
 	ASSERT_EQ(0, row_str(row, "status", status, sizeof(status)));
 	ASSERT_EQ(0, row_str(row, "reason", reason, sizeof(reason)));
-	if (!strcmp(status, "unsupported")) {
-		snprintf(why, len, "%.60s unsupported: %.120s", row, reason);
+	if (!strcmp(status, "unsupported") || !strcmp(status, "noisy")) {
+		snprintf(why, len, "%.60s %s: %.120s", row, status, reason);
 		return false;
 	}
 	ASSERT_STREQ("pass", status) {
@@ -899,8 +949,14 @@ static bool check_row(struct __test_metadata *_metadata, const char *name,
 	report_row(name);
 	ASSERT_EQ(0, row_str(name, "status", val, sizeof(val)));
 	ASSERT_EQ(0, row_str(name, "reason", reason, sizeof(reason)));
-	if (!strcmp(val, "unsupported")) {
-		ksft_print_msg("%s: unsupported here: %s\n", name, reason);
+	/* The module judged the path before the noise: nothing to assert. */
+	if (!strcmp(val, "unsupported") || !strcmp(val, "noisy")) {
+		ksft_print_msg("%s: %s here: %s\n", name, val, reason);
+		return false;
+	}
+	/* Suspect is judged against the baseline's fastest: is that sure? */
+	if (!strcmp(val, "suspect") && !row_quiet("baseline", why, sizeof(why))) {
+		ksft_print_msg("%s: suspect, not judged: %s\n", name, why);
 		return false;
 	}
 	ASSERT_STREQ("pass", val) {
@@ -1092,67 +1148,146 @@ static int ll_cmp(const void *a, const void *b)
 }
 
 /*
- * The clock against ndelay(): between consecutive delays the measured cost
- * must rise by the nominal difference.  ndelay() has a fixed cost of its
- * own, so only differences are judged, and ndelay(0), which returns before
- * the delay loop that the others share, is reported but not judged.
+ * Did the machine hold still over the latest run?  The baseline, measured
+ * before and after the benchmarks, moved by at most MMBENCH_DRIFT_LIMIT %
+ * (default DRIFT_LIMIT_PCT); else @why names the figure and its limit.
+ */
+static bool run_steady(char *why, size_t len)
+{
+	long long drift, limit = env_ll("MMBENCH_DRIFT_LIMIT", DRIFT_LIMIT_PCT);
+	char val[VAL_LEN];
+
+	/* "none": the second baseline did not run; nothing to judge by. */
+	if (read_str(SYSFS_DIR "/baseline_drift_pct", val, sizeof(val)) ||
+	    parse_fixed(val, &drift, NULL))
+		return true;
+	if (llabs(drift) <= limit * 1000)
+		return true;
+	snprintf(why, len,
+		 "machine drifted: the baseline moved %s %% over the run, limit %lld %%",
+		 fixed(drift), limit);
+	return false;
+}
+
+/* The median of @n values; sorts them. */
+static long long median_ll(long long *v, int n)
+{
+	qsort(v, n, sizeof(*v), ll_cmp);
+	return v[n / 2];
+}
+
+/*
+ * The clock against ndelay(): between two delays the measured cost must
+ * rise by the nominal difference.  ndelay() has a fixed cost of its own, so
+ * only differences are judged, and only where the measurement can tell:
+ * - the delay loop resolves the pair: its granularity, what the shortest
+ *   non-zero delay costs over ndelay(0), is at most 1/NDELAY_RESOLVED of
+ *   the pair's difference (where an architecture has no ndelay() of its own
+ *   every delay under 1 us lasts 1 us; an emulated delay loop moves in
+ *   steps of hundreds of ns);
+ * - the two rows' noise, their median absolute deviations summed, is at
+ *   most half the tolerance of the nominal rise;
+ * - the machine held still over the run (run_steady()).
+ * A pair that fails one of these is reported and not judged; the case
+ * skips, naming the figures, when no pair can be judged.
  */
 TEST_F_TIMEOUT(ndelay, slope, 120)
 {
-	long long d[8], err[8][CLOCK_RUNS], lo, hi, rise, nominal, tol;
-	char list[VAL_LEN], row[64], why[VAL_LEN], *tok, *save;
-	int n = 0, i, r;
+	long long d[8], net[CLOCK_RUNS][8], mad[CLOCK_RUNS][8], v[CLOCK_RUNS];
+	long long gran, nominal, err, noise, tol;
+	char list[VAL_LEN], row[64], why[WHY_LEN] = "", skipped[WHY_LEN] = "";
+	int n = 0, i, r, runs = 0, judged = 0, first;
+	char *tok, *save;
+	size_t off = 0;
 
 	ASSERT_EQ(0, read_str(PARAMS_DIR "/delays", list, sizeof(list)));
 	for (tok = strtok_r(list, ",", &save); tok && n < 8;
 	     tok = strtok_r(NULL, ",", &save))
 		d[n++] = strtoll(tok, NULL, 10);
 	qsort(d, n, sizeof(d[0]), ll_cmp);
-	if (n - !d[0] < 2)
+	first = !d[0];
+	if (n - first < 2)
 		SKIP(return, "a slope needs two delays other than 0");
 
 	for (r = 0; r < CLOCK_RUNS; r++) {
 		trigger_run(_metadata);
+		if (!run_steady(why, sizeof(why))) {
+			ksft_print_msg("ndelay.run%d not used: %s\n", r, why);
+			continue;
+		}
 		for (i = 0; i < n; i++) {
 			snprintf(row, sizeof(row), "ndelay_%lld", d[i]);
-			if (!r)
+			if (!runs)
 				report_row(row);
 			if (!row_passed(_metadata, row, why, sizeof(why)))
 				SKIP(return, "%s", why);
-			ASSERT_EQ(0, row_fixed(row, "net_ns_per_op", &hi));
-			if (i && d[i - 1]) {
-				rise = hi - lo;
-				nominal = (d[i] - d[i - 1]) * 1000;
-				err[i][r] = (rise - nominal) * 1000 / nominal;
-				ksft_print_msg("ndelay.slope_%lld_%lld.run%d.rise_ns=%s\n",
-					       d[i - 1], d[i], r, fixed(rise));
-			}
-			lo = hi;
+			ASSERT_EQ(0, row_fixed(row, "net_ns_per_op",
+					       &net[runs][i]));
+			ASSERT_EQ(0, row_fixed(row, "ns_per_op_mad",
+					       &mad[runs][i]));
 		}
+		runs++;
 	}
+	if (runs < 2)
+		SKIP(return, "%s (%d of %d runs steady)", why, runs,
+		     CLOCK_RUNS);
 
-	/*
-	 * ndelay() waits at least D: x86 scales ns to its loop by 5/2^32
-	 * for 1/10^9 (__ndelay), 16.4 % long.  Allow that above nominal.
-	 */
+	/* What the shortest delay costs over none, or in all if none. */
+	for (r = 0; r < runs; r++)
+		v[r] = net[r][first] - (first ? net[r][0] : 0);
+	gran = median_ll(v, runs);
 	tol = tolerance("MMBENCH_DELAY_TOLERANCE", 10, 60);
+	ksft_print_msg("ndelay.granularity_ns=%s\n", fixed(gran));
 	ksft_print_msg("ndelay.tolerance_pct=%lld\n", tol);
 	ksft_print_msg("ndelay.rounding_allowance_pct=%d\n", NDELAY_ROUNDING_PCT);
-	for (i = 1; i < n; i++) {
-		long long e;
 
-		if (!d[i - 1])
+	for (i = first + 1; i < n; i++) {
+		nominal = (d[i] - d[i - 1]) * 1000;
+		if (nominal < NDELAY_RESOLVED * gran) {
+			off += snprintf(skipped + off, sizeof(skipped) - off,
+					"%sndelay(%lld)-ndelay(%lld): %lld ns apart, under %d x the delay's granularity of %s ns",
+					off ? "; " : "", d[i], d[i - 1],
+					d[i] - d[i - 1], NDELAY_RESOLVED,
+					fixed(gran));
+			if (off >= sizeof(skipped))
+				off = sizeof(skipped) - 1;
 			continue;
-		qsort(err[i], CLOCK_RUNS, sizeof(err[i][0]), ll_cmp);
-		e = err[i][CLOCK_RUNS / 2];
+		}
+		for (r = 0; r < runs; r++) {
+			v[r] = (net[r][i] - net[r][i - 1] - nominal) * 1000 /
+			       nominal;
+			ksft_print_msg("ndelay.slope_%lld_%lld.run%d.rise_ns=%s\n",
+				       d[i - 1], d[i], r,
+				       fixed(net[r][i] - net[r][i - 1]));
+		}
+		err = median_ll(v, runs);
+		for (r = 0; r < runs; r++)
+			v[r] = (mad[r][i] + mad[r][i - 1]) * 1000 / nominal;
+		noise = median_ll(v, runs);
 		ksft_print_msg("ndelay.slope_%lld_%lld.error_pct=%s\n",
-			       d[i - 1], d[i], fixed(e * 100));
-		EXPECT_TRUE(e >= -tol * 10 &&
-			    e <= (tol + NDELAY_ROUNDING_PCT) * 10) {
+			       d[i - 1], d[i], fixed(err * 100));
+		ksft_print_msg("ndelay.slope_%lld_%lld.noise_pct=%s\n",
+			       d[i - 1], d[i], fixed(noise * 100));
+		if (noise * 2 > tol * 10) {
+			off += snprintf(skipped + off, sizeof(skipped) - off,
+					"%sndelay(%lld)-ndelay(%lld) noisy: MADs %s %% of the rise, limit %lld %%",
+					off ? "; " : "", d[i], d[i - 1],
+					fixed(noise * 100), tol / 2);
+			if (off >= sizeof(skipped))
+				off = sizeof(skipped) - 1;
+			continue;
+		}
+		judged++;
+		EXPECT_TRUE(err >= -tol * 10 &&
+			    err <= (tol + NDELAY_ROUNDING_PCT) * 10) {
 			TH_LOG("ndelay(%lld) - ndelay(%lld): %s%% off (median of %d runs)",
-			       d[i], d[i - 1], fixed(e * 100), CLOCK_RUNS);
+			       d[i], d[i - 1], fixed(err * 100), runs);
 		}
 	}
+	if (skipped[0])
+		ksft_print_msg("ndelay.not_judged=%s\n", skipped);
+	if (!judged)
+		SKIP(return, "%.1000s", skipped);
 }
 
 FIXTURE(inject) {
@@ -1176,13 +1311,19 @@ FIXTURE_TEARDOWN(inject)
 
 /*
  * Slow a benchmark down and see: with ndelay(D) added to each op its net
- * cost must rise by what ndelay(D) costs on its own.
+ * cost must rise by what ndelay(D) costs on its own, in the same run.  This
+ * is what shows that the harness sees its op, whatever the delay loop's
+ * granularity or calibration.  Judged when the machine held still over
+ * the run and the three rows' noise (their median absolute deviations
+ * summed) is at most half the tolerance of ndelay(D)'s cost; else skipped,
+ * naming the figure.
  */
 TEST_F_TIMEOUT(inject, additivity, 120)
 {
-	long long plain, with, alone, err[CLOCK_RUNS], tol;
-	char slowed[64], delay[64], why[VAL_LEN];
-	int r;
+	long long plain, with, alone, m[3], err[CLOCK_RUNS], noise[CLOCK_RUNS];
+	long long e, nz, tol;
+	char slowed[64], delay[64], why[WHY_LEN] = "";
+	int r, runs = 0;
 
 	snprintf(slowed, sizeof(slowed), "%s+ndelay_%d", INJECT_BENCH,
 		 INJECT_NS);
@@ -1194,6 +1335,10 @@ TEST_F_TIMEOUT(inject, additivity, 120)
 			report_row(slowed);
 			report_row(delay);
 		}
+		if (!run_steady(why, sizeof(why))) {
+			ksft_print_msg("inject.run%d not used: %s\n", r, why);
+			continue;
+		}
 		if (!row_passed(_metadata, INJECT_BENCH, why, sizeof(why)) ||
 		    !row_passed(_metadata, slowed, why, sizeof(why)) ||
 		    !row_passed(_metadata, delay, why, sizeof(why)))
@@ -1201,21 +1346,34 @@ TEST_F_TIMEOUT(inject, additivity, 120)
 		ASSERT_EQ(0, row_fixed(INJECT_BENCH, "net_ns_per_op", &plain));
 		ASSERT_EQ(0, row_fixed(slowed, "net_ns_per_op", &with));
 		ASSERT_EQ(0, row_fixed(delay, "net_ns_per_op", &alone));
+		ASSERT_EQ(0, row_fixed(INJECT_BENCH, "ns_per_op_mad", &m[0]));
+		ASSERT_EQ(0, row_fixed(slowed, "ns_per_op_mad", &m[1]));
+		ASSERT_EQ(0, row_fixed(delay, "ns_per_op_mad", &m[2]));
 		ASSERT_LT(0, alone);
-		err[r] = (with - plain - alone) * 1000 / alone;
+		err[runs] = (with - plain - alone) * 1000 / alone;
+		noise[runs] = (m[0] + m[1] + m[2]) * 1000 / alone;
 		ksft_print_msg("inject.run%d.rise_ns=%s\n", r,
 			       fixed(with - plain));
 		ksft_print_msg("inject.run%d.ndelay_ns=%s\n", r, fixed(alone));
+		runs++;
 	}
+	if (runs < 2)
+		SKIP(return, "%s (%d of %d runs steady)", why, runs,
+		     CLOCK_RUNS);
 
-	qsort(err, CLOCK_RUNS, sizeof(err[0]), ll_cmp);
+	e = median_ll(err, runs);
+	nz = median_ll(noise, runs);
 	tol = tolerance("MMBENCH_INJECT_TOLERANCE", 10, 25);
-	ksft_print_msg("inject.error_pct=%s\n", fixed(err[CLOCK_RUNS / 2] * 100));
+	ksft_print_msg("inject.error_pct=%s\n", fixed(e * 100));
+	ksft_print_msg("inject.noise_pct=%s\n", fixed(nz * 100));
 	ksft_print_msg("inject.tolerance_pct=%lld\n", tol);
-	EXPECT_LE(llabs(err[CLOCK_RUNS / 2]), tol * 10) {
+	if (nz * 2 > tol * 10)
+		SKIP(return,
+		     "noisy: the three rows' MADs sum to %s %% of ndelay(%d)'s cost, limit %lld %%",
+		     fixed(nz * 100), INJECT_NS, tol / 2);
+	EXPECT_LE(llabs(e), tol * 10) {
 		TH_LOG("%s+ndelay(%d): rise %s%% off ndelay's cost (median of %d)",
-		       INJECT_BENCH, INJECT_NS, fixed(err[CLOCK_RUNS / 2] * 100),
-		       CLOCK_RUNS);
+		       INJECT_BENCH, INJECT_NS, fixed(e * 100), runs);
 	}
 }
 
