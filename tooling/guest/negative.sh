@@ -42,7 +42,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..79"
+echo "1..80"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -276,12 +276,17 @@ else
 	echo "ok $((n = n + 1)) # SKIP one CPU: no hotplug case"
 fi
 
-# A team that stalls (its CPUs forced onto one by taking the other
-# offline) stops with the reason, and frees every block it allocated,
-# those that could not be put in the ring too.
+# A team that stalls stops with the reason, and frees every block it
+# allocated, those push_cpu could not put in the ring too: a real-time
+# spinner on CPU 1, with RT throttling off (and from 6.12 the deadline
+# server that runs CFS tasks under RT load, for CPU 1), starves pop_cpu's
+# worker mid-sample, the ring fills and push_cpu gives up after 2 s.
 if [ "$ncpu" -ge 2 ]; then
+	# This shell and the writer below must not be the ones starved.
+	taskset -p 1 $$ >/dev/null
 	insmod "$ko" run_on_load=0 benchmarks=kmalloc_remote_free samples=1000 sample_us=10000 budget_ms=20000
 	echo 1 >/sys/kernel/mmbench/run &
+	run=$!
 	# Once the team's threads exist, its row is running.
 	i=0
 	while ! grep -qs mmbench_w /proc/[0-9]*/comm && [ $i -lt 200 ]; do
@@ -289,9 +294,21 @@ if [ "$ncpu" -ge 2 ]; then
 		i=$((i + 1))
 	done
 	sleep 0.5
-	echo 0 >/sys/devices/system/cpu/cpu1/online
-	wait
-	echo 1 >/sys/devices/system/cpu/cpu1/online
+	rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
+	fs=/sys/kernel/debug/sched/fair_server/cpu1/runtime
+	fair=$(cat $fs 2>/dev/null)
+	[ -n "$fair" ] && echo 0 >$fs
+	# The spinner ends by itself: timeout, at a higher priority, kills it.
+	taskset -c 1 chrt -f 60 timeout 6 chrt -f 50 sh -c 'while :; do :; done' &
+	hog=$!
+	wait $run
+	kill $hog 2>/dev/null
+	wait $hog 2>/dev/null
+	[ -n "$fair" ] && echo "$fair" >$fs
+	echo "$rt" >/proc/sys/kernel/sched_rt_runtime_us
+	taskset -pc "0-$((ncpu - 1))" $$ >/dev/null
 	d=/sys/kernel/mmbench/kmalloc_remote_free
 	st=$(cat $d/status 2>&1); why=$(cat $d/reason 2>&1); left=$(cat $d/counter_delta 2>&1)
 	loaded && rmmod test_mmbench
@@ -336,6 +353,15 @@ else
 		echo "ok $((n = n + 1)) # SKIP one CPU: no hotplug or watcher case"
 	done
 fi
+
+# A wrong measurement fails: injected delays 2000 ns longer than reported
+# (test-only inject_extra_ns) are far outside inject.additivity's tolerance,
+# however noisy the rows.
+out=$(cd $testdir && MMBENCH_PARAMS="inject_extra_ns=2000" ./mmbench_test -f inject 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "^not ok 1 inject.additivity" &&
+	echo "$out" | grep -q "off ndelay's cost" && ! loaded
+result $? "inject.additivity fails when the injected delay is not the one reported" "rc=$rc: $(echo "$out" | grep -E 'inject\.|SKIP|not ok')"
 
 # A ceiling the figure cannot meet fails the test: the check can fail.
 out=$(cd $testdir && MMBENCH_ENFORCE=1 MMBENCH_CEILING_COUNT_VM_EVENT=0.001 ./mmbench_test -v count_vm_event 2>&1)

@@ -16,8 +16,8 @@ BUSYBOX = Path("/bin/busybox")
 # ELF programs from the host the guest needs besides busybox.  runner.sh
 # calls /usr/bin/timeout --foreground, which busybox's timeout lacks, and
 # its "(((((" pipeline is read as arithmetic by busybox sh: /bin/sh is dash,
-# as on Debian.
-HOST_PROGRAMS = ["/usr/bin/timeout", "/bin/dash"]
+# as on Debian.  chrt (util-linux) makes a real-time spinner for a stall.
+HOST_PROGRAMS = ["/usr/bin/timeout", "/bin/dash", "/usr/bin/chrt"]
 KVM_PROBE_SECONDS = 30
 
 
