@@ -42,7 +42,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..74"
+echo "1..75"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -154,6 +154,12 @@ out=$(cd $testdir && MMBENCH_PARAMS="samples=0" ./mmbench_test -v count_vm_event
 rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "refused.*samples=0 is out of range" && ! loaded
 result $? "mmbench_test fails, naming the reason, when MMBENCH_PARAMS is refused" "rc=$rc: $out"
+
+# The log of a refused load shows every parameter, not the first alone.
+out=$(cd $testdir && MMBENCH_PARAMS="sample_us=5000 samples=0" ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "parameters 'budget_ms=15000 sample_us=5000 samples=0 run_on_load=0 benchmarks=count_vm_event' refused" && ! loaded
+result $? "a refused load logs all of its parameters" "rc=$rc: $out"
 
 # A combination the module refuses fails the test too.
 out=$(cd $testdir && MMBENCH_PARAMS="inject_ndelay=100" ./mmbench_test -v count_vm_event 2>&1)

@@ -383,16 +383,25 @@ static bool module_installed(void)
 	return found;
 }
 
-static int run_modprobe(char *params)
+/*
+ * Run "modprobe test_mmbench <params>".  @params is split in a copy, so
+ * that the caller can still log all of it.
+ */
+static int run_modprobe(const char *params)
 {
-	char *argv[64] = { "modprobe", MODNAME };
+	char copy[1024], *argv[64] = { "modprobe", MODNAME };
 	int argc = 2, status;
 	char *tok, *save;
 	pid_t pid;
 
-	for (tok = strtok_r(params, " \t\n", &save); tok && argc < 63;
-	     tok = strtok_r(NULL, " \t\n", &save))
+	if ((size_t)snprintf(copy, sizeof(copy), "%s", params) >= sizeof(copy))
+		return -E2BIG;
+	for (tok = strtok_r(copy, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		if (argc == (int)ARRAY_SIZE(argv) - 1)
+			return -E2BIG;
 		argv[argc++] = tok;
+	}
 	argv[argc] = NULL;
 
 	pid = fork();
@@ -458,7 +467,7 @@ static bool kmsg_module_lines(int fd, char *buf, size_t len)
  * -1 when it cannot be loaded here; @why says why, with the module's
  * kernel-log lines.
  */
-static int load_module(char *params, char *why, size_t len)
+static int load_module(const char *params, char *why, size_t len)
 {
 	const char *ko = getenv("MMBENCH_MODULE");
 	int fd = -1, kmsg, ret;
