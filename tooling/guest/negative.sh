@@ -21,6 +21,12 @@ result() {	# result <0 = ok> <description> [diagnostic]
 
 loaded() { [ -d /sys/module/test_mmbench ]; }
 
+# not_ktap <output>: the lines of a test program's output that are not KTAP
+# (a version, a plan, a result or a "#" line).
+not_ktap() {
+	echo "$1" | grep -vE '^(TAP version [0-9]+|KTAP version [0-9]+|1\.\.[0-9]+|(not )?ok [0-9]+ .*|#.*)$'
+}
+
 # refused <parameter> <text dmesg must show>: insmod fails with EINVAL and
 # the kernel log names the parameter.
 refused() {
@@ -42,7 +48,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..75"
+echo "1..76"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -154,6 +160,11 @@ out=$(cd $testdir && MMBENCH_PARAMS="samples=0" ./mmbench_test -v count_vm_event
 rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "refused.*samples=0 is out of range" && ! loaded
 result $? "mmbench_test fails, naming the reason, when MMBENCH_PARAMS is refused" "rc=$rc: $out"
+
+# What modprobe says on failure reaches the KTAP as "# " lines, never bare.
+bare=$(not_ktap "$out")
+[ -z "$bare" ] && echo "$out" | grep -q "^# modprobe: "
+result $? "modprobe's output is printed as KTAP diagnostics" "not KTAP: $bare"
 
 # The log of a refused load shows every parameter, not the first alone.
 out=$(cd $testdir && MMBENCH_PARAMS="sample_us=5000 samples=0" ./mmbench_test -v count_vm_event 2>&1)
@@ -296,7 +307,7 @@ result $? "under emulation a ceiling below the figure is informational" "rc=$rc:
 echo 1 >/sys/module/module/parameters/sig_enforce
 out=$(cd $testdir && ./mmbench_test 2>&1)
 rc=$?
-[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*modprobe test_mmbench failed" && ! loaded
+[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*modprobe test_mmbench .*failed" && ! loaded
 result $? "mmbench_test skips with exit 4 when module signatures are enforced" "rc=$rc: $out"
 
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"

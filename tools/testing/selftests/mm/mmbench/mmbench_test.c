@@ -384,16 +384,22 @@ static bool module_installed(void)
 }
 
 /*
- * Run "modprobe test_mmbench <params>".  @params is split in a copy, so
- * that the caller can still log all of it.
+ * Run "modprobe test_mmbench <params>".  Its output must not break the
+ * KTAP stream: each line is printed as a "# " line, and kept in @out for
+ * the caller to tell why a load failed.  @params is split in a copy, so
+ * that the caller can still log all of it.  Returns modprobe's exit
+ * status, or -errno when it could not be run.
  */
-static int run_modprobe(const char *params)
+static int run_modprobe(const char *params, char *out, size_t len)
 {
-	char copy[1024], *argv[64] = { "modprobe", MODNAME };
-	int argc = 2, status;
+	char copy[1024], line[512], *argv[64] = { "modprobe", MODNAME };
+	int argc = 2, status, fds[2], ret;
 	char *tok, *save;
+	size_t off = 0;
+	FILE *f;
 	pid_t pid;
 
+	out[0] = '\0';
 	if ((size_t)snprintf(copy, sizeof(copy), "%s", params) >= sizeof(copy))
 		return -E2BIG;
 	for (tok = strtok_r(copy, " \t\n", &save); tok;
@@ -404,13 +410,38 @@ static int run_modprobe(const char *params)
 	}
 	argv[argc] = NULL;
 
-	pid = fork();
-	if (pid < 0)
+	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
 	if (!pid) {
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
+		setenv("LC_ALL", "C", 1);
 		execvp(argv[0], argv);
+		dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0],
+			strerror(errno));
 		_exit(127);
 	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if (!f)
+		close(fds[0]);
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		ksft_print_msg("%s\n", line);
+		if (off < len)
+			off += snprintf(out + off, len - off, "%s%s",
+					off ? " / " : "", line);
+	}
+	if (f)
+		fclose(f);
 	if (waitpid(pid, &status, 0) != pid)
 		return -errno;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
@@ -471,6 +502,7 @@ static int load_module(const char *params, char *why, size_t len)
 {
 	const char *ko = getenv("MMBENCH_MODULE");
 	int fd = -1, kmsg, ret;
+	char out[512];
 
 	why[0] = '\0';
 	if (ko) {
@@ -495,11 +527,11 @@ static int load_module(const char *params, char *why, size_t len)
 				 ko, strerror(errno));
 		close(fd);
 	} else {
-		ret = run_modprobe(params);
+		ret = run_modprobe(params, out, sizeof(out));
 		if (ret)
 			snprintf(why, len,
-				 "modprobe %s failed with status %d:", MODNAME,
-				 ret);
+				 "modprobe %s %s failed with status %d (%s):",
+				 MODNAME, params, ret, out);
 	}
 	if (kmsg_module_lines(kmsg, why, len))
 		ret = -EINVAL;
