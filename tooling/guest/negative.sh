@@ -13,7 +13,7 @@ result() {	# result <0 = ok> <description> [diagnostic]
 	if [ "$1" -eq 0 ]; then
 		echo "ok $n $2"
 	else
-		[ -n "$3" ] && echo "# $3"
+		[ -n "$3" ] && echo "$3" | sed 's/^/# /'
 		echo "not ok $n $2"
 		failed=$((failed + 1))
 	fi
