@@ -48,7 +48,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..76"
+echo "1..79"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -196,6 +196,25 @@ rc=$?
 [ $rc -eq 0 ] && echo "$out" | grep -q "^ok 1 mmbench.count_vm_event.run" && ! loaded
 result $? "mmbench_test loads the module from MMBENCH_MODULE" "rc=$rc: $out"
 
+# A load that fails for any other reason than the kernel's refusal of the
+# module fails the test: here a module file cut short (ENOEXEC), given by
+# MMBENCH_MODULE, then installed for modprobe.
+head -c 8192 "$ko" >/tmp/cut.ko
+out=$(cd $testdir && MMBENCH_MODULE=/tmp/cut.ko ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "^not ok 1 mmbench.count_vm_event.run" &&
+	echo "$out" | grep -q "loading /tmp/cut.ko failed: Exec format error" && ! loaded
+result $? "mmbench_test fails, not skips, when MMBENCH_MODULE is not a module" "rc=$rc: $out"
+cp "$ko" /tmp/whole.ko && cp /tmp/cut.ko "$ko"
+out=$(cd $testdir && ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+cp /tmp/whole.ko "$ko"
+bare=$(not_ktap "$out")
+[ $rc -eq 1 ] && echo "$out" | grep -q "^not ok 1 mmbench.count_vm_event.run" &&
+	echo "$out" | grep -qi "modprobe test_mmbench .*failed.*invalid module format" &&
+	[ -z "$bare" ] && ! loaded
+result $? "mmbench_test fails, not skips, when modprobe fails on a broken module" "rc=$rc not KTAP: $bare: $out"
+
 # The largest request is cut by budget_ms, not left to run.
 insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=100000000 samples=1000 budget_ms=3000
 rc=$?
@@ -302,12 +321,28 @@ rc=$?
 [ $rc -eq 0 ] && echo "$out" | grep -q "ceiling=informational (emulated.*median is over it"
 result $? "under emulation a ceiling below the figure is informational" "rc=$rc: $out"
 
+# Last but one, since it cannot be undone: under lockdown the unsigned
+# module is refused with EPERM, and the test skips, naming lockdown.
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+if echo integrity 2>/dev/null >/sys/kernel/security/lockdown; then
+	out=$(cd $testdir && ./mmbench_test -v count_vm_event 2>&1)
+	rc=$?
+	bare=$(not_ktap "$out")
+	[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*kernel lockdown refuses modules: .*Operation not permitted" &&
+		[ -z "$bare" ] && ! loaded
+	result $? "mmbench_test skips with exit 4 under lockdown" "rc=$rc not KTAP: $bare: $out"
+else
+	echo "ok $((n = n + 1)) # SKIP no lockdown LSM in this kernel"
+fi
+
 # Last, since it cannot be undone: with module signatures enforced the
 # unsigned module is refused, and the test skips with the reason.
 echo 1 >/sys/module/module/parameters/sig_enforce
 out=$(cd $testdir && ./mmbench_test 2>&1)
 rc=$?
-[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*modprobe test_mmbench .*failed" && ! loaded
-result $? "mmbench_test skips with exit 4 when module signatures are enforced" "rc=$rc: $out"
+bare=$(not_ktap "$out")
+[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*does not accept the module's signature: modprobe test_mmbench .*Key was rejected by service" &&
+	[ -z "$bare" ] && ! loaded
+result $? "mmbench_test skips with exit 4 when module signatures are enforced" "rc=$rc not KTAP: $bare: $out"
 
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"

@@ -40,8 +40,9 @@
  *				percent (default 10, or 25 under emulation)
  *
  * Needs root; skips when not root, when the module is not installed, or when
- * the kernel refuses to load it (module signature, lockdown), and fails when
- * the module refuses or does not know a parameter.
+ * the kernel refuses to load it at all (module signature, lockdown).  Any
+ * other failed load fails: a parameter the module refuses or does not know,
+ * a file that is not a module, ENOMEM, an error in the module's init.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -457,18 +458,26 @@ static int kmsg_open(void)
 	return fd;
 }
 
+/* What the kernel log said about a load. */
+struct load_log {
+	bool bad_param;		/* a parameter invalid or unknown */
+	bool lockdown;		/* lockdown refused the module */
+};
+
 /*
- * Append to @buf the module's kernel-log lines since kmsg_open(); return
- * true if one says that a parameter is invalid or unknown.
+ * Append to @buf the kernel-log lines since kmsg_open() that concern the
+ * load: the module's own and those of signature checking and lockdown;
+ * fill in @log.
  */
-static bool kmsg_module_lines(int fd, char *buf, size_t len)
+static void kmsg_module_lines(int fd, char *buf, size_t len,
+			      struct load_log *log)
 {
 	size_t off = strlen(buf), prefix = strlen(MODNAME ": ");
-	bool bad_param = false;
 	char rec[1024];
 	int tries = 0;
 	ssize_t n;
 
+	memset(log, 0, sizeof(*log));
 	while (fd >= 0 && off < len && tries++ < 10000) {
 		char *msg, *nl;
 
@@ -479,67 +488,161 @@ static bool kmsg_module_lines(int fd, char *buf, size_t len)
 			break;
 		rec[n] = '\0';
 		msg = strchr(rec, ';');
-		if (!msg || strncmp(++msg, MODNAME ": ", prefix))
+		if (!msg)
 			continue;
-		nl = strchr(msg, '\n');
+		nl = strchr(++msg, '\n');
 		if (nl)
 			*nl = '\0';
-		bad_param |= strstr(msg, "invalid for parameter") ||
-			     strstr(msg, "invalid parameters:") ||
-			     strstr(msg, "unknown parameter");
+		if (!strncmp(msg, "Lockdown: ", strlen("Lockdown: ")) &&
+		    strstr(msg, "module")) {
+			log->lockdown = true;
+		} else if (strncmp(msg, MODNAME ": ", prefix) &&
+			   !(strstr(msg, "Loading of ") &&
+			     strstr(msg, "module is rejected"))) {
+			continue;
+		}
+		log->bad_param |= strstr(msg, "invalid for parameter") ||
+				  strstr(msg, "invalid parameters:") ||
+				  strstr(msg, "unknown parameter");
 		off += snprintf(buf + off, len - off, " [%s]", msg);
 	}
-	return bad_param;
 }
 
 /*
- * Load the module with @params.  Returns 0 when loaded, -EINVAL when the
- * module refused or did not know a parameter (then it may be loaded), or
- * -1 when it cannot be loaded here; @why says why, with the module's
- * kernel-log lines.
+ * Is there a record with @needle in the kernel log, from the oldest kept?
+ * Copies its text to @line.
  */
-static int load_module(const char *params, char *why, size_t len)
+static bool kmsg_find(const char *needle, char *line, size_t len)
 {
-	const char *ko = getenv("MMBENCH_MODULE");
-	int fd = -1, kmsg, ret;
-	char out[512];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char rec[1024], *msg;
+	bool found = false;
+	int tries = 0;
+	ssize_t n;
 
-	why[0] = '\0';
+	while (fd >= 0 && !found && tries++ < 100000) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten: go on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg || !strstr(msg, needle))
+			continue;
+		msg[strcspn(msg, "\n")] = '\0';
+		snprintf(line, len, "%s", msg + 1);
+		found = true;
+	}
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+/*
+ * Is the kernel locked down (integrity or confidentiality)?  securityfs
+ * says, or else the line lockdown logs when it starts.
+ */
+static bool locked_down(void)
+{
+	char val[VAL_LEN];
+
+	if (!read_str("/sys/kernel/security/lockdown", val, sizeof(val)))
+		return !strstr(val, "[none]");
+	return kmsg_find("Kernel is locked down from", val, sizeof(val));
+}
+
+/*
+ * Did the kernel refuse to load the module at all, for a reason of its
+ * own policy?  A signature it does not accept (module.sig_enforce, a key
+ * it does not have) fails the load with EKEYREJECTED or ENOKEY, lockdown
+ * with EPERM.  @err is the load's errno, or 0 when modprobe loaded it and
+ * @msg is what modprobe said.  Returns the reason, or NULL.
+ */
+static const char *kernel_refused(int err, const char *msg,
+				  const struct load_log *log)
+{
+	if (err == EKEYREJECTED || err == ENOKEY ||
+	    strstr(msg, strerror(EKEYREJECTED)) ||
+	    strstr(msg, strerror(ENOKEY)))
+		return "the kernel does not accept the module's signature";
+	if ((err == EPERM || strstr(msg, strerror(EPERM))) &&
+	    (log->lockdown || locked_down()))
+		return "kernel lockdown refuses modules";
+	return NULL;
+}
+
+/* What became of load_module(). */
+enum load_result {
+	LOADED,
+	LOAD_SKIP,		/* not installed, or the kernel's policy */
+	LOAD_BAD_PARAM,		/* the module refused a parameter */
+	LOAD_FAIL,		/* any other failure */
+};
+
+/*
+ * Load the module with @params.  A module not installed, or one the kernel
+ * refuses to load at all (signatures, lockdown), is a reason to skip; any
+ * other failure (a parameter refused, ENOMEM, an error in the module's
+ * init, modprobe failing) is a failure.  @why says why, with modprobe's
+ * output and the kernel-log lines of the load.
+ */
+static enum load_result load_module(const char *params, char *why,
+				    size_t len)
+{
+	const char *ko = getenv("MMBENCH_MODULE"), *refused;
+	char out[512] = "", detail[WHY_LEN] = "";
+	int fd = -1, kmsg, ret, err = 0;
+	struct load_log log;
+
 	if (ko) {
 		fd = open(ko, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			snprintf(why, len, "cannot open MMBENCH_MODULE=%s: %s",
 				 ko, strerror(errno));
-			return -1;
+			return LOAD_SKIP;
 		}
 	} else if (!module_installed()) {
 		snprintf(why, len,
 			 "module %s is not installed for this kernel (CONFIG_TEST_MMBENCH=m, or set MMBENCH_MODULE)",
 			 MODNAME);
-		return -1;
+		return LOAD_SKIP;
 	}
 
 	kmsg = kmsg_open();
 	if (ko) {
 		ret = syscall(__NR_finit_module, fd, params, 0);
-		if (ret)
-			snprintf(why, len, "the kernel refused to load %s: %s:",
-				 ko, strerror(errno));
+		if (ret) {
+			err = errno;
+			snprintf(detail, sizeof(detail),
+				 "loading %s failed: %s:", ko, strerror(err));
+		}
 		close(fd);
 	} else {
 		ret = run_modprobe(params, out, sizeof(out));
-		if (ret)
-			snprintf(why, len,
+		if (ret < 0)
+			snprintf(detail, sizeof(detail),
+				 "cannot run modprobe %s %s: %s:", MODNAME,
+				 params, strerror(-ret));
+		else if (ret)
+			snprintf(detail, sizeof(detail),
 				 "modprobe %s %s failed with status %d (%s):",
 				 MODNAME, params, ret, out);
 	}
-	if (kmsg_module_lines(kmsg, why, len))
-		ret = -EINVAL;
-	else if (ret)
-		ret = -1;
+	kmsg_module_lines(kmsg, detail, sizeof(detail), &log);
 	if (kmsg >= 0)
 		close(kmsg);
-	return ret;
+
+	refused = ret ? kernel_refused(err, out, &log) : NULL;
+	if (ret && !refused && !ko && strstr(out, "not found"))
+		refused = "modprobe does not find the module";
+	snprintf(why, len, "%s%s%s", refused ? refused : "",
+		 refused ? ": " : "", detail);
+	if (log.bad_param)
+		return LOAD_BAD_PARAM;
+	if (!ret)
+		return LOADED;
+	return refused ? LOAD_SKIP : LOAD_FAIL;
 }
 
 static int unload_module(void)
@@ -638,13 +741,16 @@ static void load_for_case(struct __test_metadata *_metadata,
 	}
 
 	ret = load_module(params, why, sizeof(why));
-	if (!access("/sys/module/" MODNAME, F_OK) && ret)
+	if (ret != LOADED && !access("/sys/module/" MODNAME, F_OK))
 		unload_module();	/* loaded with a parameter ignored */
 	/* A parameter the module refuses is a mistake to report, not skip. */
-	ASSERT_NE(-EINVAL, ret) {
+	ASSERT_NE(LOAD_BAD_PARAM, ret) {
 		TH_LOG("parameters '%s' refused: %s", params, why);
 	}
-	if (ret)
+	ASSERT_NE(LOAD_FAIL, ret) {
+		TH_LOG("%s", why);
+	}
+	if (ret == LOAD_SKIP)
 		SKIP(return, "%.1000s", why);
 	*loaded = true;
 }
