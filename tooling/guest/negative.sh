@@ -21,6 +21,18 @@ result() {	# result <0 = ok> <description> [diagnostic]
 
 loaded() { [ -d /sys/module/test_mmbench ]; }
 
+# older_module <string> <replacement of the same length>: a copy of the
+# module in /tmp/older.ko with every NUL-bounded <string> replaced, as a
+# module older than the test program would lack that name.
+older_module() {
+	cp "$ko" /tmp/older.ko
+	offs=$(strings -t d /tmp/older.ko | awk -v s="$1" '$2 == s { print $1 }')
+	[ -n "$offs" ] || return 1
+	for off in $offs; do
+		printf '%s' "$2" | dd of=/tmp/older.ko bs=1 seek="$off" conv=notrunc 2>/dev/null
+	done
+}
+
 # not_ktap <output>: the lines of a test program's output that are not KTAP
 # (a version, a plan, a result or a "#" line).
 not_ktap() {
@@ -48,7 +60,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..79"
+echo "1..82"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -214,6 +226,35 @@ bare=$(not_ktap "$out")
 	echo "$out" | grep -qi "modprobe test_mmbench .*failed.*invalid module format" &&
 	[ -z "$bare" ] && ! loaded
 result $? "mmbench_test fails, not skips, when modprobe fails on a broken module" "rc=$rc not KTAP: $bare: $out"
+
+# A module older than the test program: a benchmark, a parameter or a row
+# that the test asks for and the module does not have skips that case,
+# saying so; the others still run.
+if older_module count_vm_events Xount_vm_events; then
+	out=$(cd $testdir && MMBENCH_MODULE=/tmp/older.ko ./mmbench_test -v count_vm_event -v count_vm_events 2>&1)
+	rc=$?
+	[ $rc -eq 0 ] && echo "$out" | grep -q "^ok 1 mmbench.count_vm_event.run$" &&
+		echo "$out" | grep -q "^ok 2 mmbench.count_vm_events.run # SKIP test_mmbench has no benchmark 'count_vm_events': the module is older than this test" && ! loaded
+	result $? "a benchmark the module does not have skips its case" "rc=$rc: $out"
+else
+	result 1 "a benchmark the module does not have skips its case" "no string count_vm_events in $ko"
+fi
+if older_module inject_ndelay Xnject_ndelay; then
+	out=$(cd $testdir && MMBENCH_MODULE=/tmp/older.ko ./mmbench_test -f inject 2>&1)
+	rc=$?
+	[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP test_mmbench has no parameter 'inject_ndelay': the module is older than this test" && ! loaded
+	result $? "a parameter the module does not have skips the case that sets it" "rc=$rc: $out"
+else
+	result 1 "a parameter the module does not have skips the case that sets it" "no string inject_ndelay in $ko"
+fi
+if older_module +ndelay_%u -ndelay_%u; then
+	out=$(cd $testdir && MMBENCH_MODULE=/tmp/older.ko ./mmbench_test -f inject 2>&1)
+	rc=$?
+	[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP test_mmbench published no row inc_dec_zone_page_state+ndelay_200: the module is older than this test" && ! loaded
+	result $? "a row the module does not publish skips the clock case" "rc=$rc: $out"
+else
+	result 1 "a row the module does not publish skips the clock case" "no string +ndelay_%u in $ko"
+fi
 
 # The largest request is cut by budget_ms, not left to run.
 insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=100000000 samples=1000 budget_ms=3000

@@ -39,8 +39,10 @@
  *   MMBENCH_INJECT_TOLERANCE	allowed error of the injected ndelay, in
  *				percent (default 10, or 25 under emulation)
  *
- * Needs root; skips when not root, when the module is not installed, or when
- * the kernel refuses to load it at all (module signature, lockdown).  Any
+ * Needs root; skips when not root, when the module is not installed, when
+ * the kernel refuses to load it at all (module signature, lockdown), or
+ * when the module is older than the test: it does not know a benchmark or
+ * a parameter the test sets, or publishes no row a clock case reads.  Any
  * other failed load fails: a parameter the module refuses or does not know,
  * a file that is not a module, ENOMEM, an error in the module's init.
  */
@@ -462,7 +464,20 @@ static int kmsg_open(void)
 struct load_log {
 	bool bad_param;		/* a parameter invalid or unknown */
 	bool lockdown;		/* lockdown refused the module */
+	char unknown_param[64];	/* a parameter the module does not have */
+	char unknown_bench[64];	/* a benchmark the module does not have */
 };
+
+/* Copy to @dst the text between @start and the next quote in @msg, if any. */
+static void quoted(const char *msg, const char *start, char *dst, size_t len)
+{
+	const char *p = strstr(msg, start);
+
+	if (p) {
+		p += strlen(start);
+		snprintf(dst, len, "%.*s", (int)strcspn(p, "'"), p);
+	}
+}
 
 /*
  * Append to @buf the kernel-log lines since kmsg_open() that concern the
@@ -504,6 +519,10 @@ static void kmsg_module_lines(int fd, char *buf, size_t len,
 		log->bad_param |= strstr(msg, "invalid for parameter") ||
 				  strstr(msg, "invalid parameters:") ||
 				  strstr(msg, "unknown parameter");
+		quoted(msg, "unknown parameter '", log->unknown_param,
+		       sizeof(log->unknown_param));
+		quoted(msg, "unknown benchmark '", log->unknown_bench,
+		       sizeof(log->unknown_bench));
 		off += snprintf(buf + off, len - off, " [%s]", msg);
 	}
 }
@@ -572,6 +591,58 @@ static const char *kernel_refused(int err, const char *msg,
 	return NULL;
 }
 
+/* Is @name in the comma-separated @list, or is the list "all"? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p, *comma;
+
+	if (!strcmp(list, "all"))
+		return true;
+	for (p = list; ; p = comma + 1) {
+		comma = strchr(p, ',');
+		if (!strncmp(p, name, n) && (p + n == comma || !p[n]))
+			return true;
+		if (!comma)
+			return false;
+	}
+}
+
+/*
+ * Is the module older than this test: does it lack a parameter or a
+ * benchmark that the test itself asks for, in @ours or budget_ms= and
+ * run_on_load=, rather than one of MMBENCH_PARAMS?  Says so in @why.
+ */
+static bool older_module(const struct load_log *log, const char *ours,
+			 char *why, size_t len)
+{
+	char copy[VAL_LEN], *tok, *save, *val;
+	bool own_param, own_bench = false;
+
+	own_param = !strcmp(log->unknown_param, "budget_ms") ||
+		    !strcmp(log->unknown_param, "run_on_load");
+	snprintf(copy, sizeof(copy), "%s", ours);
+	for (tok = strtok_r(copy, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		val = strchr(tok, '=');
+		if (!val)
+			continue;
+		*val++ = '\0';
+		own_param |= !strcmp(tok, log->unknown_param);
+		own_bench |= log->unknown_bench[0] &&
+			     in_list(val, log->unknown_bench);
+	}
+	if (own_bench)
+		snprintf(why, len,
+			 "%s has no benchmark '%s': the module is older than this test",
+			 MODNAME, log->unknown_bench);
+	else if (own_param)
+		snprintf(why, len,
+			 "%s has no parameter '%s': the module is older than this test",
+			 MODNAME, log->unknown_param);
+	return own_bench || own_param;
+}
+
 /* What became of load_module(). */
 enum load_result {
 	LOADED,
@@ -581,14 +652,16 @@ enum load_result {
 };
 
 /*
- * Load the module with @params.  A module not installed, or one the kernel
- * refuses to load at all (signatures, lockdown), is a reason to skip; any
- * other failure (a parameter refused, ENOMEM, an error in the module's
- * init, modprobe failing) is a failure.  @why says why, with modprobe's
- * output and the kernel-log lines of the load.
+ * Load the module with @params, of which the test sets @ours.  A module
+ * not installed, one the kernel refuses to load at all (signatures,
+ * lockdown) or one older than the test (without a benchmark or parameter
+ * in @ours) is a reason to skip; any other failure (a parameter refused,
+ * ENOMEM, an error in the module's init, modprobe failing) is a failure.
+ * @why says why, with modprobe's output and the kernel-log lines of the
+ * load.
  */
-static enum load_result load_module(const char *params, char *why,
-				    size_t len)
+static enum load_result load_module(const char *params, const char *ours,
+				    char *why, size_t len)
 {
 	const char *ko = getenv("MMBENCH_MODULE"), *refused;
 	char out[512] = "", detail[WHY_LEN] = "";
@@ -638,6 +711,8 @@ static enum load_result load_module(const char *params, char *why,
 		refused = "modprobe does not find the module";
 	snprintf(why, len, "%s%s%s", refused ? refused : "",
 		 refused ? ": " : "", detail);
+	if (older_module(&log, ours, why, len))
+		return LOAD_SKIP;
 	if (log.bad_param)
 		return LOAD_BAD_PARAM;
 	if (!ret)
@@ -648,23 +723,6 @@ static enum load_result load_module(const char *params, char *why,
 static int unload_module(void)
 {
 	return syscall(__NR_delete_module, MODNAME, O_NONBLOCK) ? -errno : 0;
-}
-
-/* Is @name in the comma-separated @list, or is the list "all"? */
-static bool in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p, *comma;
-
-	if (!strcmp(list, "all"))
-		return true;
-	for (p = list; ; p = comma + 1) {
-		comma = strchr(p, ',');
-		if (!strncmp(p, name, n) && (p + n == comma || !p[n]))
-			return true;
-		if (!comma)
-			return false;
-	}
 }
 
 /*
@@ -740,7 +798,7 @@ static void load_for_case(struct __test_metadata *_metadata,
 			       MODNAME);
 	}
 
-	ret = load_module(params, why, sizeof(why));
+	ret = load_module(params, ours, why, sizeof(why));
 	if (ret != LOADED && !access("/sys/module/" MODNAME, F_OK))
 		unload_module();	/* loaded with a parameter ignored */
 	/* A parameter the module refuses is a mistake to report, not skip. */
@@ -870,13 +928,21 @@ static long long tolerance(const char *env, long long native, long long emul)
 
 /*
  * Assert that @row ran and passed.  Returns false, with the reason in
- * @why, when it is unsupported here: the caller skips.
+ * @why, when it is unsupported here or the module, older than the test,
+ * did not publish it: the caller skips.
  */
 static bool row_passed(struct __test_metadata *_metadata, const char *row,
 		       char *why, size_t len)
 {
-	char status[VAL_LEN], reason[VAL_LEN];
+	char status[VAL_LEN], reason[VAL_LEN], path[PATH_MAX];
 
+	snprintf(path, sizeof(path), SYSFS_DIR "/%.100s", row);
+	if (access(path, F_OK)) {
+		snprintf(why, len,
+			 "%s published no row %.100s: the module is older than this test",
+			 MODNAME, row);
+		return false;
+	}
 	ASSERT_EQ(0, row_str(row, "status", status, sizeof(status)));
 	ASSERT_EQ(0, row_str(row, "reason", reason, sizeof(reason)));
 	if (!strcmp(status, "unsupported")) {
