@@ -60,7 +60,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..82"
+echo "1..84"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -349,6 +349,18 @@ if [ "$ncpu" -ge 2 ]; then
 else
 	echo "ok $((n = n + 1)) # SKIP one CPU: no hotplug case"
 fi
+
+# A malformed ceiling fails the case, naming where it is, even for a row
+# of a benchmark (kmalloc_64 of kmalloc).
+out=$(cd $testdir && MMBENCH_PARAMS="sizes=64 samples=3" MMBENCH_CEILING_KMALLOC_64=abc ./mmbench_test -v kmalloc 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "MMBENCH_CEILING_KMALLOC_64='abc' is not a number of ns" && ! loaded
+result $? "a malformed MMBENCH_CEILING_<ROW> fails the case, naming it" "rc=$rc: $out"
+printf 'kmalloc_64 12x\n' >/tmp/ceilings
+out=$(cd $testdir && MMBENCH_PARAMS="sizes=64 samples=3" MMBENCH_CEILINGS=/tmp/ceilings ./mmbench_test -v kmalloc 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "/tmp/ceilings:1: want" && ! loaded
+result $? "a malformed row line in MMBENCH_CEILINGS fails the case, naming it" "rc=$rc: $out"
 
 # A ceiling the figure cannot meet fails the test: the check can fail.
 out=$(cd $testdir && MMBENCH_ENFORCE=1 MMBENCH_CEILING_COUNT_VM_EVENT=0.001 ./mmbench_test -v count_vm_event 2>&1)

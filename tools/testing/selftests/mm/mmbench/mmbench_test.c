@@ -280,7 +280,9 @@ static long long env_ll(const char *name, long long def)
 
 /*
  * The ceiling for @name in thousandths of a ns: from MMBENCH_CEILING_<NAME>,
- * else from the ceilings file.  Returns 0, or an error with @why filled in.
+ * else from the ceilings file.  Returns 0; -ENOENT when neither has an
+ * entry for @name; or another error (a malformed entry, a file that cannot
+ * be read).  @why says why on an error.
  */
 static int find_ceiling(const char *name, long long *ceiling, char *why,
 			size_t len)
@@ -320,7 +322,7 @@ static int find_ceiling(const char *name, long long *ceiling, char *why,
 	if (!f) {
 		snprintf(why, len, "cannot open ceilings file %s: %s", file,
 			 strerror(errno));
-		return -ENOENT;
+		return -EIO;
 	}
 	snprintf(why, len, "no ceiling for %s in %s and %s is not set", name,
 		 file, env);
@@ -1108,6 +1110,7 @@ static bool check_row(struct __test_metadata *_metadata, const char *name,
 {
 	char val[VAL_LEN], group[VAL_LEN], reason[VAL_LEN], why[WHY_LEN];
 	long long want, got, lo, mid, hi, mean, net, base, ceiling;
+	int ret;
 
 	report_row(name);
 	ASSERT_EQ(0, row_str(name, "status", val, sizeof(val)));
@@ -1175,10 +1178,12 @@ static bool check_row(struct __test_metadata *_metadata, const char *name,
 	 * Performance sanity: the median under its ceiling, the row's own
 	 * or else its benchmark's, where ceilings are enforced.
 	 */
-	if (find_ceiling(name, &ceiling, why, sizeof(why)) == -ENOENT)
-		ASSERT_EQ(0, find_ceiling(bench, &ceiling, why, sizeof(why))) {
-			TH_LOG("%s", why);
-		}
+	ret = find_ceiling(name, &ceiling, why, sizeof(why));
+	if (ret == -ENOENT)
+		ret = find_ceiling(bench, &ceiling, why, sizeof(why));
+	ASSERT_EQ(0, ret) {
+		TH_LOG("%s", why);
+	}
 	ksft_print_msg("%s.ceiling_ns=%s\n", name, fixed(ceiling));
 	if (!ceilings_enforced(why, sizeof(why))) {
 		ksft_print_msg("%s.ceiling=informational (%s)%s\n", name, why,
