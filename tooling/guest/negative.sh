@@ -60,7 +60,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..84"
+echo "1..85"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -349,6 +349,17 @@ if [ "$ncpu" -ge 2 ]; then
 else
 	echo "ok $((n = n + 1)) # SKIP one CPU: no hotplug case"
 fi
+
+# What the machine is comes from user space, not from the module: with a
+# module without fingerprint/hypervisor (renamed in a copy) the guest is
+# still QEMU TCG, emulated, with its CPU model.
+older_module hypervisor Xypervisor || cp "$ko" /tmp/older.ko
+out=$(cd $testdir && MMBENCH_MODULE=/tmp/older.ko ./mmbench_test -f context 2>&1)
+rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "^# fingerprint.cpu_model=QEMU" &&
+	echo "$out" | grep -q "^# fingerprint.hypervisor=tcg$" &&
+	echo "$out" | grep -q "^# fingerprint.emulated=yes$" && ! loaded
+result $? "the fingerprint tells a TCG guest in user space: CPU model, hypervisor tcg, emulated" "rc=$rc: $out"
 
 # A malformed ceiling fails the case, naming where it is, even for a row
 # of a benchmark (kmalloc_64 of kmalloc).

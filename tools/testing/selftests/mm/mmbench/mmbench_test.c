@@ -11,9 +11,11 @@
  * to stay under a sanity ceiling.  A row unsupported here (an order that
  * cannot be served, a benchmark that needs two CPUs) is reported; a case
  * all of whose rows are unsupported skips.
- * context.fingerprint: prints what the figures depend on and whether the
- * ceilings are enforced: not under emulation or with cost-inflating debug
- * options, unless MMBENCH_ENFORCE=1.
+ * context.fingerprint: prints what the figures depend on, the kernel's as
+ * the module sees it and the machine's as found in user space (CPU model,
+ * hypervisor, emulated or not), and whether the ceilings are enforced: not
+ * under emulation or with cost-inflating debug options, unless
+ * MMBENCH_ENFORCE=1.
  * ndelay.slope: the measured costs of ndelay(D) for the delays differ by what
  * the delays differ by, within a tolerance.
  * inject.additivity: adding ndelay(D) to a benchmark's op raises its cost by
@@ -60,6 +62,9 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __x86_64__
+#include <cpuid.h>
+#endif
 
 #include "../../kselftest_harness.h"
 
@@ -239,7 +244,7 @@ static void report_dir(const char *dir, const char *prefix)
 		"push_wait_ns_per_op", "pop_wait_ns_per_op",
 		"push_busy_ns_per_op", "pop_busy_ns_per_op",
 		"release", "preempt", "debug", "init_on_alloc", "init_on_free",
-		"hypervisor", "clock", "cycles",
+		"clock",
 	};
 	char path[PATH_MAX], val[VAL_LEN];
 	size_t i;
@@ -838,30 +843,205 @@ static void trigger_run(struct __test_metadata *_metadata)
 }
 
 /*
- * Is this an emulated machine, where costs are inflated and uneven?  On x86
- * QEMU's TCG sets the hypervisor bit without naming a hypervisor, and its
- * default CPU models call themselves QEMU.
+ * What the machine is, told from user space alone.  It may only loosen a
+ * verdict, never tighten one: where it cannot tell, it says "unknown" and
+ * the machine is taken as possibly emulated.
+ */
+struct machine {
+	char cpu_model[128];
+	char hypervisor[64];	/* a name, "qemu", "none" or "unknown" */
+	char system[128];	/* DMI vendor and product, or DT compatible */
+	const char *emulated;	/* "yes", "no" or "unknown" */
+};
+
+/* The value of the first "@key : value" line of the CPU information. */
+static bool cpuinfo_value(const char *key, char *val, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[4096], *colon, *end;
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		for (end = colon; end > line && isspace((unsigned char)end[-1]);)
+			end--;
+		if ((size_t)(end - line) != strlen(key) ||
+		    strncmp(line, key, end - line))
+			continue;
+		for (colon++; isspace((unsigned char)*colon);)
+			colon++;
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(val, len, "%s", colon);
+		found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Is @word one of the space-separated words of @list? */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = strstr(list, word); p; p = strstr(p + 1, word))
+		if ((p == list || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
+
+/*
+ * The hypervisor named by CPUID leaf 0x40000000, when the hypervisor bit
+ * is set: a short name for those known, else the raw signature.
+ */
+static void cpuid_hypervisor(char *name, size_t len)
+{
+#ifdef __x86_64__
+	static const char * const known[][2] = {
+		{ "KVMKVMKVM", "kvm" }, { "TCGTCGTCGTCG", "tcg" },
+		{ "Microsoft Hv", "hyperv" }, { "VMwareVMware", "vmware" },
+		{ "XenVMMXenVMM", "xen" }, { "VBoxVBoxVBox", "virtualbox" },
+		{ "bhyve bhyve ", "bhyve" }, { "ACRNACRNACRN", "acrn" },
+		{ " lrpepyh  vr", "parallels" }, { "QNXQVMBSQG", "qnx" },
+		{ "Jailhouse", "jailhouse" },
+	};
+	unsigned int eax, ebx, ecx, edx, sig[3];
+	char text[13];
+	size_t i;
+
+	name[0] = '\0';
+	if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & (1U << 31)))
+		return;
+	__cpuid(0x40000000, eax, sig[0], sig[1], sig[2]);
+	memcpy(text, sig, 12);
+	text[12] = '\0';
+	for (i = 0; i < ARRAY_SIZE(known); i++) {
+		if (!strcmp(text, known[i][0])) {
+			snprintf(name, len, "%s", known[i][1]);
+			return;
+		}
+	}
+	for (i = 0; text[i]; i++)
+		if (!isprint((unsigned char)text[i]))
+			text[i] = '?';
+	if (text[0])
+		snprintf(name, len, "cpuid '%s'", text);
+#else
+	name[0] = '\0';
+#endif
+}
+
+/* Is a QEMU machine model, with KVM or TCG below, named in @text? */
+static bool qemu_machine(const char *text)
+{
+	return strstr(text, "QEMU") || strstr(text, "linux,dummy-virt") ||
+	       strstr(text, "riscv-virtio");
+}
+
+static void detect_machine(struct machine *m)
+{
+	char flags[4096] = "", val[VAL_LEN], product[VAL_LEN], dt[512] = "";
+	bool bit, qemu, named = false;
+	ssize_t n;
+	int fd;
+
+	/* The CPU model: x86, riscv, else arm64's implementer and part. */
+	if (!cpuinfo_value("model name", m->cpu_model, sizeof(m->cpu_model)) &&
+	    !cpuinfo_value("uarch", m->cpu_model, sizeof(m->cpu_model))) {
+		if (cpuinfo_value("CPU implementer", val, sizeof(val)) &&
+		    cpuinfo_value("CPU part", product, sizeof(product)))
+			snprintf(m->cpu_model, sizeof(m->cpu_model),
+				 "implementer %.40s part %.40s", val, product);
+		else if (!read_str("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+				   val, sizeof(val)))
+			snprintf(m->cpu_model, sizeof(m->cpu_model),
+				 "midr_el1 %.40s", val);
+		else
+			snprintf(m->cpu_model, sizeof(m->cpu_model), "unknown");
+	}
+
+	/* The machine: DMI, or the device tree (NUL-separated strings). */
+	m->system[0] = '\0';
+	if (!read_str("/sys/class/dmi/id/sys_vendor", val, sizeof(val)) &&
+	    !read_str("/sys/class/dmi/id/product_name", product,
+		      sizeof(product)))
+		snprintf(m->system, sizeof(m->system), "%.60s %.60s", val,
+			 product);
+	fd = open("/proc/device-tree/compatible", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, dt, sizeof(dt) - 1);
+		close(fd);
+		while (--n > 0)
+			if (!dt[n - 1])
+				dt[n - 1] = ' ';
+		if (!m->system[0])
+			snprintf(m->system, sizeof(m->system), "%s", dt);
+	}
+
+	/*
+	 * A hypervisor that names itself: CPUID, /sys/hypervisor (Xen) or
+	 * the kernel's "Hypervisor detected" line (x86).
+	 */
+	cpuid_hypervisor(m->hypervisor, sizeof(m->hypervisor));
+	named = m->hypervisor[0] && strncmp(m->hypervisor, "cpuid ", 6);
+	if (!named && !read_str("/sys/hypervisor/type", val, sizeof(val)) &&
+	    val[0]) {
+		snprintf(m->hypervisor, sizeof(m->hypervisor), "%.60s", val);
+		named = true;
+	}
+	if (!named && kmsg_find("Hypervisor detected: ", val, sizeof(val))) {
+		snprintf(m->hypervisor, sizeof(m->hypervisor), "%.60s",
+			 strstr(val, ": ") + 2);
+		named = true;
+	}
+
+	/*
+	 * Emulated: QEMU's TCG names itself in CPUID or its CPU models
+	 * ("QEMU Virtual CPU", "QEMU TCG CPU"); on x86 it sets the
+	 * hypervisor bit and names no hypervisor.  A QEMU machine without
+	 * the bit (arm64, riscv) may run under KVM or TCG: unknown.
+	 */
+	cpuinfo_value("flags", flags, sizeof(flags));
+	bit = has_word(flags, "hypervisor");
+	qemu = qemu_machine(m->system) || qemu_machine(dt);
+	if (!strcmp(m->hypervisor, "tcg") ||
+	    (!named && (strstr(m->cpu_model, "QEMU Virtual CPU") ||
+			strstr(m->cpu_model, "TCG"))))
+		m->emulated = "yes";
+	else if (named)
+		m->emulated = "no";
+	else if (m->hypervisor[0])	/* a signature not known here */
+		m->emulated = "unknown";
+	else if (bit)
+		m->emulated = "yes";
+	else
+		m->emulated = qemu ? "unknown" : "no";
+
+	if (!m->hypervisor[0])
+		snprintf(m->hypervisor, sizeof(m->hypervisor), "%s",
+			 qemu ? "qemu" : bit ? "unknown" : "none");
+}
+
+/* What this machine is, found once. */
+static const struct machine *machine(void)
+{
+	static struct machine m;
+
+	if (!m.emulated)
+		detect_machine(&m);
+	return &m;
+}
+
+/*
+ * Is this possibly an emulated machine, where costs are inflated and
+ * uneven?  Where it cannot be told, yes.
  */
 static bool emulated(void)
 {
-	char val[VAL_LEN], line[512];
-	struct utsname u;
-	bool qemu = false;
-	FILE *f;
-
-	/* Only x86 tells an unnamed hypervisor from none at all. */
-	if (!uname(&u) && (!strcmp(u.machine, "x86_64") ||
-			   !strcmp(u.machine, "i686")) &&
-	    !read_str(SYSFS_DIR "/fingerprint/hypervisor", val, sizeof(val)) &&
-	    !strcmp(val, "unknown"))
-		return true;
-	f = fopen("/proc/cpuinfo", "re");
-	while (f && !qemu && fgets(line, sizeof(line), f))
-		qemu = !strncmp(line, "model name", 10) &&
-		       (strstr(line, "QEMU Virtual CPU") || strstr(line, "TCG"));
-	if (f)
-		fclose(f);
-	return qemu;
+	return strcmp(machine()->emulated, "no");
 }
 
 /* Slab debugging on at run time (slub_debug=), seen on a kmalloc cache. */
@@ -1279,7 +1459,11 @@ TEST_F(context, fingerprint)
 	if (!read_str("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 		      val, sizeof(val)))
 		ksft_print_msg("fingerprint.clocksource=%s\n", val);
-	ksft_print_msg("fingerprint.emulated=%d\n", emulated());
+	ksft_print_msg("fingerprint.cpu_model=%s\n", machine()->cpu_model);
+	ksft_print_msg("fingerprint.machine=%s\n",
+		       machine()->system[0] ? machine()->system : "unknown");
+	ksft_print_msg("fingerprint.hypervisor=%s\n", machine()->hypervisor);
+	ksft_print_msg("fingerprint.emulated=%s\n", machine()->emulated);
 	ksft_print_msg("fingerprint.slub_debug=%d\n", slub_debug_active());
 	if (ceilings_enforced(why, sizeof(why)))
 		ksft_print_msg("fingerprint.ceilings=enforced\n");
