@@ -60,7 +60,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..85"
+echo "1..87"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -379,11 +379,25 @@ rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "over the ceiling" && ! loaded
 result $? "with MMBENCH_ENFORCE=1 a ceiling below the figure fails the test" "rc=$rc: $out"
 
-# Under emulation the same ceiling is reported, not enforced.
+# A ceiling the user sets is a request to enforce it, under emulation too,
+# from the environment or from a file of the user's.
 out=$(cd $testdir && MMBENCH_CEILING_COUNT_VM_EVENT=0.001 ./mmbench_test -v count_vm_event 2>&1)
 rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q "ceiling=informational (emulated.*median is over it"
-result $? "under emulation a ceiling below the figure is informational" "rc=$rc: $out"
+[ $rc -eq 1 ] && echo "$out" | grep -q "count_vm_event.ceiling=enforced (set by MMBENCH_CEILING_COUNT_VM_EVENT)" &&
+	echo "$out" | grep -q "over the ceiling" && ! loaded
+result $? "under emulation a ceiling set by MMBENCH_CEILING_ below the figure fails" "rc=$rc: $out"
+printf '# mine\ncount_vm_event 0.001\n' >/tmp/ceilings
+out=$(cd $testdir && MMBENCH_CEILINGS=/tmp/ceilings ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "count_vm_event.ceiling=enforced (set by MMBENCH_CEILINGS=/tmp/ceilings)" &&
+	echo "$out" | grep -q "over the ceiling" && ! loaded
+result $? "under emulation a ceiling from the user's MMBENCH_CEILINGS below the figure fails" "rc=$rc: $out"
+
+# MMBENCH_ENFORCE=0 still reports it only.
+out=$(cd $testdir && MMBENCH_ENFORCE=0 MMBENCH_CEILING_COUNT_VM_EVENT=0.001 ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "ceiling=informational (MMBENCH_ENFORCE=0): median is over it"
+result $? "with MMBENCH_ENFORCE=0 a ceiling set below the figure is informational" "rc=$rc: $out"
 
 # Last but one, since it cannot be undone: under lockdown the unsigned
 # module is refused with EPERM, and the test skips, naming lockdown.

@@ -32,10 +32,13 @@
  *				out, run_on_load= is ignored
  *   MMBENCH_CEILINGS		ceilings file (default: "ceilings" beside this
  *				program)
- *   MMBENCH_CEILING_<NAME>	ceiling in ns/op for one benchmark, NAME in
- *				upper case, e.g. MMBENCH_CEILING_COUNT_VM_EVENT=50
+ *   MMBENCH_CEILING_<NAME>	ceiling in ns/op for one benchmark or row, NAME
+ *				in upper case, e.g. MMBENCH_CEILING_KMALLOC_64=50
  *   MMBENCH_ENFORCE		1: enforce the ceilings even under emulation or
- *				debug options; 0: never enforce them
+ *				debug options; 0: never enforce them.  Unset,
+ *				the ceilings the user set (the two above) are
+ *				enforced, the default ones where the machine
+ *				does not inflate costs
  *   MMBENCH_DELAY_TOLERANCE	allowed error of the ndelay slope, in percent
  *				(default 10, or 60 under emulation)
  *   MMBENCH_INJECT_TOLERANCE	allowed error of the injected ndelay, in
@@ -285,12 +288,13 @@ static long long env_ll(const char *name, long long def)
 
 /*
  * The ceiling for @name in thousandths of a ns: from MMBENCH_CEILING_<NAME>,
- * else from the ceilings file.  Returns 0; -ENOENT when neither has an
- * entry for @name; or another error (a malformed entry, a file that cannot
- * be read).  @why says why on an error.
+ * else from the ceilings file.  Returns 0, with what the user set it by in
+ * @set_by ("" for the default file); -ENOENT when neither has an entry for
+ * @name; or another error (a malformed entry, a file that cannot be read).
+ * @why says why on an error.
  */
-static int find_ceiling(const char *name, long long *ceiling, char *why,
-			size_t len)
+static int find_ceiling(const char *name, long long *ceiling, char *set_by,
+			size_t set_len, char *why, size_t len)
 {
 	char env[VAL_LEN] = "MMBENCH_CEILING_", path[PATH_MAX], line[1024];
 	const char *val, *file, *end;
@@ -308,14 +312,18 @@ static int find_ceiling(const char *name, long long *ceiling, char *why,
 				 val);
 			return -EINVAL;
 		}
+		snprintf(set_by, set_len, "%s", env);
 		return 0;
 	}
 
 	file = getenv("MMBENCH_CEILINGS");
-	if (!file) {
+	if (file) {
+		snprintf(set_by, set_len, "MMBENCH_CEILINGS=%s", file);
+	} else {
 		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 		char *slash;
 
+		set_by[0] = '\0';
 		path[n < 0 ? 0 : n] = '\0';
 		slash = strrchr(path, '/');
 		snprintf(slash ? slash + 1 : path,
@@ -1063,22 +1071,29 @@ static bool slub_debug_active(void)
 }
 
 /*
- * Are the ceilings enforced here?  Not under emulation nor with debug
- * options that inflate costs, unless MMBENCH_ENFORCE says otherwise; @why
- * says why not.
+ * Is a ceiling enforced here?  One the user set (@set_by not empty) is a
+ * request to enforce it; the default ones are not enforced under emulation
+ * nor with debug options that inflate costs.  MMBENCH_ENFORCE=1 enforces
+ * them all, MMBENCH_ENFORCE=0 none.  @why says why or why not.
  */
-static bool ceilings_enforced(char *why, size_t len)
+static bool ceiling_enforced(const char *set_by, char *why, size_t len)
 {
 	long long force = env_ll("MMBENCH_ENFORCE", -1);
 	char debug[VAL_LEN] = "none";
 
-	why[0] = '\0';
-	if (force == 0) {
+	if (!force) {
 		snprintf(why, len, "MMBENCH_ENFORCE=0");
 		return false;
 	}
-	if (force > 0)
+	if (set_by[0]) {
+		snprintf(why, len, "set by %s", set_by);
 		return true;
+	}
+	if (force > 0) {
+		snprintf(why, len, "MMBENCH_ENFORCE=%lld", force);
+		return true;
+	}
+	why[0] = '\0';
 	read_str(SYSFS_DIR "/fingerprint/debug", debug, sizeof(debug));
 	if (emulated())
 		snprintf(why, len, "emulated machine (QEMU TCG or similar)");
@@ -1086,7 +1101,10 @@ static bool ceilings_enforced(char *why, size_t len)
 		snprintf(why, len, "debug options: %s", debug);
 	else if (slub_debug_active())
 		snprintf(why, len, "slub_debug is on");
-	return !why[0];
+	if (why[0])
+		return false;
+	snprintf(why, len, "default");
+	return true;
 }
 
 /* The CPU a run uses: the cpu parameter, or the first online CPU. */
@@ -1284,13 +1302,44 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
+/*
+ * Performance sanity: the median @mid of row @name under its ceiling, the
+ * row's own or else its benchmark's, where that ceiling is enforced.
+ */
+static void ceiling_verdict(struct __test_metadata *_metadata,
+			    const char *name, const char *bench, long long mid)
+{
+	char why[WHY_LEN], set_by[VAL_LEN];
+	long long ceiling;
+	int ret;
+
+	ret = find_ceiling(name, &ceiling, set_by, sizeof(set_by), why,
+			   sizeof(why));
+	if (ret == -ENOENT)
+		ret = find_ceiling(bench, &ceiling, set_by, sizeof(set_by),
+				   why, sizeof(why));
+	ASSERT_EQ(0, ret) {
+		TH_LOG("%s", why);
+	}
+	ksft_print_msg("%s.ceiling_ns=%s\n", name, fixed(ceiling));
+	if (!ceiling_enforced(set_by, why, sizeof(why))) {
+		ksft_print_msg("%s.ceiling=informational (%s)%s\n", name, why,
+			       mid > ceiling ? ": median is over it" : "");
+		return;
+	}
+	ksft_print_msg("%s.ceiling=enforced (%s)\n", name, why);
+	EXPECT_LE(mid, ceiling) {
+		TH_LOG("%s: median %s ns/op is over the ceiling of %s ns/op (%s)",
+		       name, fixed(mid), fixed(ceiling), why);
+	}
+}
+
 /* Check one row of a run; returns false if it was unsupported here. */
 static bool check_row(struct __test_metadata *_metadata, const char *name,
 		      const char *bench)
 {
-	char val[VAL_LEN], group[VAL_LEN], reason[VAL_LEN], why[WHY_LEN];
-	long long want, got, lo, mid, hi, mean, net, base, ceiling;
-	int ret;
+	char val[VAL_LEN], group[VAL_LEN], reason[VAL_LEN];
+	long long want, got, lo, mid, hi, mean, net, base;
 
 	report_row(name);
 	ASSERT_EQ(0, row_str(name, "status", val, sizeof(val)));
@@ -1354,26 +1403,7 @@ static bool check_row(struct __test_metadata *_metadata, const char *name,
 	ASSERT_LE(mean, hi);
 	ASSERT_EQ(mid - base, net);
 
-	/*
-	 * Performance sanity: the median under its ceiling, the row's own
-	 * or else its benchmark's, where ceilings are enforced.
-	 */
-	ret = find_ceiling(name, &ceiling, why, sizeof(why));
-	if (ret == -ENOENT)
-		ret = find_ceiling(bench, &ceiling, why, sizeof(why));
-	ASSERT_EQ(0, ret) {
-		TH_LOG("%s", why);
-	}
-	ksft_print_msg("%s.ceiling_ns=%s\n", name, fixed(ceiling));
-	if (!ceilings_enforced(why, sizeof(why))) {
-		ksft_print_msg("%s.ceiling=informational (%s)%s\n", name, why,
-			       mid > ceiling ? ": median is over it" : "");
-		return true;
-	}
-	EXPECT_LE(mid, ceiling) {
-		TH_LOG("%s: median %s ns/op is over the ceiling of %s ns/op",
-		       name, fixed(mid), fixed(ceiling));
-	}
+	ceiling_verdict(_metadata, name, bench, mid);
 	return true;
 }
 
@@ -1465,8 +1495,8 @@ TEST_F(context, fingerprint)
 	ksft_print_msg("fingerprint.hypervisor=%s\n", machine()->hypervisor);
 	ksft_print_msg("fingerprint.emulated=%s\n", machine()->emulated);
 	ksft_print_msg("fingerprint.slub_debug=%d\n", slub_debug_active());
-	if (ceilings_enforced(why, sizeof(why)))
-		ksft_print_msg("fingerprint.ceilings=enforced\n");
+	if (ceiling_enforced("", why, sizeof(why)))
+		ksft_print_msg("fingerprint.ceilings=enforced (%s)\n", why);
 	else
 		ksft_print_msg("fingerprint.ceilings=informational (%s)\n",
 			       why);
