@@ -60,7 +60,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..87"
+echo "1..89"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -392,6 +392,24 @@ rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "count_vm_event.ceiling=enforced (set by MMBENCH_CEILINGS=/tmp/ceilings)" &&
 	echo "$out" | grep -q "over the ceiling" && ! loaded
 result $? "under emulation a ceiling from the user's MMBENCH_CEILINGS below the figure fails" "rc=$rc: $out"
+
+# An emulated machine has ceilings of its own, enforced: the second of a
+# "<row> <ns> <emulated ns>" line.
+want=$(awk '$1 == "count_vm_event" { print $3 }' $testdir/ceilings)
+out=$(cd $testdir && ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 0 ] && [ -n "$want" ] && echo "$out" | grep -q "^# count_vm_event.ceiling_ns=$want.000$" &&
+	echo "$out" | grep -q "^# count_vm_event.ceiling=enforced (default for an emulated machine)$"
+result $? "under emulation the default emulated ceiling is enforced" "rc=$rc want=$want: $out"
+printf 'count_vm_event 1000 0.001  # real, emulated\n' >/tmp/ceilings
+out=$(cd $testdir && MMBENCH_CEILINGS=/tmp/ceilings ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+printf 'count_vm_event 0.001 1000\n' >/tmp/ceilings
+out2=$(cd $testdir && MMBENCH_CEILINGS=/tmp/ceilings ./mmbench_test -v count_vm_event 2>&1)
+rc2=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "over the ceiling" && [ $rc2 -eq 0 ] &&
+	echo "$out2" | grep -q "^# count_vm_event.ceiling_ns=1000.000$"
+result $? "under emulation the second of two ceilings on a line is the one held" "rc=$rc rc2=$rc2: $out $out2"
 
 # MMBENCH_ENFORCE=0 still reports it only.
 out=$(cd $testdir && MMBENCH_ENFORCE=0 MMBENCH_CEILING_COUNT_VM_EVENT=0.001 ./mmbench_test -v count_vm_event 2>&1)

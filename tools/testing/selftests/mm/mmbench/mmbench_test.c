@@ -13,9 +13,9 @@
  * all of whose rows are unsupported skips.
  * context.fingerprint: prints what the figures depend on, the kernel's as
  * the module sees it and the machine's as found in user space (CPU model,
- * hypervisor, emulated or not), and whether the ceilings are enforced: not
- * under emulation or with cost-inflating debug options, unless
- * MMBENCH_ENFORCE=1.
+ * hypervisor, emulated or not), and whether the default ceilings are
+ * enforced: not with cost-inflating debug options, unless MMBENCH_ENFORCE=1.
+ * An emulated machine has ceilings of its own, enforced.
  * ndelay.slope: the measured costs of ndelay(D) for the delays differ by what
  * the delays differ by, within a tolerance.
  * inject.additivity: adding ndelay(D) to a benchmark's op raises its cost by
@@ -34,11 +34,11 @@
  *				program)
  *   MMBENCH_CEILING_<NAME>	ceiling in ns/op for one benchmark or row, NAME
  *				in upper case, e.g. MMBENCH_CEILING_KMALLOC_64=50
- *   MMBENCH_ENFORCE		1: enforce the ceilings even under emulation or
- *				debug options; 0: never enforce them.  Unset,
- *				the ceilings the user set (the two above) are
- *				enforced, the default ones where the machine
- *				does not inflate costs
+ *   MMBENCH_ENFORCE		1: enforce the ceilings even with debug
+ *				options; 0: never enforce them.  Unset, the
+ *				ceilings the user set (the two above) are
+ *				enforced, the default ones unless debug options
+ *				inflate costs
  *   MMBENCH_DELAY_TOLERANCE	allowed error of the ndelay slope, in percent
  *				(default 10, or 60 under emulation)
  *   MMBENCH_INJECT_TOLERANCE	allowed error of the injected ndelay, in
@@ -287,17 +287,44 @@ static long long env_ll(const char *name, long long def)
 }
 
 /*
- * The ceiling for @name in thousandths of a ns: from MMBENCH_CEILING_<NAME>,
- * else from the ceilings file.  Returns 0, with what the user set it by in
- * @set_by ("" for the default file); -ENOENT when neither has an entry for
- * @name; or another error (a malformed entry, a file that cannot be read).
- * @why says why on an error.
+ * Parse "<ns> [<emulated ns>] [# comment]" into the ceiling for a real
+ * machine, or for an emulated one (@emul) when there are two.
  */
-static int find_ceiling(const char *name, long long *ceiling, char *set_by,
-			size_t set_len, char *why, size_t len)
+static int parse_ceilings(const char *p, bool emul, long long *ceiling)
+{
+	long long v[2];
+	int n;
+
+	for (n = 0; n < 2; n++) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			break;
+		if (parse_fixed(p, &v[n], &p) || v[n] < 0 ||
+		    (*p && !isspace((unsigned char)*p)))
+			return -EINVAL;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!n || (*p && *p != '#'))
+		return -EINVAL;
+	*ceiling = v[emul && n == 2];
+	return 0;
+}
+
+/*
+ * The ceiling for @name in thousandths of a ns: from MMBENCH_CEILING_<NAME>,
+ * else from the ceilings file, whose lines are "<row> <ns> [<emulated ns>]",
+ * the second for an emulated machine (@emul).  Returns 0, with what the
+ * user set it by in @set_by ("" for the default file); -ENOENT when neither
+ * has an entry for @name; or another error (a malformed entry, a file that
+ * cannot be read).  @why says why on an error.
+ */
+static int find_ceiling(const char *name, bool emul, long long *ceiling,
+			char *set_by, size_t set_len, char *why, size_t len)
 {
 	char env[VAL_LEN] = "MMBENCH_CEILING_", path[PATH_MAX], line[1024];
-	const char *val, *file, *end;
+	const char *val, *file;
 	size_t i, off = strlen(env);
 	int lineno = 0, ret = -ENOENT;
 	FILE *f;
@@ -359,16 +386,11 @@ static int find_ceiling(const char *name, long long *ceiling, char *set_by,
 		if (!*p || (size_t)(p - key) != strlen(name) ||
 		    strncmp(key, name, p - key))
 			continue;
-		while (isspace((unsigned char)*p))
-			p++;
-		ret = parse_fixed(p, ceiling, &end) ? -EINVAL : 0;
-		while (!ret && isspace((unsigned char)*end))
-			end++;
-		if (ret || (*end && *end != '#')) {
-			snprintf(why, len, "%s:%d: want '<benchmark> <ns>'",
+		ret = parse_ceilings(p, emul, ceiling);
+		if (ret)
+			snprintf(why, len,
+				 "%s:%d: want '<row> <ns> [<emulated ns>]'",
 				 file, lineno);
-			ret = -EINVAL;
-		}
 		break;
 	}
 	fclose(f);
@@ -1072,9 +1094,10 @@ static bool slub_debug_active(void)
 
 /*
  * Is a ceiling enforced here?  One the user set (@set_by not empty) is a
- * request to enforce it; the default ones are not enforced under emulation
- * nor with debug options that inflate costs.  MMBENCH_ENFORCE=1 enforces
- * them all, MMBENCH_ENFORCE=0 none.  @why says why or why not.
+ * request to enforce it; the default ones are not enforced with debug
+ * options that inflate costs (an emulated machine has ceilings of its
+ * own).  MMBENCH_ENFORCE=1 enforces them all, MMBENCH_ENFORCE=0 none.
+ * @why says why or why not.
  */
 static bool ceiling_enforced(const char *set_by, char *why, size_t len)
 {
@@ -1095,15 +1118,14 @@ static bool ceiling_enforced(const char *set_by, char *why, size_t len)
 	}
 	why[0] = '\0';
 	read_str(SYSFS_DIR "/fingerprint/debug", debug, sizeof(debug));
-	if (emulated())
-		snprintf(why, len, "emulated machine (QEMU TCG or similar)");
-	else if (strcmp(debug, "none"))
+	if (strcmp(debug, "none"))
 		snprintf(why, len, "debug options: %s", debug);
 	else if (slub_debug_active())
 		snprintf(why, len, "slub_debug is on");
 	if (why[0])
 		return false;
-	snprintf(why, len, "default");
+	snprintf(why, len, "default for %s",
+		 emulated() ? "an emulated machine" : "real hardware or KVM");
 	return true;
 }
 
@@ -1304,7 +1326,10 @@ static int name_cmp(const void *a, const void *b)
 
 /*
  * Performance sanity: the median @mid of row @name under its ceiling, the
- * row's own or else its benchmark's, where that ceiling is enforced.
+ * row's own or else its benchmark's, for real hardware or for an emulated
+ * machine, where that ceiling is enforced.  The one place where a row's
+ * figure meets its ceiling: whatever decides whether a figure can be
+ * judged at all goes here.
  */
 static void ceiling_verdict(struct __test_metadata *_metadata,
 			    const char *name, const char *bench, long long mid)
@@ -1313,11 +1338,11 @@ static void ceiling_verdict(struct __test_metadata *_metadata,
 	long long ceiling;
 	int ret;
 
-	ret = find_ceiling(name, &ceiling, set_by, sizeof(set_by), why,
-			   sizeof(why));
+	ret = find_ceiling(name, emulated(), &ceiling, set_by, sizeof(set_by),
+			   why, sizeof(why));
 	if (ret == -ENOENT)
-		ret = find_ceiling(bench, &ceiling, set_by, sizeof(set_by),
-				   why, sizeof(why));
+		ret = find_ceiling(bench, emulated(), &ceiling, set_by,
+				   sizeof(set_by), why, sizeof(why));
 	ASSERT_EQ(0, ret) {
 		TH_LOG("%s", why);
 	}
