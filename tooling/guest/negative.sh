@@ -13,13 +13,31 @@ result() {	# result <0 = ok> <description> [diagnostic]
 	if [ "$1" -eq 0 ]; then
 		echo "ok $n $2"
 	else
-		[ -n "$3" ] && echo "# $3"
+		[ -n "$3" ] && echo "$3" | sed 's/^/# /'
 		echo "not ok $n $2"
 		failed=$((failed + 1))
 	fi
 }
 
 loaded() { [ -d /sys/module/test_mmbench ]; }
+
+# older_module <string> <replacement of the same length>: a copy of the
+# module in /tmp/older.ko with every NUL-bounded <string> replaced, as a
+# module older than the test program would lack that name.
+older_module() {
+	cp "$ko" /tmp/older.ko
+	offs=$(strings -t d /tmp/older.ko | awk -v s="$1" '$2 == s { print $1 }')
+	[ -n "$offs" ] || return 1
+	for off in $offs; do
+		printf '%s' "$2" | dd of=/tmp/older.ko bs=1 seek="$off" conv=notrunc 2>/dev/null
+	done
+}
+
+# not_ktap <output>: the lines of a test program's output that are not KTAP
+# (a version, a plan, a result or a "#" line).
+not_ktap() {
+	echo "$1" | grep -vE '^(TAP version [0-9]+|KTAP version [0-9]+|1\.\.[0-9]+|(not )?ok [0-9]+ .*|#.*)$'
+}
 
 # refused <parameter> <text dmesg must show>: insmod fails with EINVAL and
 # the kernel log names the parameter.
@@ -42,7 +60,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..80"
+echo "1..95"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -158,6 +176,17 @@ rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "refused.*samples=0 is out of range" && ! loaded
 result $? "mmbench_test fails, naming the reason, when MMBENCH_PARAMS is refused" "rc=$rc: $out"
 
+# What modprobe says on failure reaches the KTAP as "# " lines, never bare.
+bare=$(not_ktap "$out")
+[ -z "$bare" ] && echo "$out" | grep -q "^# modprobe: "
+result $? "modprobe's output is printed as KTAP diagnostics" "not KTAP: $bare"
+
+# The log of a refused load shows every parameter, not the first alone.
+out=$(cd $testdir && MMBENCH_PARAMS="sample_us=5000 samples=0" ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "parameters 'budget_ms=15000 sample_us=5000 samples=0 run_on_load=0 benchmarks=count_vm_event' refused" && ! loaded
+result $? "a refused load logs all of its parameters" "rc=$rc: $out"
+
 # A combination the module refuses fails the test too.
 out=$(cd $testdir && MMBENCH_PARAMS="inject_ndelay=100" ./mmbench_test -v count_vm_event 2>&1)
 rc=$?
@@ -181,6 +210,54 @@ out=$(cd $testdir && MMBENCH_MODULE=$ko ./mmbench_test -v count_vm_event 2>&1)
 rc=$?
 [ $rc -eq 0 ] && echo "$out" | grep -q "^ok 1 mmbench.count_vm_event.run" && ! loaded
 result $? "mmbench_test loads the module from MMBENCH_MODULE" "rc=$rc: $out"
+
+# A load that fails for any other reason than the kernel's refusal of the
+# module fails the test: here a module file cut short (ENOEXEC), given by
+# MMBENCH_MODULE, then installed for modprobe.
+head -c 8192 "$ko" >/tmp/cut.ko
+out=$(cd $testdir && MMBENCH_MODULE=/tmp/cut.ko ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "^not ok 1 mmbench.count_vm_event.run" &&
+	echo "$out" | grep -q "loading /tmp/cut.ko failed: Exec format error" && ! loaded
+result $? "mmbench_test fails, not skips, when MMBENCH_MODULE is not a module" "rc=$rc: $out"
+cp "$ko" /tmp/whole.ko && cp /tmp/cut.ko "$ko"
+out=$(cd $testdir && ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+cp /tmp/whole.ko "$ko"
+bare=$(not_ktap "$out")
+[ $rc -eq 1 ] && echo "$out" | grep -q "^not ok 1 mmbench.count_vm_event.run" &&
+	echo "$out" | grep -qi "modprobe test_mmbench .*failed.*invalid module format" &&
+	[ -z "$bare" ] && ! loaded
+result $? "mmbench_test fails, not skips, when modprobe fails on a broken module" "rc=$rc not KTAP: $bare: $out"
+
+# A module older than the test program: a benchmark, a parameter or a row
+# that the test asks for and the module does not have skips that case,
+# saying so; the others still run.
+if older_module count_vm_events Xount_vm_events; then
+	out=$(cd $testdir && MMBENCH_MODULE=/tmp/older.ko ./mmbench_test -v count_vm_event -v count_vm_events 2>&1)
+	rc=$?
+	[ $rc -eq 0 ] && echo "$out" | grep -q "^ok 1 mmbench.count_vm_event.run$" &&
+		echo "$out" | grep -q "^ok 2 mmbench.count_vm_events.run # SKIP test_mmbench has no benchmark 'count_vm_events': the module is older than this test" && ! loaded
+	result $? "a benchmark the module does not have skips its case" "rc=$rc: $out"
+else
+	result 1 "a benchmark the module does not have skips its case" "no string count_vm_events in $ko"
+fi
+if older_module inject_ndelay Xnject_ndelay; then
+	out=$(cd $testdir && MMBENCH_MODULE=/tmp/older.ko ./mmbench_test -f inject 2>&1)
+	rc=$?
+	[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP test_mmbench has no parameter 'inject_ndelay': the module is older than this test" && ! loaded
+	result $? "a parameter the module does not have skips the case that sets it" "rc=$rc: $out"
+else
+	result 1 "a parameter the module does not have skips the case that sets it" "no string inject_ndelay in $ko"
+fi
+if older_module +ndelay_%u -ndelay_%u; then
+	out=$(cd $testdir && MMBENCH_MODULE=/tmp/older.ko ./mmbench_test -f inject 2>&1)
+	rc=$?
+	[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP test_mmbench published no row inc_dec_zone_page_state+ndelay_200: the module is older than this test" && ! loaded
+	result $? "a row the module does not publish skips the clock case" "rc=$rc: $out"
+else
+	result 1 "a row the module does not publish skips the clock case" "no string +ndelay_%u in $ko"
+fi
 
 # The largest request is cut by budget_ms, not left to run.
 insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=100000000 samples=1000 budget_ms=3000
@@ -363,24 +440,95 @@ rc=$?
 	echo "$out" | grep -q "off ndelay's cost" && ! loaded
 result $? "inject.additivity fails when the injected delay is not the one reported" "rc=$rc: $(echo "$out" | grep -E 'inject\.|SKIP|not ok')"
 
+# What the machine is comes from user space, not from the module: with a
+# module without fingerprint/hypervisor (renamed in a copy) the guest is
+# still QEMU TCG, emulated, with its CPU model.
+older_module hypervisor Xypervisor || cp "$ko" /tmp/older.ko
+out=$(cd $testdir && MMBENCH_MODULE=/tmp/older.ko ./mmbench_test -f context 2>&1)
+rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "^# fingerprint.cpu_model=QEMU" &&
+	echo "$out" | grep -q "^# fingerprint.hypervisor=tcg$" &&
+	echo "$out" | grep -q "^# fingerprint.emulated=yes$" && ! loaded
+result $? "the fingerprint tells a TCG guest in user space: CPU model, hypervisor tcg, emulated" "rc=$rc: $out"
+
+# A malformed ceiling fails the case, naming where it is, even for a row
+# of a benchmark (kmalloc_64 of kmalloc).
+out=$(cd $testdir && MMBENCH_PARAMS="sizes=64 samples=3" MMBENCH_CEILING_KMALLOC_64=abc ./mmbench_test -v kmalloc 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "MMBENCH_CEILING_KMALLOC_64='abc' is not a number of ns" && ! loaded
+result $? "a malformed MMBENCH_CEILING_<ROW> fails the case, naming it" "rc=$rc: $out"
+printf 'kmalloc_64 12x\n' >/tmp/ceilings
+out=$(cd $testdir && MMBENCH_PARAMS="sizes=64 samples=3" MMBENCH_CEILINGS=/tmp/ceilings ./mmbench_test -v kmalloc 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "/tmp/ceilings:1: want" && ! loaded
+result $? "a malformed row line in MMBENCH_CEILINGS fails the case, naming it" "rc=$rc: $out"
+
 # A ceiling the figure cannot meet fails the test: the check can fail.
 out=$(cd $testdir && MMBENCH_ENFORCE=1 MMBENCH_CEILING_COUNT_VM_EVENT=0.001 ./mmbench_test -v count_vm_event 2>&1)
 rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "over the ceiling" && ! loaded
 result $? "with MMBENCH_ENFORCE=1 a ceiling below the figure fails the test" "rc=$rc: $out"
 
-# Under emulation the same ceiling is reported, not enforced.
+# A ceiling the user sets is a request to enforce it, under emulation too,
+# from the environment or from a file of the user's.
 out=$(cd $testdir && MMBENCH_CEILING_COUNT_VM_EVENT=0.001 ./mmbench_test -v count_vm_event 2>&1)
 rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q "ceiling=informational (emulated.*median is over it"
-result $? "under emulation a ceiling below the figure is informational" "rc=$rc: $out"
+[ $rc -eq 1 ] && echo "$out" | grep -q "count_vm_event.ceiling=enforced (set by MMBENCH_CEILING_COUNT_VM_EVENT)" &&
+	echo "$out" | grep -q "over the ceiling" && ! loaded
+result $? "under emulation a ceiling set by MMBENCH_CEILING_ below the figure fails" "rc=$rc: $out"
+printf '# mine\ncount_vm_event 0.001\n' >/tmp/ceilings
+out=$(cd $testdir && MMBENCH_CEILINGS=/tmp/ceilings ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "count_vm_event.ceiling=enforced (set by MMBENCH_CEILINGS=/tmp/ceilings)" &&
+	echo "$out" | grep -q "over the ceiling" && ! loaded
+result $? "under emulation a ceiling from the user's MMBENCH_CEILINGS below the figure fails" "rc=$rc: $out"
+
+# An emulated machine has ceilings of its own, enforced: the second of a
+# "<row> <ns> <emulated ns>" line.
+want=$(awk '$1 == "count_vm_event" { print $3 }' $testdir/ceilings)
+out=$(cd $testdir && ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 0 ] && [ -n "$want" ] && echo "$out" | grep -q "^# count_vm_event.ceiling_ns=$want.000$" &&
+	echo "$out" | grep -q "^# count_vm_event.ceiling=enforced (default for an emulated machine)$"
+result $? "under emulation the default emulated ceiling is enforced" "rc=$rc want=$want: $out"
+printf 'count_vm_event 1000 0.001  # real, emulated\n' >/tmp/ceilings
+out=$(cd $testdir && MMBENCH_CEILINGS=/tmp/ceilings ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+printf 'count_vm_event 0.001 1000\n' >/tmp/ceilings
+out2=$(cd $testdir && MMBENCH_CEILINGS=/tmp/ceilings ./mmbench_test -v count_vm_event 2>&1)
+rc2=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "over the ceiling" && [ $rc2 -eq 0 ] &&
+	echo "$out2" | grep -q "^# count_vm_event.ceiling_ns=1000.000$"
+result $? "under emulation the second of two ceilings on a line is the one held" "rc=$rc rc2=$rc2: $out $out2"
+
+# MMBENCH_ENFORCE=0 still reports it only.
+out=$(cd $testdir && MMBENCH_ENFORCE=0 MMBENCH_CEILING_COUNT_VM_EVENT=0.001 ./mmbench_test -v count_vm_event 2>&1)
+rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "ceiling=informational (MMBENCH_ENFORCE=0): median is over it"
+result $? "with MMBENCH_ENFORCE=0 a ceiling set below the figure is informational" "rc=$rc: $out"
+
+# Last but one, since it cannot be undone: under lockdown the unsigned
+# module is refused with EPERM, and the test skips, naming lockdown.
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+if echo integrity 2>/dev/null >/sys/kernel/security/lockdown; then
+	out=$(cd $testdir && ./mmbench_test -v count_vm_event 2>&1)
+	rc=$?
+	bare=$(not_ktap "$out")
+	[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*kernel lockdown refuses modules: .*Operation not permitted" &&
+		[ -z "$bare" ] && ! loaded
+	result $? "mmbench_test skips with exit 4 under lockdown" "rc=$rc not KTAP: $bare: $out"
+else
+	echo "ok $((n = n + 1)) # SKIP no lockdown LSM in this kernel"
+fi
 
 # Last, since it cannot be undone: with module signatures enforced the
 # unsigned module is refused, and the test skips with the reason.
 echo 1 >/sys/module/module/parameters/sig_enforce
 out=$(cd $testdir && ./mmbench_test 2>&1)
 rc=$?
-[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*modprobe test_mmbench failed" && ! loaded
-result $? "mmbench_test skips with exit 4 when module signatures are enforced" "rc=$rc: $out"
+bare=$(not_ktap "$out")
+[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*does not accept the module's signature: modprobe test_mmbench .*Key was rejected by service" &&
+	[ -z "$bare" ] && ! loaded
+result $? "mmbench_test skips with exit 4 when module signatures are enforced" "rc=$rc not KTAP: $bare: $out"
 
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"

@@ -11,9 +11,11 @@
  * to stay under a sanity ceiling.  A row unsupported here (an order that
  * cannot be served, a benchmark that needs two CPUs) is reported; a case
  * all of whose rows are unsupported skips.
- * context.fingerprint: prints what the figures depend on and whether the
- * ceilings are enforced: not under emulation or with cost-inflating debug
- * options, unless MMBENCH_ENFORCE=1.
+ * context.fingerprint: prints what the figures depend on, the kernel's as
+ * the module sees it and the machine's as found in user space (CPU model,
+ * hypervisor, emulated or not), and whether the default ceilings are
+ * enforced: not with cost-inflating debug options, unless MMBENCH_ENFORCE=1.
+ * An emulated machine has ceilings of its own, enforced.
  * ndelay.slope: the measured costs of ndelay(D) for the delays differ by what
  * the delays differ by, within a tolerance.
  * inject.additivity: adding ndelay(D) to a benchmark's op raises its cost by
@@ -30,18 +32,24 @@
  *				out, run_on_load= is ignored
  *   MMBENCH_CEILINGS		ceilings file (default: "ceilings" beside this
  *				program)
- *   MMBENCH_CEILING_<NAME>	ceiling in ns/op for one benchmark, NAME in
- *				upper case, e.g. MMBENCH_CEILING_COUNT_VM_EVENT=50
- *   MMBENCH_ENFORCE		1: enforce the ceilings even under emulation or
- *				debug options; 0: never enforce them
+ *   MMBENCH_CEILING_<NAME>	ceiling in ns/op for one benchmark or row, NAME
+ *				in upper case, e.g. MMBENCH_CEILING_KMALLOC_64=50
+ *   MMBENCH_ENFORCE		1: enforce the ceilings even with debug
+ *				options; 0: never enforce them.  Unset, the
+ *				ceilings the user set (the two above) are
+ *				enforced, the default ones unless debug options
+ *				inflate costs
  *   MMBENCH_DELAY_TOLERANCE	allowed error of the ndelay slope, in percent
  *				(default 10, or 60 under emulation)
  *   MMBENCH_INJECT_TOLERANCE	allowed error of the injected ndelay, in
  *				percent (default 10, or 25 under emulation)
  *
- * Needs root; skips when not root, when the module is not installed, or when
- * the kernel refuses to load it (module signature, lockdown), and fails when
- * the module refuses or does not know a parameter.
+ * Needs root; skips when not root, when the module is not installed, when
+ * the kernel refuses to load it at all (module signature, lockdown), or
+ * when the module is older than the test: it does not know a benchmark or
+ * a parameter the test sets, or publishes no row a clock case reads.  Any
+ * other failed load fails: a parameter the module refuses or does not know,
+ * a file that is not a module, ENOMEM, an error in the module's init.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -57,6 +65,9 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __x86_64__
+#include <cpuid.h>
+#endif
 
 #include "../../kselftest_harness.h"
 
@@ -247,7 +258,7 @@ static void report_dir(const char *dir, const char *prefix)
 		"push_wait_ns_per_op", "pop_wait_ns_per_op",
 		"push_busy_ns_per_op", "pop_busy_ns_per_op",
 		"release", "preempt", "debug", "init_on_alloc", "init_on_free",
-		"hypervisor", "clock", "cycles",
+		"clock",
 	};
 	char path[PATH_MAX], val[VAL_LEN];
 	size_t i;
@@ -303,14 +314,44 @@ static long long env_ll(const char *name, long long def)
 }
 
 /*
- * The ceiling for @name in thousandths of a ns: from MMBENCH_CEILING_<NAME>,
- * else from the ceilings file.  Returns 0, or an error with @why filled in.
+ * Parse "<ns> [<emulated ns>] [# comment]" into the ceiling for a real
+ * machine, or for an emulated one (@emul) when there are two.
  */
-static int find_ceiling(const char *name, long long *ceiling, char *why,
-			size_t len)
+static int parse_ceilings(const char *p, bool emul, long long *ceiling)
+{
+	long long v[2];
+	int n;
+
+	for (n = 0; n < 2; n++) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			break;
+		if (parse_fixed(p, &v[n], &p) || v[n] < 0 ||
+		    (*p && !isspace((unsigned char)*p)))
+			return -EINVAL;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!n || (*p && *p != '#'))
+		return -EINVAL;
+	*ceiling = v[emul && n == 2];
+	return 0;
+}
+
+/*
+ * The ceiling for @name in thousandths of a ns: from MMBENCH_CEILING_<NAME>,
+ * else from the ceilings file, whose lines are "<row> <ns> [<emulated ns>]",
+ * the second for an emulated machine (@emul).  Returns 0, with what the
+ * user set it by in @set_by ("" for the default file); -ENOENT when neither
+ * has an entry for @name; or another error (a malformed entry, a file that
+ * cannot be read).  @why says why on an error.
+ */
+static int find_ceiling(const char *name, bool emul, long long *ceiling,
+			char *set_by, size_t set_len, char *why, size_t len)
 {
 	char env[VAL_LEN] = "MMBENCH_CEILING_", path[PATH_MAX], line[1024];
-	const char *val, *file, *end;
+	const char *val, *file;
 	size_t i, off = strlen(env);
 	int lineno = 0, ret = -ENOENT;
 	FILE *f;
@@ -325,14 +366,18 @@ static int find_ceiling(const char *name, long long *ceiling, char *why,
 				 val);
 			return -EINVAL;
 		}
+		snprintf(set_by, set_len, "%s", env);
 		return 0;
 	}
 
 	file = getenv("MMBENCH_CEILINGS");
-	if (!file) {
+	if (file) {
+		snprintf(set_by, set_len, "MMBENCH_CEILINGS=%s", file);
+	} else {
 		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 		char *slash;
 
+		set_by[0] = '\0';
 		path[n < 0 ? 0 : n] = '\0';
 		slash = strrchr(path, '/');
 		snprintf(slash ? slash + 1 : path,
@@ -344,7 +389,7 @@ static int find_ceiling(const char *name, long long *ceiling, char *why,
 	if (!f) {
 		snprintf(why, len, "cannot open ceilings file %s: %s", file,
 			 strerror(errno));
-		return -ENOENT;
+		return -EIO;
 	}
 	snprintf(why, len, "no ceiling for %s in %s and %s is not set", name,
 		 file, env);
@@ -368,16 +413,11 @@ static int find_ceiling(const char *name, long long *ceiling, char *why,
 		if (!*p || (size_t)(p - key) != strlen(name) ||
 		    strncmp(key, name, p - key))
 			continue;
-		while (isspace((unsigned char)*p))
-			p++;
-		ret = parse_fixed(p, ceiling, &end) ? -EINVAL : 0;
-		while (!ret && isspace((unsigned char)*end))
-			end++;
-		if (ret || (*end && *end != '#')) {
-			snprintf(why, len, "%s:%d: want '<benchmark> <ns>'",
+		ret = parse_ceilings(p, emul, ceiling);
+		if (ret)
+			snprintf(why, len,
+				 "%s:%d: want '<row> <ns> [<emulated ns>]'",
 				 file, lineno);
-			ret = -EINVAL;
-		}
 		break;
 	}
 	fclose(f);
@@ -410,25 +450,65 @@ static bool module_installed(void)
 	return found;
 }
 
-static int run_modprobe(char *params)
+/*
+ * Run "modprobe test_mmbench <params>".  Its output must not break the
+ * KTAP stream: each line is printed as a "# " line, and kept in @out for
+ * the caller to tell why a load failed.  @params is split in a copy, so
+ * that the caller can still log all of it.  Returns modprobe's exit
+ * status, or -errno when it could not be run.
+ */
+static int run_modprobe(const char *params, char *out, size_t len)
 {
-	char *argv[64] = { "modprobe", MODNAME };
-	int argc = 2, status;
+	char copy[1024], line[512], *argv[64] = { "modprobe", MODNAME };
+	int argc = 2, status, fds[2], ret;
 	char *tok, *save;
+	size_t off = 0;
+	FILE *f;
 	pid_t pid;
 
-	for (tok = strtok_r(params, " \t\n", &save); tok && argc < 63;
-	     tok = strtok_r(NULL, " \t\n", &save))
+	out[0] = '\0';
+	if ((size_t)snprintf(copy, sizeof(copy), "%s", params) >= sizeof(copy))
+		return -E2BIG;
+	for (tok = strtok_r(copy, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		if (argc == (int)ARRAY_SIZE(argv) - 1)
+			return -E2BIG;
 		argv[argc++] = tok;
+	}
 	argv[argc] = NULL;
 
-	pid = fork();
-	if (pid < 0)
+	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
 	if (!pid) {
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
+		setenv("LC_ALL", "C", 1);
 		execvp(argv[0], argv);
+		dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0],
+			strerror(errno));
 		_exit(127);
 	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if (!f)
+		close(fds[0]);
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		ksft_print_msg("%s\n", line);
+		if (off < len)
+			off += snprintf(out + off, len - off, "%s%s",
+					off ? " / " : "", line);
+	}
+	if (f)
+		fclose(f);
 	if (waitpid(pid, &status, 0) != pid)
 		return -errno;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
@@ -444,18 +524,39 @@ static int kmsg_open(void)
 	return fd;
 }
 
+/* What the kernel log said about a load. */
+struct load_log {
+	bool bad_param;		/* a parameter invalid or unknown */
+	bool lockdown;		/* lockdown refused the module */
+	char unknown_param[64];	/* a parameter the module does not have */
+	char unknown_bench[64];	/* a benchmark the module does not have */
+};
+
+/* Copy to @dst the text between @start and the next quote in @msg, if any. */
+static void quoted(const char *msg, const char *start, char *dst, size_t len)
+{
+	const char *p = strstr(msg, start);
+
+	if (p) {
+		p += strlen(start);
+		snprintf(dst, len, "%.*s", (int)strcspn(p, "'"), p);
+	}
+}
+
 /*
- * Append to @buf the module's kernel-log lines since kmsg_open(); return
- * true if one says that a parameter is invalid or unknown.
+ * Append to @buf the kernel-log lines since kmsg_open() that concern the
+ * load: the module's own and those of signature checking and lockdown;
+ * fill in @log.
  */
-static bool kmsg_module_lines(int fd, char *buf, size_t len)
+static void kmsg_module_lines(int fd, char *buf, size_t len,
+			      struct load_log *log)
 {
 	size_t off = strlen(buf), prefix = strlen(MODNAME ": ");
-	bool bad_param = false;
 	char rec[1024];
 	int tries = 0;
 	ssize_t n;
 
+	memset(log, 0, sizeof(*log));
 	while (fd >= 0 && off < len && tries++ < 10000) {
 		char *msg, *nl;
 
@@ -466,71 +567,92 @@ static bool kmsg_module_lines(int fd, char *buf, size_t len)
 			break;
 		rec[n] = '\0';
 		msg = strchr(rec, ';');
-		if (!msg || strncmp(++msg, MODNAME ": ", prefix))
+		if (!msg)
 			continue;
-		nl = strchr(msg, '\n');
+		nl = strchr(++msg, '\n');
 		if (nl)
 			*nl = '\0';
-		bad_param |= strstr(msg, "invalid for parameter") ||
-			     strstr(msg, "invalid parameters:") ||
-			     strstr(msg, "unknown parameter");
+		if (!strncmp(msg, "Lockdown: ", strlen("Lockdown: ")) &&
+		    strstr(msg, "module")) {
+			log->lockdown = true;
+		} else if (strncmp(msg, MODNAME ": ", prefix) &&
+			   !(strstr(msg, "Loading of ") &&
+			     strstr(msg, "module is rejected"))) {
+			continue;
+		}
+		log->bad_param |= strstr(msg, "invalid for parameter") ||
+				  strstr(msg, "invalid parameters:") ||
+				  strstr(msg, "unknown parameter");
+		quoted(msg, "unknown parameter '", log->unknown_param,
+		       sizeof(log->unknown_param));
+		quoted(msg, "unknown benchmark '", log->unknown_bench,
+		       sizeof(log->unknown_bench));
 		off += snprintf(buf + off, len - off, " [%s]", msg);
 	}
-	return bad_param;
 }
 
 /*
- * Load the module with @params.  Returns 0 when loaded, -EINVAL when the
- * module refused or did not know a parameter (then it may be loaded), or
- * -1 when it cannot be loaded here; @why says why, with the module's
- * kernel-log lines.
+ * Is there a record with @needle in the kernel log, from the oldest kept?
+ * Copies its text to @line.
  */
-static int load_module(char *params, char *why, size_t len)
+static bool kmsg_find(const char *needle, char *line, size_t len)
 {
-	const char *ko = getenv("MMBENCH_MODULE");
-	int fd = -1, kmsg, ret;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char rec[1024], *msg;
+	bool found = false;
+	int tries = 0;
+	ssize_t n;
 
-	why[0] = '\0';
-	if (ko) {
-		fd = open(ko, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			snprintf(why, len, "cannot open MMBENCH_MODULE=%s: %s",
-				 ko, strerror(errno));
-			return -1;
-		}
-	} else if (!module_installed()) {
-		snprintf(why, len,
-			 "module %s is not installed for this kernel (CONFIG_TEST_MMBENCH=m, or set MMBENCH_MODULE)",
-			 MODNAME);
-		return -1;
+	while (fd >= 0 && !found && tries++ < 100000) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten: go on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg || !strstr(msg, needle))
+			continue;
+		msg[strcspn(msg, "\n")] = '\0';
+		snprintf(line, len, "%s", msg + 1);
+		found = true;
 	}
-
-	kmsg = kmsg_open();
-	if (ko) {
-		ret = syscall(__NR_finit_module, fd, params, 0);
-		if (ret)
-			snprintf(why, len, "the kernel refused to load %s: %s:",
-				 ko, strerror(errno));
+	if (fd >= 0)
 		close(fd);
-	} else {
-		ret = run_modprobe(params);
-		if (ret)
-			snprintf(why, len,
-				 "modprobe %s failed with status %d:", MODNAME,
-				 ret);
-	}
-	if (kmsg_module_lines(kmsg, why, len))
-		ret = -EINVAL;
-	else if (ret)
-		ret = -1;
-	if (kmsg >= 0)
-		close(kmsg);
-	return ret;
+	return found;
 }
 
-static int unload_module(void)
+/*
+ * Is the kernel locked down (integrity or confidentiality)?  securityfs
+ * says, or else the line lockdown logs when it starts.
+ */
+static bool locked_down(void)
 {
-	return syscall(__NR_delete_module, MODNAME, O_NONBLOCK) ? -errno : 0;
+	char val[VAL_LEN];
+
+	if (!read_str("/sys/kernel/security/lockdown", val, sizeof(val)))
+		return !strstr(val, "[none]");
+	return kmsg_find("Kernel is locked down from", val, sizeof(val));
+}
+
+/*
+ * Did the kernel refuse to load the module at all, for a reason of its
+ * own policy?  A signature it does not accept (module.sig_enforce, a key
+ * it does not have) fails the load with EKEYREJECTED or ENOKEY, lockdown
+ * with EPERM.  @err is the load's errno, or 0 when modprobe loaded it and
+ * @msg is what modprobe said.  Returns the reason, or NULL.
+ */
+static const char *kernel_refused(int err, const char *msg,
+				  const struct load_log *log)
+{
+	if (err == EKEYREJECTED || err == ENOKEY ||
+	    strstr(msg, strerror(EKEYREJECTED)) ||
+	    strstr(msg, strerror(ENOKEY)))
+		return "the kernel does not accept the module's signature";
+	if ((err == EPERM || strstr(msg, strerror(EPERM))) &&
+	    (log->lockdown || locked_down()))
+		return "kernel lockdown refuses modules";
+	return NULL;
 }
 
 /* Is @name in the comma-separated @list, or is the list "all"? */
@@ -548,6 +670,123 @@ static bool in_list(const char *list, const char *name)
 		if (!comma)
 			return false;
 	}
+}
+
+/*
+ * Is the module older than this test: does it lack a parameter or a
+ * benchmark that the test itself asks for, in @ours or budget_ms= and
+ * run_on_load=, rather than one of MMBENCH_PARAMS?  Says so in @why.
+ */
+static bool older_module(const struct load_log *log, const char *ours,
+			 char *why, size_t len)
+{
+	char copy[VAL_LEN], *tok, *save, *val;
+	bool own_param, own_bench = false;
+
+	own_param = !strcmp(log->unknown_param, "budget_ms") ||
+		    !strcmp(log->unknown_param, "run_on_load");
+	snprintf(copy, sizeof(copy), "%s", ours);
+	for (tok = strtok_r(copy, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		val = strchr(tok, '=');
+		if (!val)
+			continue;
+		*val++ = '\0';
+		own_param |= !strcmp(tok, log->unknown_param);
+		own_bench |= log->unknown_bench[0] &&
+			     in_list(val, log->unknown_bench);
+	}
+	if (own_bench)
+		snprintf(why, len,
+			 "%s has no benchmark '%s': the module is older than this test",
+			 MODNAME, log->unknown_bench);
+	else if (own_param)
+		snprintf(why, len,
+			 "%s has no parameter '%s': the module is older than this test",
+			 MODNAME, log->unknown_param);
+	return own_bench || own_param;
+}
+
+/* What became of load_module(). */
+enum load_result {
+	LOADED,
+	LOAD_SKIP,		/* not installed, or the kernel's policy */
+	LOAD_BAD_PARAM,		/* the module refused a parameter */
+	LOAD_FAIL,		/* any other failure */
+};
+
+/*
+ * Load the module with @params, of which the test sets @ours.  A module
+ * not installed, one the kernel refuses to load at all (signatures,
+ * lockdown) or one older than the test (without a benchmark or parameter
+ * in @ours) is a reason to skip; any other failure (a parameter refused,
+ * ENOMEM, an error in the module's init, modprobe failing) is a failure.
+ * @why says why, with modprobe's output and the kernel-log lines of the
+ * load.
+ */
+static enum load_result load_module(const char *params, const char *ours,
+				    char *why, size_t len)
+{
+	const char *ko = getenv("MMBENCH_MODULE"), *refused;
+	char out[512] = "", detail[WHY_LEN] = "";
+	int fd = -1, kmsg, ret, err = 0;
+	struct load_log log;
+
+	if (ko) {
+		fd = open(ko, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(why, len, "cannot open MMBENCH_MODULE=%s: %s",
+				 ko, strerror(errno));
+			return LOAD_SKIP;
+		}
+	} else if (!module_installed()) {
+		snprintf(why, len,
+			 "module %s is not installed for this kernel (CONFIG_TEST_MMBENCH=m, or set MMBENCH_MODULE)",
+			 MODNAME);
+		return LOAD_SKIP;
+	}
+
+	kmsg = kmsg_open();
+	if (ko) {
+		ret = syscall(__NR_finit_module, fd, params, 0);
+		if (ret) {
+			err = errno;
+			snprintf(detail, sizeof(detail),
+				 "loading %s failed: %s:", ko, strerror(err));
+		}
+		close(fd);
+	} else {
+		ret = run_modprobe(params, out, sizeof(out));
+		if (ret < 0)
+			snprintf(detail, sizeof(detail),
+				 "cannot run modprobe %s %s: %s:", MODNAME,
+				 params, strerror(-ret));
+		else if (ret)
+			snprintf(detail, sizeof(detail),
+				 "modprobe %s %s failed with status %d (%s):",
+				 MODNAME, params, ret, out);
+	}
+	kmsg_module_lines(kmsg, detail, sizeof(detail), &log);
+	if (kmsg >= 0)
+		close(kmsg);
+
+	refused = ret ? kernel_refused(err, out, &log) : NULL;
+	if (ret && !refused && !ko && strstr(out, "not found"))
+		refused = "modprobe does not find the module";
+	snprintf(why, len, "%s%s%s", refused ? refused : "",
+		 refused ? ": " : "", detail);
+	if (older_module(&log, ours, why, len))
+		return LOAD_SKIP;
+	if (log.bad_param)
+		return LOAD_BAD_PARAM;
+	if (!ret)
+		return LOADED;
+	return refused ? LOAD_SKIP : LOAD_FAIL;
+}
+
+static int unload_module(void)
+{
+	return syscall(__NR_delete_module, MODNAME, O_NONBLOCK) ? -errno : 0;
 }
 
 /*
@@ -623,14 +862,17 @@ static void load_for_case(struct __test_metadata *_metadata,
 			       MODNAME);
 	}
 
-	ret = load_module(params, why, sizeof(why));
-	if (!access("/sys/module/" MODNAME, F_OK) && ret)
+	ret = load_module(params, ours, why, sizeof(why));
+	if (ret != LOADED && !access("/sys/module/" MODNAME, F_OK))
 		unload_module();	/* loaded with a parameter ignored */
 	/* A parameter the module refuses is a mistake to report, not skip. */
-	ASSERT_NE(-EINVAL, ret) {
+	ASSERT_NE(LOAD_BAD_PARAM, ret) {
 		TH_LOG("parameters '%s' refused: %s", params, why);
 	}
-	if (ret)
+	ASSERT_NE(LOAD_FAIL, ret) {
+		TH_LOG("%s", why);
+	}
+	if (ret == LOAD_SKIP)
 		SKIP(return, "%.1000s", why);
 	*loaded = true;
 }
@@ -659,30 +901,205 @@ static void trigger_run(struct __test_metadata *_metadata)
 }
 
 /*
- * Is this an emulated machine, where costs are inflated and uneven?  On x86
- * QEMU's TCG sets the hypervisor bit without naming a hypervisor, and its
- * default CPU models call themselves QEMU.
+ * What the machine is, told from user space alone.  It may only loosen a
+ * verdict, never tighten one: where it cannot tell, it says "unknown" and
+ * the machine is taken as possibly emulated.
+ */
+struct machine {
+	char cpu_model[128];
+	char hypervisor[64];	/* a name, "qemu", "none" or "unknown" */
+	char system[128];	/* DMI vendor and product, or DT compatible */
+	const char *emulated;	/* "yes", "no" or "unknown" */
+};
+
+/* The value of the first "@key : value" line of the CPU information. */
+static bool cpuinfo_value(const char *key, char *val, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[4096], *colon, *end;
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		for (end = colon; end > line && isspace((unsigned char)end[-1]);)
+			end--;
+		if ((size_t)(end - line) != strlen(key) ||
+		    strncmp(line, key, end - line))
+			continue;
+		for (colon++; isspace((unsigned char)*colon);)
+			colon++;
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(val, len, "%s", colon);
+		found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Is @word one of the space-separated words of @list? */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = strstr(list, word); p; p = strstr(p + 1, word))
+		if ((p == list || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
+
+/*
+ * The hypervisor named by CPUID leaf 0x40000000, when the hypervisor bit
+ * is set: a short name for those known, else the raw signature.
+ */
+static void cpuid_hypervisor(char *name, size_t len)
+{
+#ifdef __x86_64__
+	static const char * const known[][2] = {
+		{ "KVMKVMKVM", "kvm" }, { "TCGTCGTCGTCG", "tcg" },
+		{ "Microsoft Hv", "hyperv" }, { "VMwareVMware", "vmware" },
+		{ "XenVMMXenVMM", "xen" }, { "VBoxVBoxVBox", "virtualbox" },
+		{ "bhyve bhyve ", "bhyve" }, { "ACRNACRNACRN", "acrn" },
+		{ " lrpepyh  vr", "parallels" }, { "QNXQVMBSQG", "qnx" },
+		{ "Jailhouse", "jailhouse" },
+	};
+	unsigned int eax, ebx, ecx, edx, sig[3];
+	char text[13];
+	size_t i;
+
+	name[0] = '\0';
+	if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & (1U << 31)))
+		return;
+	__cpuid(0x40000000, eax, sig[0], sig[1], sig[2]);
+	memcpy(text, sig, 12);
+	text[12] = '\0';
+	for (i = 0; i < ARRAY_SIZE(known); i++) {
+		if (!strcmp(text, known[i][0])) {
+			snprintf(name, len, "%s", known[i][1]);
+			return;
+		}
+	}
+	for (i = 0; text[i]; i++)
+		if (!isprint((unsigned char)text[i]))
+			text[i] = '?';
+	if (text[0])
+		snprintf(name, len, "cpuid '%s'", text);
+#else
+	name[0] = '\0';
+#endif
+}
+
+/* Is a QEMU machine model, with KVM or TCG below, named in @text? */
+static bool qemu_machine(const char *text)
+{
+	return strstr(text, "QEMU") || strstr(text, "linux,dummy-virt") ||
+	       strstr(text, "riscv-virtio");
+}
+
+static void detect_machine(struct machine *m)
+{
+	char flags[4096] = "", val[VAL_LEN], product[VAL_LEN], dt[512] = "";
+	bool bit, qemu, named = false;
+	ssize_t n;
+	int fd;
+
+	/* The CPU model: x86, riscv, else arm64's implementer and part. */
+	if (!cpuinfo_value("model name", m->cpu_model, sizeof(m->cpu_model)) &&
+	    !cpuinfo_value("uarch", m->cpu_model, sizeof(m->cpu_model))) {
+		if (cpuinfo_value("CPU implementer", val, sizeof(val)) &&
+		    cpuinfo_value("CPU part", product, sizeof(product)))
+			snprintf(m->cpu_model, sizeof(m->cpu_model),
+				 "implementer %.40s part %.40s", val, product);
+		else if (!read_str("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+				   val, sizeof(val)))
+			snprintf(m->cpu_model, sizeof(m->cpu_model),
+				 "midr_el1 %.40s", val);
+		else
+			snprintf(m->cpu_model, sizeof(m->cpu_model), "unknown");
+	}
+
+	/* The machine: DMI, or the device tree (NUL-separated strings). */
+	m->system[0] = '\0';
+	if (!read_str("/sys/class/dmi/id/sys_vendor", val, sizeof(val)) &&
+	    !read_str("/sys/class/dmi/id/product_name", product,
+		      sizeof(product)))
+		snprintf(m->system, sizeof(m->system), "%.60s %.60s", val,
+			 product);
+	fd = open("/proc/device-tree/compatible", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, dt, sizeof(dt) - 1);
+		close(fd);
+		while (--n > 0)
+			if (!dt[n - 1])
+				dt[n - 1] = ' ';
+		if (!m->system[0])
+			snprintf(m->system, sizeof(m->system), "%s", dt);
+	}
+
+	/*
+	 * A hypervisor that names itself: CPUID, /sys/hypervisor (Xen) or
+	 * the kernel's "Hypervisor detected" line (x86).
+	 */
+	cpuid_hypervisor(m->hypervisor, sizeof(m->hypervisor));
+	named = m->hypervisor[0] && strncmp(m->hypervisor, "cpuid ", 6);
+	if (!named && !read_str("/sys/hypervisor/type", val, sizeof(val)) &&
+	    val[0]) {
+		snprintf(m->hypervisor, sizeof(m->hypervisor), "%.60s", val);
+		named = true;
+	}
+	if (!named && kmsg_find("Hypervisor detected: ", val, sizeof(val))) {
+		snprintf(m->hypervisor, sizeof(m->hypervisor), "%.60s",
+			 strstr(val, ": ") + 2);
+		named = true;
+	}
+
+	/*
+	 * Emulated: QEMU's TCG names itself in CPUID or its CPU models
+	 * ("QEMU Virtual CPU", "QEMU TCG CPU"); on x86 it sets the
+	 * hypervisor bit and names no hypervisor.  A QEMU machine without
+	 * the bit (arm64, riscv) may run under KVM or TCG: unknown.
+	 */
+	cpuinfo_value("flags", flags, sizeof(flags));
+	bit = has_word(flags, "hypervisor");
+	qemu = qemu_machine(m->system) || qemu_machine(dt);
+	if (!strcmp(m->hypervisor, "tcg") ||
+	    (!named && (strstr(m->cpu_model, "QEMU Virtual CPU") ||
+			strstr(m->cpu_model, "TCG"))))
+		m->emulated = "yes";
+	else if (named)
+		m->emulated = "no";
+	else if (m->hypervisor[0])	/* a signature not known here */
+		m->emulated = "unknown";
+	else if (bit)
+		m->emulated = "yes";
+	else
+		m->emulated = qemu ? "unknown" : "no";
+
+	if (!m->hypervisor[0])
+		snprintf(m->hypervisor, sizeof(m->hypervisor), "%s",
+			 qemu ? "qemu" : bit ? "unknown" : "none");
+}
+
+/* What this machine is, found once. */
+static const struct machine *machine(void)
+{
+	static struct machine m;
+
+	if (!m.emulated)
+		detect_machine(&m);
+	return &m;
+}
+
+/*
+ * Is this possibly an emulated machine, where costs are inflated and
+ * uneven?  Where it cannot be told, yes.
  */
 static bool emulated(void)
 {
-	char val[VAL_LEN], line[512];
-	struct utsname u;
-	bool qemu = false;
-	FILE *f;
-
-	/* Only x86 tells an unnamed hypervisor from none at all. */
-	if (!uname(&u) && (!strcmp(u.machine, "x86_64") ||
-			   !strcmp(u.machine, "i686")) &&
-	    !read_str(SYSFS_DIR "/fingerprint/hypervisor", val, sizeof(val)) &&
-	    !strcmp(val, "unknown"))
-		return true;
-	f = fopen("/proc/cpuinfo", "re");
-	while (f && !qemu && fgets(line, sizeof(line), f))
-		qemu = !strncmp(line, "model name", 10) &&
-		       (strstr(line, "QEMU Virtual CPU") || strstr(line, "TCG"));
-	if (f)
-		fclose(f);
-	return qemu;
+	return strcmp(machine()->emulated, "no");
 }
 
 /* Slab debugging on at run time (slub_debug=), seen on a kmalloc cache. */
@@ -704,30 +1121,40 @@ static bool slub_debug_active(void)
 }
 
 /*
- * Are the ceilings enforced here?  Not under emulation nor with debug
- * options that inflate costs, unless MMBENCH_ENFORCE says otherwise; @why
- * says why not.
+ * Is a ceiling enforced here?  One the user set (@set_by not empty) is a
+ * request to enforce it; the default ones are not enforced with debug
+ * options that inflate costs (an emulated machine has ceilings of its
+ * own).  MMBENCH_ENFORCE=1 enforces them all, MMBENCH_ENFORCE=0 none.
+ * @why says why or why not.
  */
-static bool ceilings_enforced(char *why, size_t len)
+static bool ceiling_enforced(const char *set_by, char *why, size_t len)
 {
 	long long force = env_ll("MMBENCH_ENFORCE", -1);
 	char debug[VAL_LEN] = "none";
 
-	why[0] = '\0';
-	if (force == 0) {
+	if (!force) {
 		snprintf(why, len, "MMBENCH_ENFORCE=0");
 		return false;
 	}
-	if (force > 0)
+	if (set_by[0]) {
+		snprintf(why, len, "set by %s", set_by);
 		return true;
+	}
+	if (force > 0) {
+		snprintf(why, len, "MMBENCH_ENFORCE=%lld", force);
+		return true;
+	}
+	why[0] = '\0';
 	read_str(SYSFS_DIR "/fingerprint/debug", debug, sizeof(debug));
-	if (emulated())
-		snprintf(why, len, "emulated machine (QEMU TCG or similar)");
-	else if (strcmp(debug, "none"))
+	if (strcmp(debug, "none"))
 		snprintf(why, len, "debug options: %s", debug);
 	else if (slub_debug_active())
 		snprintf(why, len, "slub_debug is on");
-	return !why[0];
+	if (why[0])
+		return false;
+	snprintf(why, len, "default for %s",
+		 emulated() ? "an emulated machine" : "real hardware or KVM");
+	return true;
 }
 
 /* The CPU a run uses: the cpu parameter, or the first online CPU. */
@@ -796,13 +1223,21 @@ static bool run_steady(char *why, size_t len)
 
 /*
  * Assert that @row ran and passed.  Returns false, with the reason in
- * @why, when it is unsupported here: the caller skips.
+ * @why, when it is unsupported here or the module, older than the test,
+ * did not publish it: the caller skips.
  */
 static bool row_passed(struct __test_metadata *_metadata, const char *row,
 		       char *why, size_t len)
 {
-	char status[VAL_LEN], reason[VAL_LEN];
+	char status[VAL_LEN], reason[VAL_LEN], path[PATH_MAX];
 
+	snprintf(path, sizeof(path), SYSFS_DIR "/%.100s", row);
+	if (access(path, F_OK)) {
+		snprintf(why, len,
+			 "%s published no row %.100s: the module is older than this test",
+			 MODNAME, row);
+		return false;
+	}
 	ASSERT_EQ(0, row_str(row, "status", status, sizeof(status)));
 	ASSERT_EQ(0, row_str(row, "reason", reason, sizeof(reason)));
 	if (!strcmp(status, "unsupported") || !strcmp(status, "noisy")) {
@@ -962,12 +1397,54 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
+/*
+ * Performance sanity: the median @mid of row @name under its ceiling, the
+ * row's own or else its benchmark's, for real hardware or for an emulated
+ * machine, where that ceiling is enforced.  The one place where a row's
+ * figure meets its ceiling: whatever decides whether a figure can be
+ * judged at all goes here.
+ */
+static void ceiling_verdict(struct __test_metadata *_metadata,
+			    const char *name, const char *bench, long long mid)
+{
+	char why[WHY_LEN], set_by[VAL_LEN];
+	long long ceiling;
+	int ret;
+
+	ret = find_ceiling(name, emulated(), &ceiling, set_by, sizeof(set_by),
+			   why, sizeof(why));
+	if (ret == -ENOENT)
+		ret = find_ceiling(bench, emulated(), &ceiling, set_by,
+				   sizeof(set_by), why, sizeof(why));
+	ASSERT_EQ(0, ret) {
+		TH_LOG("%s", why);
+	}
+	ksft_print_msg("%s.ceiling_ns=%s\n", name, fixed(ceiling));
+	if (!ceiling_enforced(set_by, why, sizeof(why))) {
+		ksft_print_msg("%s.ceiling=informational (%s)%s\n", name, why,
+			       mid > ceiling ? ": median is over it" : "");
+		return;
+	}
+	ksft_print_msg("%s.ceiling=enforced (%s)\n", name, why);
+	/* Over it is a failure only where the measurement earned one. */
+	if (mid > ceiling && (!row_quiet(name, why, sizeof(why)) ||
+			      !run_steady(why, sizeof(why)))) {
+		ksft_print_msg("%s.ceiling=not judged (%s): median is over it\n",
+			       name, why);
+		return;
+	}
+	EXPECT_LE(mid, ceiling) {
+		TH_LOG("%s: median %s ns/op is over the ceiling of %s ns/op (%s)",
+		       name, fixed(mid), fixed(ceiling), why);
+	}
+}
+
 /* Check one row of a run; returns false if it was unsupported here. */
 static bool check_row(struct __test_metadata *_metadata, const char *name,
 		      const char *bench)
 {
 	char val[VAL_LEN], group[VAL_LEN], reason[VAL_LEN], why[WHY_LEN];
-	long long want, got, lo, mid, hi, mean, net, base, ceiling;
+	long long want, got, lo, mid, hi, mean, net, base;
 
 	report_row(name);
 	ASSERT_EQ(0, row_str(name, "status", val, sizeof(val)));
@@ -1037,31 +1514,7 @@ static bool check_row(struct __test_metadata *_metadata, const char *name,
 	ASSERT_LE(mean, hi);
 	ASSERT_EQ(mid - base, net);
 
-	/*
-	 * Performance sanity: the median under its ceiling, the row's own
-	 * or else its benchmark's, where ceilings are enforced.
-	 */
-	if (find_ceiling(name, &ceiling, why, sizeof(why)) == -ENOENT)
-		ASSERT_EQ(0, find_ceiling(bench, &ceiling, why, sizeof(why))) {
-			TH_LOG("%s", why);
-		}
-	ksft_print_msg("%s.ceiling_ns=%s\n", name, fixed(ceiling));
-	if (!ceilings_enforced(why, sizeof(why))) {
-		ksft_print_msg("%s.ceiling=informational (%s)%s\n", name, why,
-			       mid > ceiling ? ": median is over it" : "");
-		return true;
-	}
-	/* Over it is a failure only where the measurement earned one. */
-	if (mid > ceiling && (!row_quiet(name, why, sizeof(why)) ||
-			      !run_steady(why, sizeof(why)))) {
-		ksft_print_msg("%s.ceiling=not judged (%s): median is over it\n",
-			       name, why);
-		return true;
-	}
-	EXPECT_LE(mid, ceiling) {
-		TH_LOG("%s: median %s ns/op is over the ceiling of %s ns/op",
-		       name, fixed(mid), fixed(ceiling));
-	}
+	ceiling_verdict(_metadata, name, bench, mid);
 	return true;
 }
 
@@ -1147,10 +1600,14 @@ TEST_F(context, fingerprint)
 	if (!read_str("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 		      val, sizeof(val)))
 		ksft_print_msg("fingerprint.clocksource=%s\n", val);
-	ksft_print_msg("fingerprint.emulated=%d\n", emulated());
+	ksft_print_msg("fingerprint.cpu_model=%s\n", machine()->cpu_model);
+	ksft_print_msg("fingerprint.machine=%s\n",
+		       machine()->system[0] ? machine()->system : "unknown");
+	ksft_print_msg("fingerprint.hypervisor=%s\n", machine()->hypervisor);
+	ksft_print_msg("fingerprint.emulated=%s\n", machine()->emulated);
 	ksft_print_msg("fingerprint.slub_debug=%d\n", slub_debug_active());
-	if (ceilings_enforced(why, sizeof(why)))
-		ksft_print_msg("fingerprint.ceilings=enforced\n");
+	if (ceiling_enforced("", why, sizeof(why)))
+		ksft_print_msg("fingerprint.ceilings=enforced (%s)\n", why);
 	else
 		ksft_print_msg("fingerprint.ceilings=informational (%s)\n",
 			       why);
