@@ -103,9 +103,6 @@
  */
 #define NDELAY_RESOLVED		4
 
-/* How far the baseline may move over a run, in percent, by default. */
-#define DRIFT_LIMIT_PCT		20
-
 /* The benchmark the inject test slows down, and by how much. */
 #define INJECT_BENCH	"inc_dec_zone_page_state"
 #define INJECT_NS	200
@@ -1200,28 +1197,6 @@ static bool row_quiet(const char *row, char *why, size_t len)
 }
 
 /*
- * Did the machine hold still over the latest run?  The baseline, measured
- * before and after the benchmarks, moved by at most MMBENCH_DRIFT_LIMIT %
- * (default DRIFT_LIMIT_PCT); else @why names the figure and its limit.
- */
-static bool run_steady(char *why, size_t len)
-{
-	long long drift, limit = env_ll("MMBENCH_DRIFT_LIMIT", DRIFT_LIMIT_PCT);
-	char val[VAL_LEN];
-
-	/* "none": the second baseline did not run; nothing to judge by. */
-	if (read_str(SYSFS_DIR "/baseline_drift_pct", val, sizeof(val)) ||
-	    parse_fixed(val, &drift, NULL))
-		return true;
-	if (llabs(drift) <= limit * 1000)
-		return true;
-	snprintf(why, len,
-		 "machine drifted: the baseline moved %s %% over the run, limit %lld %%",
-		 fixed(drift), limit);
-	return false;
-}
-
-/*
  * Assert that @row ran and passed.  Returns false, with the reason in
  * @why, when it is unsupported here or the module, older than the test,
  * did not publish it: the caller skips.
@@ -1404,6 +1379,30 @@ static int name_cmp(const void *a, const void *b)
  * figure meets its ceiling: whatever decides whether a figure can be
  * judged at all goes here.
  */
+/*
+ * Is @row's cost over @ceiling whatever the noise?  Its median @mid less
+ * its MAD, divided by 1 + the baseline's drift over the run (a machine
+ * that slowed by d % may have made the row d % dearer), must still be
+ * over; else @why says by how much it is not.
+ */
+static bool over_for_sure(const char *row, long long mid, long long ceiling,
+			  char *why, size_t len)
+{
+	long long mad = 0, drift = 0, low;
+	char val[VAL_LEN];
+
+	row_fixed(row, "ns_per_op_mad", &mad);
+	if (!read_str(SYSFS_DIR "/baseline_drift_pct", val, sizeof(val)))
+		parse_fixed(val, &drift, NULL);
+	low = (mid - mad) * 100000 / (100000 + llabs(drift));
+	if (low > ceiling)
+		return true;
+	snprintf(why, len,
+		 "median %s less MAD %s, with the run's drift of %s %%, is %s ns, not over the ceiling",
+		 fixed(mid), fixed(mad), fixed(drift), fixed(low));
+	return false;
+}
+
 static void ceiling_verdict(struct __test_metadata *_metadata,
 			    const char *name, const char *bench, long long mid)
 {
@@ -1426,9 +1425,13 @@ static void ceiling_verdict(struct __test_metadata *_metadata,
 		return;
 	}
 	ksft_print_msg("%s.ceiling=enforced (%s)\n", name, why);
-	/* Over it is a failure only where the measurement earned one. */
-	if (mid > ceiling && (!row_quiet(name, why, sizeof(why)) ||
-			      !run_steady(why, sizeof(why)))) {
+	/*
+	 * Over it is a failure only where the measurement earned one: the
+	 * median less its MAD, shrunk by how far the machine drifted over
+	 * the run, is still over it.  Noise and a busy host only add cost.
+	 */
+	if (mid > ceiling && !over_for_sure(name, mid, ceiling, why,
+					    sizeof(why))) {
 		ksft_print_msg("%s.ceiling=not judged (%s): median is over it\n",
 			       name, why);
 		return;
