@@ -361,7 +361,7 @@ fi
 if [ "$ncpu" -ge 2 ]; then
 	# This shell and the writer below must not be the ones starved.
 	taskset -p 1 $$ >/dev/null
-	insmod "$ko" run_on_load=0 benchmarks=kmalloc_remote_free samples=1000 sample_us=10000 budget_ms=20000
+	insmod "$ko" run_on_load=0 benchmarks=kmalloc_remote_free samples=100 sample_us=100000 budget_ms=20000
 	echo 1 >/sys/kernel/mmbench/run &
 	run=$!
 	# Once the team's threads exist, its row is running.
@@ -388,9 +388,10 @@ if [ "$ncpu" -ge 2 ]; then
 	taskset -pc "0-$((ncpu - 1))" $$ >/dev/null
 	d=/sys/kernel/mmbench/kmalloc_remote_free
 	st=$(cat $d/status 2>&1); why=$(cat $d/reason 2>&1); left=$(cat $d/counter_delta 2>&1)
+	ops=$(cat $d/ops_per_sample $d/samples 2>&1 | tr '\n' ' ')
 	loaded && rmmod test_mmbench
-	[ "$st" = error ] && echo "$why" | grep -q "^CPU [0-9]* waited 2 s for " && [ "$left" = 0 ]
-	result $? "a stalled remote-free team says why and frees every block ($why)" "status=$st reason=$why counter_delta=$left"
+	[ "$st" = error ] && echo "$why" | grep -q "^CPU [01] waited 2 s for " && [ "$left" = 0 ]
+	result $? "a stalled remote-free team says why and frees every block ($why)" "status=$st reason=$why counter_delta=$left ops_per_sample, samples: $ops"
 
 	# cpus= whose CPUs all went offline after the load: unsupported.
 	insmod "$ko" run_on_load=0 cpus=1 benchmarks=kmalloc_concurrent,kmalloc_remote_free samples=3
