@@ -1,6 +1,7 @@
 """./mmbench subcommands: run (the suite in a guest) and test (our tests)."""
 import argparse
 import re
+import sys
 from pathlib import Path
 
 from . import bench, build, deps, guest, ktap
@@ -11,6 +12,8 @@ EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
 # Environment of the test program that --env may set.
 TEST_ENV = {"MMBENCH_ENFORCE", "MMBENCH_DELAY_TOLERANCE",
             "MMBENCH_INJECT_TOLERANCE"}
+# The front end's unit tests, run on the host by ./mmbench test.
+UNIT_TESTS = REPO / "tooling" / "tests"
 # Memory of the small guest of ./mmbench test, in MiB.
 SMALL_MEMORY = 192
 CHECKPATCH_FILES = ["lib/test_mmbench.c",
@@ -386,8 +389,32 @@ def small_guest(setup):
     ]
 
 
+def host_tests():
+    """Run the front end's unit tests (tooling/tests) on this host;
+    return their KTAP, a result a test."""
+    with Phase("host-side unit tests"):
+        return run([sys.executable, str(UNIT_TESTS / "run.py")],
+                   capture=True, check=False, timeout=600)
+
+
+def host_checks(text, results):
+    path = results / "host-tests.ktap"
+    path.write_text(text)
+    res = ktap.results(text.splitlines())
+    plan = re.search(r"^1\.\.(\d+)$", text, re.M)
+    checks = [(bool(plan) and int(plan.group(1)) == len(res) and
+               bool(res), "every host-side unit test reported",
+               f"plan {plan.group(1) if plan else '?'}, {len(res)} "
+               f"results; see {path}")]
+    checks += [(ok, f"host: {name}", f"see {path}")
+               for ok, _, name, _, _ in res]
+    return checks
+
+
 def cmd_test(args):
     setup = Setup(args, checks=True)
+    check_options(args)
+    unit = host_tests()
     setup.prepare()
     checks = [
         (not setup.module_warnings,
@@ -399,6 +426,7 @@ def cmd_test(args):
     ]
     checks += checkpatch(setup.tree)
     results = guest.results_dir()
+    checks += host_checks(unit, results)
     out = setup.boot("test", results)
     with Phase("results"):
         checks += judge_suite(setup, out, results)
@@ -441,7 +469,8 @@ def main(argv):
     p.set_defaults(func=cmd_run)
     p = sub.add_parser(
         "test", help="run mmbench's own tests",
-        description="Build with W=1 and sparse, run checkpatch --strict, "
+        description="Run the front end's unit tests (tooling/tests) on "
+        "this host, build with W=1 and sparse, run checkpatch --strict, "
         "run the suite and the bad-input cases in a QEMU guest, then the "
         f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
         "block of order 9 or above, and end with the line "
