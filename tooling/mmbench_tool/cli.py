@@ -4,7 +4,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import bench, build, deps, guest, ktap
+from . import bench, build, deps, guest, ktap, names
 from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
@@ -76,15 +76,20 @@ def check_options(a):
     for param in a.param:
         if not re.fullmatch(r"[a-z_]+=\S+", param):
             raise Failure(f"--param {param!r}: want NAME=VALUE, no spaces")
+    benches = names.benchmarks()
+    names.check_selection(dict(p.split("=", 1) for p in a.param), benches)
     for env in a.env:
         name, _, value = env.partition("=")
         if name not in TEST_ENV or not re.fullmatch(r"[0-9]+", value):
             raise Failure(f"--env {env!r}: want one of "
                           f"{', '.join(sorted(TEST_ENV))}=<number>")
+    ceiled = names.ceiling_names()
     for ceiling in a.ceiling:
         if not re.fullmatch(r"[A-Za-z0-9_]+=[0-9]+(\.[0-9]{1,3})?", ceiling):
             raise Failure(f"--ceiling {ceiling!r}: want BENCHMARK=NS, "
                           "e.g. count_vm_event=20")
+        names.check_ceiling_name(ceiling.split("=")[0].lower(), benches,
+                                 ceiled)
 
 
 class Setup:
