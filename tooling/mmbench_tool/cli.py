@@ -242,10 +242,34 @@ def judge_suite(setup, out, results):
     checks.append((not problems, "no oops, BUG or WARN in the kernel log",
                    "; ".join(problems[:5])))
     table = ktap.figures(inner)
+    checks.append(measured(setup.args, res, table))
     if table:
         say("figures (ns/op under TCG are inflated; see README):")
         ktap.print_table(table)
     return checks
+
+
+def selection(a):
+    """What the options ask the suite to run, in words."""
+    for param in a.param:
+        if param.startswith("benchmarks="):
+            return param
+    return "every benchmark"
+
+
+def measured(a, res, table):
+    """The check that some case was judged and some row measured: a
+    selection that runs nothing must not pass."""
+    judged = [r for r in res if not r[2].startswith("context.") and
+              r[3] != "SKIP"]
+    rows = [name for name, f in table.items() if "ns_per_op_median" in f]
+    reasons = sorted({r[4] for r in res if r[3] == "SKIP"})
+    why = "every case skipped" if not judged else "no row printed figures"
+    if reasons:
+        why += ": " + "; ".join(reasons[:3]) + \
+            ("; ..." if len(reasons) > 3 else "")
+    return (bool(judged) and bool(rows), "the run measured something",
+            f"{selection(a)}: {why}")
 
 
 def report(checks):
