@@ -246,6 +246,7 @@ def judge_suite(setup, out, results):
     if table:
         say("figures (ns/op under TCG are inflated; see README):")
         ktap.print_table(table)
+    checks += ceilings(setup.args, table)
     return checks
 
 
@@ -270,6 +271,48 @@ def measured(a, res, table):
             ("; ..." if len(reasons) > 3 else "")
     return (bool(judged) and bool(rows), "the run measured something",
             f"{selection(a)}: {why}")
+
+
+def ceilings(a, table):
+    """Say which rows are over their ceiling; return the check that each
+    --ceiling was held against a row (a row of the ceilings file keeps
+    its own ceiling over its benchmark's)."""
+    benches = names.benchmarks()
+    hand = {c.split("=")[0].lower(): c for c in a.ceiling}
+    why = set()
+    for row, f in table.items():
+        mark = ktap.over_ceiling(f)
+        if not mark:
+            continue
+        by = hand.get(row) or hand.get(names.bench_of(row, benches))
+        say(f"over its ceiling: {row} {f['ns_per_op_median']} > "
+            f"{f['ceiling_ns']} ns/op" + (f" (--ceiling {by})" if by else "")
+            + (", reported only" if mark != "OVER" else ""))
+        if mark != "OVER":
+            why.add(re.sub(r"^informational \((.*)\)(: .*)?$", r"\1",
+                           f.get("ceiling", "")))
+    if why:
+        say(f"reported only: the test held those rows to no ceiling here "
+            f"({'; '.join(sorted(why))})")
+    if not hand:
+        return []
+    unused = []
+    for name, given in hand.items():
+        value = float(given.split("=")[1])
+        rows = [row for row, f in table.items()
+                if name in (row, names.bench_of(row, benches))]
+        if not any(re.fullmatch(r"[0-9.]+", table[row].get("ceiling_ns",
+                                                            "")) and
+                   float(table[row]["ceiling_ns"]) == value for row in rows):
+            own = [row for row in rows if row in names.ceiling_names()]
+            unused.append(f"--ceiling {given} met no row" +
+                          (f" (rows with a line of their own in the "
+                           f"ceilings file keep it: {', '.join(own)})"
+                           if own else
+                           f" ({', '.join(rows)} printed no ceiling)"
+                           if rows else ": no such row ran"))
+    return [(not unused, "every --ceiling was held against a row",
+             "; ".join(unused))]
 
 
 def report(checks):
