@@ -9,9 +9,14 @@ from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
               "options or a step could not be done, 130 interrupted")
-# Environment of the test program that --env may set.
+# Environment of the test program that --env may set: numbers, and
+# MMBENCH_CEILINGS (a host file, copied into the guest) and MMBENCH_PARAMS
+# (taken with the --param ones).
 TEST_ENV = {"MMBENCH_ENFORCE", "MMBENCH_DELAY_TOLERANCE",
             "MMBENCH_INJECT_TOLERANCE"}
+TEST_ENV_TEXT = {"MMBENCH_CEILINGS", "MMBENCH_PARAMS"}
+# Where a MMBENCH_CEILINGS file given with --env is in the guest.
+GUEST_CEILINGS = "/mmbench/ceilings"
 # The front end's unit tests, run on the host by ./mmbench test.
 UNIT_TESTS = REPO / "tooling" / "tests"
 # Memory of the small guest of ./mmbench test, in MiB.
@@ -50,7 +55,10 @@ def _add_guest_options(p):
     p.add_argument("--env", action="append", default=[],
                    metavar="NAME=VALUE",
                    help="environment of the test program, repeatable: "
-                        + ", ".join(sorted(TEST_ENV)))
+                        + ", ".join(sorted(TEST_ENV)) + " (numbers), "
+                        "MMBENCH_CEILINGS=<file on this host>, "
+                        "MMBENCH_PARAMS='<NAME=VALUE ...>' (as many "
+                        "--param; a parameter may be given once)")
     p.add_argument("--timeout", type=int, default=1800,
                    help="seconds the guest may run before it is stopped, "
                         "at least 10 (default 1800)")
@@ -73,23 +81,82 @@ def check_options(a):
     for p in (a.kernel, a.headers):
         if p and not p.exists():
             raise Failure(f"{p} does not exist")
-    for param in a.param:
-        if not re.fullmatch(r"[a-z_]+=\S+", param):
-            raise Failure(f"--param {param!r}: want NAME=VALUE, no spaces")
+    env = env_options(a)
     benches = names.benchmarks()
-    names.check_selection(dict(p.split("=", 1) for p in a.param), benches)
-    for env in a.env:
-        name, _, value = env.partition("=")
-        if name not in TEST_ENV or not re.fullmatch(r"[0-9]+", value):
-            raise Failure(f"--env {env!r}: want one of "
-                          f"{', '.join(sorted(TEST_ENV))}=<number>")
+    names.check_selection(dict(p.split("=", 1) for p in module_params(a)),
+                          benches)
     ceiled = names.ceiling_names()
+    if "MMBENCH_CEILINGS" in env:
+        check_ceilings_file(Path(env["MMBENCH_CEILINGS"]), benches, ceiled)
     for ceiling in a.ceiling:
         if not re.fullmatch(r"[A-Za-z0-9_]+=[0-9]+(\.[0-9]{1,3})?", ceiling):
             raise Failure(f"--ceiling {ceiling!r}: want BENCHMARK=NS, "
                           "e.g. count_vm_event=20")
         names.check_ceiling_name(ceiling.split("=")[0].lower(), benches,
                                  ceiled)
+
+
+def env_options(a):
+    """{name: value} of --env; refuses a name it may not set or sets
+    twice, and a value that is not what the name takes."""
+    env = {}
+    allowed = sorted(TEST_ENV | TEST_ENV_TEXT)
+    for item in a.env:
+        name, eq, value = item.partition("=")
+        if not eq or name not in TEST_ENV | TEST_ENV_TEXT:
+            hint = (" (use --ceiling)" if name.startswith("MMBENCH_CEILING_")
+                    else "")
+            raise Failure(f"--env {item!r}: want NAME=VALUE, NAME one of "
+                          f"{', '.join(allowed)}{hint}")
+        if name in env:
+            raise Failure(f"--env {name} given twice")
+        if name in TEST_ENV and not re.fullmatch(r"[0-9]+", value):
+            raise Failure(f"--env {item!r}: {name} takes a whole number")
+        env[name] = value
+    return env
+
+
+def module_params(a):
+    """The module parameters, NAME=VALUE: those of --env MMBENCH_PARAMS,
+    then the --param ones.  A parameter given twice, in either or both, is
+    refused: which one the module would take is not worth guessing."""
+    given = env_options(a).get("MMBENCH_PARAMS", "").split()
+    where = {}
+    for opt, param in [("--env MMBENCH_PARAMS", p) for p in given] + \
+            [("--param", p) for p in a.param]:
+        if not re.fullmatch(r"[a-z_]+=\S+", param):
+            raise Failure(f"{opt} {param!r}: want NAME=VALUE, no spaces")
+        name = param.split("=")[0]
+        if name in where:
+            raise Failure(f"module parameter {name} given twice "
+                          f"({where[name]} and {opt} {param}): give it once")
+        where[name] = f"{opt} {param}"
+    return given + a.param
+
+
+def ceilings_file(a):
+    """The ceilings file the test program reads, on this host."""
+    given = env_options(a).get("MMBENCH_CEILINGS")
+    return Path(given) if given else names.CEILINGS
+
+
+def check_ceilings_file(path, benches, ceiled):
+    """Refuse a ceilings file the guest could not use, or with a line for
+    no benchmark or row, or for one held to no ceiling."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise Failure(f"--env MMBENCH_CEILINGS={path}: cannot read it: "
+                      f"{e}") from e
+    for n, line in enumerate(text.splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if len(words) != 2 or \
+           not re.fullmatch(r"[0-9]+(\.[0-9]{1,3})?", words[1]):
+            raise Failure(f"{path}:{n}: want '<benchmark> <ns>'")
+        names.check_ceiling_name(words[0], benches, ceiled,
+                                 where=f"{path}:{n}:")
 
 
 class Setup:
@@ -136,18 +203,32 @@ class Setup:
         for w in self.module_warnings + self.kselftest_warnings:
             say(f"build: {w}")
 
+    def guest_env(self):
+        """The module parameters, the test program's environment and the
+        host files the guest needs, {guest path: host path}."""
+        a = self.args
+        env = {"MMBENCH_CEILING_" + c.split("=")[0].upper():
+               c.split("=")[1] for c in a.ceiling}
+        files = {}
+        for name, value in env_options(a).items():
+            if name == "MMBENCH_CEILINGS":
+                files[GUEST_CEILINGS] = Path(value).resolve()
+                env[name] = GUEST_CEILINGS
+            elif name != "MMBENCH_PARAMS":
+                env[name] = value
+        env.update(self.extra_env)
+        return module_params(a), env, files
+
     def boot(self, mode, results, cpus=None, memory=None):
         a = self.args
         cpus = cpus or a.cpus
         memory = memory or a.memory
         with Phase("initramfs"):
-            env = {"MMBENCH_CEILING_" + c.split("=")[0].upper():
-                   c.split("=")[1] for c in a.ceiling}
-            env.update(e.split("=", 1) for e in a.env)
-            env.update(self.extra_env)
+            params, env, files = self.guest_env()
             image = guest.make_initramfs(self.release, self.ko,
                                          self.kselftest, mode,
-                                         " ".join(a.param), env, results)
+                                         " ".join(params), env, results,
+                                         files)
         kvm = a.accel == "kvm"
         if a.accel == "auto":
             with Phase("KVM probe"):
@@ -252,7 +333,7 @@ def judge_suite(setup, out, results):
 
 def selection(a):
     """What the options ask the suite to run, in words."""
-    for param in a.param:
+    for param in module_params(a):
         if param.startswith("benchmarks="):
             return param
     return "every benchmark"
@@ -304,7 +385,8 @@ def ceilings(a, table):
         if not any(re.fullmatch(r"[0-9.]+", table[row].get("ceiling_ns",
                                                             "")) and
                    float(table[row]["ceiling_ns"]) == value for row in rows):
-            own = [row for row in rows if row in names.ceiling_names()]
+            own = [row for row in rows
+                   if row in names.ceiling_names(ceilings_file(a))]
             unused.append(f"--ceiling {given} met no row" +
                           (f" (rows with a line of their own in the "
                            f"ceilings file keep it: {', '.join(own)})"

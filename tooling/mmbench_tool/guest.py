@@ -62,10 +62,12 @@ def _pack(root, image):
         f.write(cpio)
 
 
-def make_initramfs(release, ko, kselftest, mode, params, env, results):
+def make_initramfs(release, ko, kselftest, mode, params, env, results,
+                   files=None):
     """Build the guest image in @results: busybox, the kselftest, the module.
 
     @env: more variables for the test program, name -> value.
+    @files: host files to copy in, guest path -> host path.
     """
     root = results / "guest-root"
     _base_root(root)
@@ -84,6 +86,8 @@ def make_initramfs(release, ko, kselftest, mode, params, env, results):
     for name in ("init", "negative.sh", "bench.sh", "fragment.sh"):
         shutil.copy2(GUEST_FILES / name,
                      root / ("init" if name == "init" else "mmbench/" + name))
+    for dest, src in (files or {}).items():
+        shutil.copyfile(src, root / dest.lstrip("/"))
     conf = [f"MMBENCH_MODE={shlex.quote(mode)}",
             f"export MMBENCH_PARAMS={shlex.quote(params)}"]
     conf += [f"export {name}={shlex.quote(value)}"
