@@ -244,31 +244,43 @@ class Setup:
                 print(f"  | {line}", flush=True)
 
         console = results / "console.log"
-        for attempt in (1, 2):
-            with Phase(f"guest ({'KVM' if kvm else 'TCG'}, {cpus} CPUs, "
-                       f"{memory} MiB)"):
-                guest.boot(self.kernel, image, cpus, memory, kvm, console,
-                           show, a.timeout)
-            # A kernel that died before /init ran tested nothing: TCG
-            # very rarely trips in early boot (an int3 in sched_clock).
-            if attempt == 2 or any(line.startswith("MMBENCH-GUEST-BEGIN")
-                                   for line in lines):
-                break
-            say(f"the guest kernel died before /init ran (see {console}); "
-                "booting once more")
-            (results / "console-first-boot.log").write_bytes(
-                console.read_bytes())
-            lines.clear()
-        (results / "guest.log").write_text("\n".join(lines) + "\n")
-        return GuestOutput(lines, console)
+        timed_out = None
+        try:
+            for attempt in (1, 2):
+                with Phase(f"guest ({'KVM' if kvm else 'TCG'}, {cpus} CPUs, "
+                           f"{memory} MiB)"):
+                    try:
+                        guest.boot(self.kernel, image, cpus, memory, kvm,
+                                   console, show, a.timeout)
+                    except guest.GuestTimeout as e:
+                        timed_out = e.seconds
+                # A kernel that died before /init ran tested nothing: TCG
+                # very rarely trips in early boot (an int3 in sched_clock).
+                if attempt == 2 or timed_out or \
+                   any(line.startswith("MMBENCH-GUEST-BEGIN")
+                       for line in lines):
+                    break
+                say(f"the guest kernel died before /init ran (see "
+                    f"{console}); booting once more")
+                (results / "console-first-boot.log").write_bytes(
+                    console.read_bytes())
+                lines.clear()
+        finally:
+            # Whatever happened, keep what the guest printed.
+            (results / "guest.log").write_text("\n".join(lines) + "\n")
+        if timed_out:
+            say(f"the guest timed out after {timed_out} s and was stopped; "
+                f"what it printed is in {results} (guest.log, console.log)")
+        return GuestOutput(lines, console, timed_out)
 
 
 class GuestOutput:
     """The guest's result port, split by section."""
 
-    def __init__(self, lines, console):
+    def __init__(self, lines, console, timed_out=None):
         self.lines = lines
         self.console = console
+        self.timed_out = timed_out      # seconds, when it was stopped
         self.suite = ktap.between(lines, "MMBENCH-GUEST-BEGIN",
                                   "MMBENCH-SUITE-END") or []
         self.negative = ktap.between(lines, "MMBENCH-NEGATIVE-BEGIN",
@@ -298,7 +310,9 @@ def judge_suite(setup, out, results):
         (results / "dmesg.log").write_text("\n".join(out.dmesg) + "\n")
 
     checks.append((out.finished, "the guest ran to the end",
-                   f"no end marker; see {out.console}"))
+                   f"timed out after {out.timed_out} s; what it printed is "
+                   f"in {results}: guest.log, {raw.name}, console.log"
+                   if out.timed_out else f"no end marker; see {out.console}"))
     verdict = ktap.runner_verdict(out.suite)
     checks.append((bool(verdict) and verdict.startswith("ok ") and
                    "# SKIP" not in verdict,
@@ -432,7 +446,7 @@ def cmd_bench(args):
     text = bench.report(suite, fingerprint, loads)
     (results / "bench.txt").write_text("\n".join(text) + "\n")
     say(f"results in {results}")
-    return 0 if loads and suite else 1
+    return 0 if loads and suite and not out.timed_out else 1
 
 
 def checkpatch(tree):

@@ -56,6 +56,7 @@ for arg; do
 	case $arg in file:*) console=${arg#file:} ;; esac
 done
 echo "[    0.000000] Linux version 6.12-fake (console)" >"$console"
+echo $$ >>"$(dirname "$0")/pids"
 cat "$(dirname "$0")/lines"
 """
 
@@ -117,6 +118,12 @@ class FakeGuest:
                 contextlib.redirect_stdout(out):
             rc = cli.main(list(argv))
         return rc, out.getvalue()
+
+    def pids(self):
+        """Process ids of the fake QEMUs started so far."""
+        path = self.dir / "bin" / "pids"
+        return [int(p) for p in path.read_text().split()] \
+            if path.exists() else []
 
     def close(self):
         self.tmp.cleanup()
