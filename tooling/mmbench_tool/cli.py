@@ -1,10 +1,14 @@
-"""./mmbench subcommands: run (the suite in a guest) and test (our tests)."""
+"""./mmbench subcommands: run (the suite in a guest), test (our tests),
+bench (how far the figures can be trusted) and verdicts (how often the
+verdicts hold, idle and under load)."""
 import argparse
+import contextlib
 import re
+import signal
 import sys
 from pathlib import Path
 
-from . import bench, build, deps, guest, ktap, names
+from . import bench, build, deps, guest, ktap, names, verdicts
 from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
@@ -19,6 +23,8 @@ TEST_ENV_TEXT = {"MMBENCH_CEILINGS", "MMBENCH_PARAMS"}
 GUEST_CEILINGS = "/mmbench/ceilings"
 # The front end's unit tests, run on the host by ./mmbench test.
 UNIT_TESTS = REPO / "tooling" / "tests"
+# Runs of the suite under load in ./mmbench test.
+LOADED_RUNS = 3
 # Memory of the small guest of ./mmbench test, in MiB.
 SMALL_MEMORY = 192
 CHECKPATCH_FILES = ["lib/test_mmbench.c",
@@ -74,6 +80,8 @@ def check_options(a):
         raise Failure("--timeout must be at least 10 (seconds)")
     if not 2 <= getattr(a, "loads", 5) <= 50:
         raise Failure("--loads must be from 2 to 50")
+    if not 1 <= getattr(a, "runs", 1) <= 100:
+        raise Failure("--runs must be from 1 to 100")
     if bool(a.kernel) != bool(a.headers):
         raise Failure("--kernel and --headers go together")
     if a.release and not a.headers:
@@ -219,7 +227,10 @@ class Setup:
         env.update(self.extra_env)
         return module_params(a), env, files
 
-    def boot(self, mode, results, cpus=None, memory=None):
+    def boot(self, mode, results, cpus=None, memory=None, around=None,
+             echo=None):
+        """Boot the guest in @mode; @around: a context manager to run the
+        guest in; @echo: which lines of the guest to show (default all)."""
         a = self.args
         cpus = cpus or a.cpus
         memory = memory or a.memory
@@ -240,31 +251,14 @@ class Setup:
             lines.append(line)
             if line.startswith("MMBENCH-DMESG-"):
                 in_dmesg[0] = line.startswith("MMBENCH-DMESG-BEGIN")
-            elif not in_dmesg[0]:
+            elif not in_dmesg[0] and (echo is None or echo(line)):
                 print(f"  | {line}", flush=True)
 
         console = results / "console.log"
-        timed_out = None
         try:
-            for attempt in (1, 2):
-                with Phase(f"guest ({'KVM' if kvm else 'TCG'}, {cpus} CPUs, "
-                           f"{memory} MiB)"):
-                    try:
-                        guest.boot(self.kernel, image, cpus, memory, kvm,
-                                   console, show, a.timeout)
-                    except guest.GuestTimeout as e:
-                        timed_out = e.seconds
-                # A kernel that died before /init ran tested nothing: TCG
-                # very rarely trips in early boot (an int3 in sched_clock).
-                if attempt == 2 or timed_out or \
-                   any(line.startswith("MMBENCH-GUEST-BEGIN")
-                       for line in lines):
-                    break
-                say(f"the guest kernel died before /init ran (see "
-                    f"{console}); booting once more")
-                (results / "console-first-boot.log").write_bytes(
-                    console.read_bytes())
-                lines.clear()
+            with around or contextlib.nullcontext():
+                timed_out = self._boot_twice(image, cpus, memory, kvm,
+                                             console, show, lines)
         finally:
             # Whatever happened, keep what the guest printed.
             (results / "guest.log").write_text("\n".join(lines) + "\n")
@@ -272,6 +266,29 @@ class Setup:
             say(f"the guest timed out after {timed_out} s and was stopped; "
                 f"what it printed is in {results} (guest.log, console.log)")
         return GuestOutput(lines, console, timed_out)
+
+    def _boot_twice(self, image, cpus, memory, kvm, console, show, lines):
+        """Boot; once more if the kernel died before /init ran.  Returns
+        the --timeout in seconds if the guest ran past it, else None."""
+        for attempt in (1, 2):
+            with Phase(f"guest ({'KVM' if kvm else 'TCG'}, {cpus} CPUs, "
+                       f"{memory} MiB)"):
+                try:
+                    guest.boot(self.kernel, image, cpus, memory, kvm,
+                               console, show, self.args.timeout)
+                except guest.GuestTimeout as e:
+                    return e.seconds
+            # A kernel that died before /init ran tested nothing: TCG
+            # very rarely trips in early boot (an int3 in sched_clock).
+            if attempt == 2 or any(line.startswith("MMBENCH-GUEST-BEGIN")
+                                   for line in lines):
+                break
+            say(f"the guest kernel died before /init ran (see {console}); "
+                "booting once more")
+            console.with_name("console-first-boot.log").write_bytes(
+                console.read_bytes())
+            lines.clear()
+        return None
 
 
 class GuestOutput:
@@ -449,6 +466,74 @@ def cmd_bench(args):
     return 0 if loads and suite and not out.timed_out else 1
 
 
+def verdict_runs(setup, runs, load, results):
+    """Boot once and run the suite @runs times, with every host CPU busy
+    when @load is "busy"; return the verdicts.Condition."""
+    results.mkdir(parents=True, exist_ok=True)
+    saved = setup.extra_env
+    setup.extra_env = dict(saved, MMBENCH_RUNS=str(runs))
+    hog = None
+    if load == "busy":
+        # Killed when the guest stops; by itself after the longest the
+        # guest can take (two boots) if all else fails.
+        hog = verdicts.Hog(2 * setup.args.timeout + 60)
+        say(f"busy host: a busy loop on each of CPUs "
+            f"{','.join(map(str, hog.cpus))} while the guest runs")
+    try:
+        out = setup.boot(
+            "verdicts", results, around=hog,
+            echo=lambda line: line.startswith("MMBENCH-VERDICT") or
+            re.match(r"^(not )?ok \d+ selftests: ", line) is not None)
+    finally:
+        setup.extra_env = saved
+    found = verdicts.parse(out.lines)
+    for one in found:
+        (results / f"run{one.number}.ktap").write_text(
+            "\n".join(one.inner) + "\n")
+    return verdicts.Condition(load, runs, found, out.timed_out)
+
+
+def cmd_verdicts(args):
+    setup = Setup(args)
+    setup.prepare()
+    results = guest.results_dir()
+    loads = ("idle", "busy") if args.load == "both" else (args.load,)
+    conditions = [verdict_runs(setup, args.runs, load, results / load)
+                  for load in loads]
+    Phase.report()
+    say("verdicts of the suite (a measurement with goals):")
+    text = []
+    for cond in conditions:
+        text += cond.report()
+    for line in text:
+        print(line, flush=True)
+    (results / "verdicts.txt").write_text("\n".join(text) + "\n")
+    say(f"results in {results}")
+    return 0 if all(met for cond in conditions
+                    for met, _, _ in cond.goals()) else 1
+
+
+def loaded_guest(setup):
+    """The suite LOADED_RUNS times with every host CPU busy."""
+    results = guest.results_dir("-loaded")
+    cond = verdict_runs(setup, LOADED_RUNS, "busy", results)
+    (results / "verdicts.txt").write_text("\n".join(cond.report()) + "\n")
+    for line in cond.report():
+        say(line)
+    goals = {goal: (met, seen) for met, goal, seen in cond.goals()}
+    fails = sorted({f"{case} (run {one.number}: {diag})"
+                    for one in cond.failed_runs
+                    for case, diag in one.failures()})
+    return [
+        (goals[f"no case FAILs in {LOADED_RUNS} runs"][0],
+         f"under load: no case FAILs in {LOADED_RUNS} runs",
+         "; ".join(fails[:4] + [f"see {results}"])),
+        (goals["every run completed"][0],
+         "under load: every run completed",
+         f"{goals['every run completed'][1]}; see {results}"),
+    ]
+
+
 def checkpatch(tree):
     checks = []
     script = tree / "scripts/checkpatch.pl"
@@ -612,6 +697,7 @@ def cmd_test(args):
                        f"plan {plan.group(1) if plan else '?'}, "
                        f"{len(res)} results"))
     checks += small_guest(setup)
+    checks += loaded_guest(setup)
     Phase.report()
     report(checks)
     npass = sum(1 for ok, _, _ in checks if ok)
@@ -655,8 +741,28 @@ def main(argv):
     p.add_argument("--loads", type=int, default=5,
                    help="separate module loads, 2..50 (default 5)")
     p.set_defaults(func=cmd_bench)
+    p = sub.add_parser(
+        "verdicts", help="how often the verdicts hold, idle and under load",
+        description="Boot once and run the suite --runs times, on an idle "
+        "host and with every host CPU kept busy by a busy loop this command "
+        "starts and stops; print, for each, the runs that failed a case "
+        "and why, the skips by reason, and how often each timing case "
+        "judged. Exits 1 when a goal is missed: every run completes, no "
+        "case fails, and idle, at most one timing-case SKIP in "
+        f"{verdicts.IDLE_RUNS_PER_SKIP} runs.", epilog=EXIT_CODES)
+    _add_guest_options(p)
+    p.add_argument("--runs", type=int, default=10,
+                   help="runs of the suite per condition, 1..100 "
+                        "(default 10)")
+    p.add_argument("--load", choices=("idle", "busy", "both"),
+                   default="both",
+                   help="the host idle, every host CPU busy, or one boot "
+                        "each (default both)")
+    p.set_defaults(func=cmd_verdicts)
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
+    # A kill is an interrupt: the guest and any busy loop are stopped.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return args.func(args)
     except Failure as e:
@@ -668,3 +774,9 @@ def main(argv):
     except KeyboardInterrupt:
         say("interrupted")
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
