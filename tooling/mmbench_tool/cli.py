@@ -573,9 +573,9 @@ def fragmented(out, results):
     plan = re.search(r"^1\.\.(\d+)$", "\n".join(inner), re.M)
     complete = bool(plan) and int(plan.group(1)) == len(res)
     high, low = [], []
-    for bench in ("alloc_pages", "alloc_pages_batch"):
-        high += [f"{bench}_order{o}" for o in (9, 10)]
-        low += [f"{bench}_order{o}" for o in range(4)]
+    for name in ("alloc_pages", "alloc_pages_batch"):
+        high += [f"{name}_order{o}" for o in (9, 10)]
+        low += [f"{name}_order{o}" for o in range(4)]
     bad_high = [r for r in high
                 if rows.get(r, {}).get("status") != "unsupported" or
                 "allocations failed" not in rows[r].get("reason", "")]
