@@ -150,7 +150,9 @@ def ceilings_file(a):
 
 def check_ceilings_file(path, benches, ceiled):
     """Refuse a ceilings file the guest could not use, or with a line for
-    no benchmark or row, or for one held to no ceiling."""
+    no benchmark or row, or for one held to no ceiling.  A line is
+    '<row> <ns>', or '<row> <ns> <emulated ns>' where the test program
+    takes a second ceiling for an emulated machine."""
     try:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as e:
@@ -160,9 +162,11 @@ def check_ceilings_file(path, benches, ceiled):
         words = line.split("#", 1)[0].split()
         if not words:
             continue
-        if len(words) != 2 or \
-           not re.fullmatch(r"[0-9]+(\.[0-9]{1,3})?", words[1]):
-            raise Failure(f"{path}:{n}: want '<benchmark> <ns>'")
+        if len(words) not in (2, 3) or \
+           not all(re.fullmatch(r"[0-9]+(\.[0-9]{1,3})?", w)
+                   for w in words[1:]):
+            raise Failure(f"{path}:{n}: want '<benchmark> <ns> "
+                          "[<emulated ns>]'")
         names.check_ceiling_name(words[0], benches, ceiled,
                                  where=f"{path}:{n}:")
 

@@ -30,7 +30,7 @@ class Options(unittest.TestCase):
     def test_ceilings_file(self):
         self.accepted("--env", "MMBENCH_CEILINGS=" + str(self.file(
             "# mine\nkmalloc 100\nkmalloc_64\t50.5  # a row\n"
-            "alloc_pages_order3 9000\n")))
+            "alloc_pages_order3 9000 90000\t# and emulated\n")))
         self.refused("--env", f"MMBENCH_CEILINGS={self.dir}/none",
                      says=f"--env MMBENCH_CEILINGS={self.dir}/none: cannot "
                           "read it")
@@ -39,9 +39,12 @@ class Options(unittest.TestCase):
         path = self.file("kmalloc 100\nkmaloc 100\n")
         self.refused("--env", f"MMBENCH_CEILINGS={path}",
                      says=f"{path}:2: no benchmark or row 'kmaloc'")
-        path = self.file("kmalloc fast\n")
-        self.refused("--env", f"MMBENCH_CEILINGS={path}",
-                     says=f"{path}:1: want '<benchmark> <ns>'")
+        for line in ("kmalloc fast\n", "kmalloc 1 2 3\n", "kmalloc\n",
+                     "kmalloc 10 fast\n"):
+            path = self.file(line)
+            self.refused("--env", f"MMBENCH_CEILINGS={path}",
+                         says=f"{path}:1: want '<benchmark> <ns> "
+                              "[<emulated ns>]'")
         path = self.file("ndelay_50 300\n")
         self.refused("--env", f"MMBENCH_CEILINGS={path}",
                      says="ndelay is a calibration benchmark")
