@@ -417,11 +417,17 @@ def ceilings(a, table):
         value = float(given.split("=")[1])
         rows = [row for row, f in table.items()
                 if name in (row, names.bench_of(row, benches))]
-        if not any(re.fullmatch(r"[0-9.]+", table[row].get("ceiling_ns",
-                                                            "")) and
-                   float(table[row]["ceiling_ns"]) == value for row in rows):
-            own = [row for row in rows
-                   if row in names.ceiling_names(ceilings_file(a))]
+        met = [row for row in rows
+               if re.fullmatch(r"[0-9.]+", table[row].get("ceiling_ns", ""))
+               and float(table[row]["ceiling_ns"]) == value]
+        own = [row for row in rows if row not in met and
+               row in names.ceiling_names(ceilings_file(a))]
+        if met and own:
+            say(f"--ceiling {given} held {', '.join(met)} only: "
+                f"{', '.join(own)} have a line of their own in the "
+                "ceilings file, which the test takes first (set theirs "
+                "with --ceiling <row>=NS)")
+        if not met:
             unused.append(f"--ceiling {given} met no row" +
                           (f" (rows with a line of their own in the "
                            f"ceilings file keep it: {', '.join(own)})"

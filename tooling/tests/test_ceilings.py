@@ -89,6 +89,15 @@ class Run(unittest.TestCase):
                       "of their own in the ceilings file keep it: "
                       "alloc_pages_order0)", out)
 
+    def test_benchmark_ceiling_over_some_rows_only(self):
+        rc, out = self.run_guest(
+            row("alloc_pages_order0", "7000.000", "50000.000") +
+            row("alloc_pages_order9", "9000.000", "5.000") +
+            ["ok 1 mmbench.alloc_pages.run"], "--ceiling", "alloc_pages=5")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("--ceiling alloc_pages=5 held alloc_pages_order9 only: "
+                      "alloc_pages_order0 have a line of their own", out)
+
 
 if __name__ == "__main__":
     unittest.main()
