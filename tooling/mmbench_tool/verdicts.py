@@ -193,16 +193,16 @@ class Condition:
             out.append(f"    {case}: failed in {len(seen)} runs")
             for number, diag in seen:
                 out.append(f"      run {number}: {diag or '(no message)'}")
-        skips = collections.Counter()
-        example = {}
+        skips = collections.defaultdict(list)
         for run in self.runs:
             for case, reason in run.skips():
-                key = (case, re.sub(r"\d+(\.\d+)?", "N", reason))
-                skips[key] += 1
-                example.setdefault(key, reason)
-        out.append(f"  SKIP: {sum(skips.values())} in {len(self.runs)} runs")
-        for key, n in sorted(skips.items(), key=lambda kv: -kv[1]):
-            out.append(f"    {n:3d}  {key[0]}: {example[key]}")
+                key = (case, re.sub(r"[-+]?\d+(\.\d+)?", "N", reason))
+                skips[key].append(reason)
+        out.append(f"  SKIP: {sum(map(len, skips.values()))} in "
+                   f"{len(self.runs)} runs")
+        for key, seen in sorted(skips.items(), key=lambda kv: -len(kv[1])):
+            out.append(f"    {len(seen):3d}  {key[0]}: {seen[0]}" +
+                       (" (figures vary)" if len(set(seen)) > 1 else ""))
         if self.timing:
             out.append("  timing cases, judged / skipped:")
             width = max(len(c) for c in self.timing)

@@ -96,6 +96,8 @@ SLOPE_FAILS = PASS[:6] + [
     "# slope: Test failed", "#          FAIL  ndelay.slope",
     "not ok 3 ndelay.slope", "ok 4 inject.additivity"]
 NOISY = PASS[:7] + ["ok 4 inject.additivity # SKIP host too noisy: CV 12.5 %"]
+DRIFT = PASS[:7] + ["ok 4 inject.additivity # SKIP machine drifted: the "
+                    "baseline moved -34.0 % over the run, limit 20 %"]
 
 
 def guest_lines(runs):
@@ -142,6 +144,19 @@ class Counting(unittest.TestCase):
             self.assertIn(want, text)
         busy = verdicts.Condition("busy", 4, runs)
         self.assertNotIn("timing cases judge", "\n".join(busy.report()))
+
+    def test_skips_grouped_by_reason(self):
+        """One group for a reason whatever its figures, signs included."""
+        cond = verdicts.Condition("busy", 3, verdicts.parse(guest_lines(
+            [NOISY, DRIFT, [line.replace("-34.0", "85.4") for line in DRIFT]
+             ])))
+        text = "\n".join(cond.report())
+        self.assertIn("SKIP: 3 in 3 runs", text)
+        self.assertIn("2  inject.additivity: machine drifted: the baseline "
+                      "moved -34.0 % over the run, limit 20 % (figures "
+                      "vary)", text)
+        self.assertIn("1  inject.additivity: host too noisy: CV 12.5 %\n",
+                      text + "\n")
 
     def test_all_good(self):
         cond = verdicts.Condition("idle", 10, verdicts.parse(
