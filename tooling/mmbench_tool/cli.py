@@ -403,13 +403,12 @@ def ceilings(a, table):
         by = hand.get(row) or hand.get(names.bench_of(row, benches))
         say(f"over its ceiling: {row} {f['ns_per_op_median']} > "
             f"{f['ceiling_ns']} ns/op" + (f" (--ceiling {by})" if by else "")
-            + (", reported only" if mark != "OVER" else ""))
+            + mark[len("OVER"):])
         if mark != "OVER":
-            why.add(re.sub(r"^informational \((.*)\)(: .*)?$", r"\1",
-                           f.get("ceiling", "")))
-    if why:
-        say(f"reported only: the test held those rows to no ceiling here "
-            f"({'; '.join(sorted(why))})")
+            why.add(re.sub(r"^(informational|not judged) \((.*)\)(: .*)?$",
+                           r"\1: \2", f.get("ceiling", "")))
+    for reason in sorted(why):
+        say(f"the test did not hold a row over its ceiling to it: {reason}")
     if not hand:
         return []
     unused = []

@@ -87,7 +87,9 @@ def bad_kernel_lines(dmesg_lines):
 
 def over_ceiling(f):
     """'OVER' when the row's median is over its ceiling, 'OVER, reported
-    only' when the test did not hold the row to it, else ''."""
+    only' when the test printed the ceiling as informational, 'OVER, not
+    judged' when it did not judge the figure (the row's last "ceiling="
+    line says which), else ''."""
     try:
         if float(f["ns_per_op_median"]) <= float(f["ceiling_ns"]):
             return ""
@@ -95,6 +97,8 @@ def over_ceiling(f):
         return ""
     if f.get("ceiling", "").startswith("informational"):
         return "OVER, reported only"
+    if f.get("ceiling", "").startswith("not judged"):
+        return "OVER, not judged"
     return "OVER"
 
 

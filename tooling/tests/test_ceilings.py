@@ -8,13 +8,20 @@ import support
 from mmbench_tool import ktap
 
 
-def row(name, median, ceiling, informational=True):
+def row(name, median, ceiling, informational=True, judged=True):
     lines = [f"# {name}.status=pass", f"# {name}.context=preempt",
              f"# {name}.ns_per_op_median={median}",
              f"# {name}.ceiling_ns={ceiling}"]
     if informational:
         lines.append(f"# {name}.ceiling=informational (emulated machine "
                      "(QEMU TCG or similar))")
+    else:
+        lines.append(f"# {name}.ceiling=enforced (set by "
+                     f"MMBENCH_CEILING_{name.upper()})")
+    if not judged:
+        lines.append(f"# {name}.ceiling=not judged (machine drifted: the "
+                     "baseline moved 54.501 % over the run, limit 20 %): "
+                     "median is over it")
     return lines
 
 
@@ -29,12 +36,16 @@ class Table(unittest.TestCase):
         lines = self.table_lines(
             row("kmalloc_64", "171.763", "100.000") +
             row("count_vm_event", "25.000", "20.000", informational=False) +
+            row("kmalloc_96", "160.000", "100.000", informational=False,
+                judged=False) +
             row("kmalloc_8", "150.100", "20000.000"))
         self.assertIn("vs ceiling", lines["benchmark"])
         self.assertTrue(lines["kmalloc_64"].endswith(
             "100.000  OVER, reported only"), lines["kmalloc_64"])
         self.assertTrue(lines["count_vm_event"].endswith("20.000  OVER"),
                         lines["count_vm_event"])
+        self.assertTrue(lines["kmalloc_96"].endswith(
+            "100.000  OVER, not judged"), lines["kmalloc_96"])
         self.assertTrue(lines["kmalloc_8"].endswith("20000.000"),
                         lines["kmalloc_8"])
 
@@ -58,10 +69,24 @@ class Run(unittest.TestCase):
         self.assertEqual(rc, 0, out)    # the KTAP's verdict
         self.assertIn("over its ceiling: kmalloc_64 171.763 > 100.000 ns/op "
                       "(--ceiling kmalloc=100), reported only\n", out)
-        self.assertIn("reported only: the test held those rows to no ceiling "
-                      "here (emulated machine (QEMU TCG or similar))", out)
+        self.assertIn("the test did not hold a row over its ceiling to it: "
+                      "informational: emulated machine (QEMU TCG or "
+                      "similar)\n", out)
         self.assertRegex(out, r"kmalloc_64 .* OVER, reported only\n")
         self.assertIn("PASS: every --ceiling was held against a row", out)
+
+    def test_hand_set_ceiling_not_judged_is_said(self):
+        rc, out = self.run_guest(
+            row("kmalloc_64", "217.913", "100.000", informational=False,
+                judged=False) + ["ok 1 mmbench.kmalloc.run"],
+            "--ceiling", "kmalloc_64=100")
+        self.assertEqual(rc, 0, out)    # the KTAP's verdict
+        self.assertIn("over its ceiling: kmalloc_64 217.913 > 100.000 ns/op "
+                      "(--ceiling kmalloc_64=100), not judged\n", out)
+        self.assertIn("the test did not hold a row over its ceiling to it: "
+                      "not judged: machine drifted: the baseline moved "
+                      "54.501 % over the run, limit 20 %\n", out)
+        self.assertRegex(out, r"kmalloc_64 .* OVER, not judged\n")
 
     def test_enforced_ceiling_fails_from_the_ktap(self):
         rc, out = self.run_guest(
