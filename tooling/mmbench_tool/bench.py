@@ -60,8 +60,8 @@ def report(suite, fingerprint, loads):
         return out
     runs = [float(ld[RUN_MS]["run_ms"]) for ld in loads if RUN_MS in ld]
     if runs:
-        line(f"module run with all benchmarks: {statistics.mean(runs):.0f} ms "
-             f"mean over {len(runs)} loads")
+        line(f"module run with the benchmarks selected: "
+             f"{statistics.mean(runs):.0f} ms mean over {len(runs)} loads")
 
     def med(ld, row, key="median"):
         r = ld.get(row)
@@ -74,7 +74,9 @@ def report(suite, fingerprint, loads):
 
     delays = sorted({int(r[len("ndelay_"):]) for ld in loads for r in ld
                      if re.fullmatch(r"ndelay_\d+", r)})
-    line("ndelay slope error (measured rise / nominal rise - 1), per load:")
+    if len(delays) > 1:
+        line("ndelay slope error (measured rise / nominal rise - 1), per "
+             "load:")
     for lo, hi in zip(delays, delays[1:]):
         errs = []
         for ld in loads:
@@ -97,6 +99,9 @@ def report(suite, fingerprint, loads):
         line(f"injected ndelay({INJECT_NS}) into {INJECTED}: error mean "
              f"{statistics.mean(errs):+.1f} %, min {min(errs):+.1f} %, "
              f"max {max(errs):+.1f} %")
+    elif not any(f"{INJECTED}+ndelay_{INJECT_NS}" in ld for ld in loads):
+        line(f"injected ndelay({INJECT_NS}): not measured ({INJECTED} "
+             "not selected, or MMBENCH_PARAMS injects its own)")
 
     line("median ns/op per benchmark over the loads (CV of the medians):")
     rows = sorted(r for r in loads[0] if r != RUN_MS)

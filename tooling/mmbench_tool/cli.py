@@ -1,16 +1,30 @@
-"""./mmbench subcommands: run (the suite in a guest) and test (our tests)."""
+"""./mmbench subcommands: run (the suite in a guest), test (our tests),
+bench (how far the figures can be trusted) and verdicts (how often the
+verdicts hold, idle and under load)."""
 import argparse
+import contextlib
 import re
+import signal
+import sys
 from pathlib import Path
 
-from . import bench, build, deps, guest, ktap
+from . import bench, build, deps, guest, ktap, names, verdicts
 from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
               "options or a step could not be done, 130 interrupted")
-# Environment of the test program that --env may set.
+# Environment of the test program that --env may set: numbers, and
+# MMBENCH_CEILINGS (a host file, copied into the guest) and MMBENCH_PARAMS
+# (taken with the --param ones).
 TEST_ENV = {"MMBENCH_ENFORCE", "MMBENCH_DELAY_TOLERANCE",
             "MMBENCH_INJECT_TOLERANCE"}
+TEST_ENV_TEXT = {"MMBENCH_CEILINGS", "MMBENCH_PARAMS"}
+# Where a MMBENCH_CEILINGS file given with --env is in the guest.
+GUEST_CEILINGS = "/mmbench/ceilings"
+# The front end's unit tests, run on the host by ./mmbench test.
+UNIT_TESTS = REPO / "tooling" / "tests"
+# Runs of the suite under load in ./mmbench test.
+LOADED_RUNS = 3
 # Memory of the small guest of ./mmbench test, in MiB.
 SMALL_MEMORY = 192
 CHECKPATCH_FILES = ["lib/test_mmbench.c",
@@ -47,7 +61,10 @@ def _add_guest_options(p):
     p.add_argument("--env", action="append", default=[],
                    metavar="NAME=VALUE",
                    help="environment of the test program, repeatable: "
-                        + ", ".join(sorted(TEST_ENV)))
+                        + ", ".join(sorted(TEST_ENV)) + " (numbers), "
+                        "MMBENCH_CEILINGS=<file on this host>, "
+                        "MMBENCH_PARAMS='<NAME=VALUE ...>' (as many "
+                        "--param; a parameter may be given once)")
     p.add_argument("--timeout", type=int, default=1800,
                    help="seconds the guest may run before it is stopped, "
                         "at least 10 (default 1800)")
@@ -63,6 +80,8 @@ def check_options(a):
         raise Failure("--timeout must be at least 10 (seconds)")
     if not 2 <= getattr(a, "loads", 5) <= 50:
         raise Failure("--loads must be from 2 to 50")
+    if not 1 <= getattr(a, "runs", 1) <= 100:
+        raise Failure("--runs must be from 1 to 100")
     if bool(a.kernel) != bool(a.headers):
         raise Failure("--kernel and --headers go together")
     if a.release and not a.headers:
@@ -70,18 +89,86 @@ def check_options(a):
     for p in (a.kernel, a.headers):
         if p and not p.exists():
             raise Failure(f"{p} does not exist")
-    for param in a.param:
-        if not re.fullmatch(r"[a-z_]+=\S+", param):
-            raise Failure(f"--param {param!r}: want NAME=VALUE, no spaces")
-    for env in a.env:
-        name, _, value = env.partition("=")
-        if name not in TEST_ENV or not re.fullmatch(r"[0-9]+", value):
-            raise Failure(f"--env {env!r}: want one of "
-                          f"{', '.join(sorted(TEST_ENV))}=<number>")
+    env = env_options(a)
+    benches = names.benchmarks()
+    names.check_selection(dict(p.split("=", 1) for p in module_params(a)),
+                          benches)
+    ceiled = names.ceiling_names()
+    if "MMBENCH_CEILINGS" in env:
+        check_ceilings_file(Path(env["MMBENCH_CEILINGS"]), benches, ceiled)
     for ceiling in a.ceiling:
         if not re.fullmatch(r"[A-Za-z0-9_]+=[0-9]+(\.[0-9]{1,3})?", ceiling):
             raise Failure(f"--ceiling {ceiling!r}: want BENCHMARK=NS, "
                           "e.g. count_vm_event=20")
+        names.check_ceiling_name(ceiling.split("=")[0].lower(), benches,
+                                 ceiled)
+
+
+def env_options(a):
+    """{name: value} of --env; refuses a name it may not set or sets
+    twice, and a value that is not what the name takes."""
+    env = {}
+    allowed = sorted(TEST_ENV | TEST_ENV_TEXT)
+    for item in a.env:
+        name, eq, value = item.partition("=")
+        if not eq or name not in TEST_ENV | TEST_ENV_TEXT:
+            hint = (" (use --ceiling)" if name.startswith("MMBENCH_CEILING_")
+                    else "")
+            raise Failure(f"--env {item!r}: want NAME=VALUE, NAME one of "
+                          f"{', '.join(allowed)}{hint}")
+        if name in env:
+            raise Failure(f"--env {name} given twice")
+        if name in TEST_ENV and not re.fullmatch(r"[0-9]+", value):
+            raise Failure(f"--env {item!r}: {name} takes a whole number")
+        env[name] = value
+    return env
+
+
+def module_params(a):
+    """The module parameters, NAME=VALUE: those of --env MMBENCH_PARAMS,
+    then the --param ones.  A parameter given twice, in either or both, is
+    refused: which one the module would take is not worth guessing."""
+    given = env_options(a).get("MMBENCH_PARAMS", "").split()
+    where = {}
+    for opt, param in [("--env MMBENCH_PARAMS", p) for p in given] + \
+            [("--param", p) for p in a.param]:
+        if not re.fullmatch(r"[a-z_]+=\S+", param):
+            raise Failure(f"{opt} {param!r}: want NAME=VALUE, no spaces")
+        name = param.split("=")[0]
+        if name in where:
+            raise Failure(f"module parameter {name} given twice "
+                          f"({where[name]} and {opt} {param}): give it once")
+        where[name] = f"{opt} {param}"
+    return given + a.param
+
+
+def ceilings_file(a):
+    """The ceilings file the test program reads, on this host."""
+    given = env_options(a).get("MMBENCH_CEILINGS")
+    return Path(given) if given else names.CEILINGS
+
+
+def check_ceilings_file(path, benches, ceiled):
+    """Refuse a ceilings file the guest could not use, or with a line for
+    no benchmark or row, or for one held to no ceiling.  A line is
+    '<row> <ns>', or '<row> <ns> <emulated ns>' where the test program
+    takes a second ceiling for an emulated machine."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise Failure(f"--env MMBENCH_CEILINGS={path}: cannot read it: "
+                      f"{e}") from e
+    for n, line in enumerate(text.splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if len(words) not in (2, 3) or \
+           not all(re.fullmatch(r"[0-9]+(\.[0-9]{1,3})?", w)
+                   for w in words[1:]):
+            raise Failure(f"{path}:{n}: want '<benchmark> <ns> "
+                          "[<emulated ns>]'")
+        names.check_ceiling_name(words[0], benches, ceiled,
+                                 where=f"{path}:{n}:")
 
 
 class Setup:
@@ -128,18 +215,35 @@ class Setup:
         for w in self.module_warnings + self.kselftest_warnings:
             say(f"build: {w}")
 
-    def boot(self, mode, results, cpus=None, memory=None):
+    def guest_env(self):
+        """The module parameters, the test program's environment and the
+        host files the guest needs, {guest path: host path}."""
+        a = self.args
+        env = {"MMBENCH_CEILING_" + c.split("=")[0].upper():
+               c.split("=")[1] for c in a.ceiling}
+        files = {}
+        for name, value in env_options(a).items():
+            if name == "MMBENCH_CEILINGS":
+                files[GUEST_CEILINGS] = Path(value).resolve()
+                env[name] = GUEST_CEILINGS
+            elif name != "MMBENCH_PARAMS":
+                env[name] = value
+        env.update(self.extra_env)
+        return module_params(a), env, files
+
+    def boot(self, mode, results, cpus=None, memory=None, around=None,
+             echo=None):
+        """Boot the guest in @mode; @around: a context manager to run the
+        guest in; @echo: which lines of the guest to show (default all)."""
         a = self.args
         cpus = cpus or a.cpus
         memory = memory or a.memory
         with Phase("initramfs"):
-            env = {"MMBENCH_CEILING_" + c.split("=")[0].upper():
-                   c.split("=")[1] for c in a.ceiling}
-            env.update(e.split("=", 1) for e in a.env)
-            env.update(self.extra_env)
+            params, env, files = self.guest_env()
             image = guest.make_initramfs(self.release, self.ko,
                                          self.kselftest, mode,
-                                         " ".join(a.param), env, results)
+                                         " ".join(params), env, results,
+                                         files)
         kvm = a.accel == "kvm"
         if a.accel == "auto":
             with Phase("KVM probe"):
@@ -151,15 +255,33 @@ class Setup:
             lines.append(line)
             if line.startswith("MMBENCH-DMESG-"):
                 in_dmesg[0] = line.startswith("MMBENCH-DMESG-BEGIN")
-            elif not in_dmesg[0]:
+            elif not in_dmesg[0] and (echo is None or echo(line)):
                 print(f"  | {line}", flush=True)
 
         console = results / "console.log"
+        try:
+            with around or contextlib.nullcontext():
+                timed_out = self._boot_twice(image, cpus, memory, kvm,
+                                             console, show, lines)
+        finally:
+            # Whatever happened, keep what the guest printed.
+            (results / "guest.log").write_text("\n".join(lines) + "\n")
+        if timed_out:
+            say(f"the guest timed out after {timed_out} s and was stopped; "
+                f"what it printed is in {results} (guest.log, console.log)")
+        return GuestOutput(lines, console, timed_out)
+
+    def _boot_twice(self, image, cpus, memory, kvm, console, show, lines):
+        """Boot; once more if the kernel died before /init ran.  Returns
+        the --timeout in seconds if the guest ran past it, else None."""
         for attempt in (1, 2):
             with Phase(f"guest ({'KVM' if kvm else 'TCG'}, {cpus} CPUs, "
                        f"{memory} MiB)"):
-                guest.boot(self.kernel, image, cpus, memory, kvm, console,
-                           show, a.timeout)
+                try:
+                    guest.boot(self.kernel, image, cpus, memory, kvm,
+                               console, show, self.args.timeout)
+                except guest.GuestTimeout as e:
+                    return e.seconds
             # A kernel that died before /init ran tested nothing: TCG
             # very rarely trips in early boot (an int3 in sched_clock).
             if attempt == 2 or any(line.startswith("MMBENCH-GUEST-BEGIN")
@@ -167,19 +289,19 @@ class Setup:
                 break
             say(f"the guest kernel died before /init ran (see {console}); "
                 "booting once more")
-            (results / "console-first-boot.log").write_bytes(
+            console.with_name("console-first-boot.log").write_bytes(
                 console.read_bytes())
             lines.clear()
-        (results / "guest.log").write_text("\n".join(lines) + "\n")
-        return GuestOutput(lines, console)
+        return None
 
 
 class GuestOutput:
     """The guest's result port, split by section."""
 
-    def __init__(self, lines, console):
+    def __init__(self, lines, console, timed_out=None):
         self.lines = lines
         self.console = console
+        self.timed_out = timed_out      # seconds, when it was stopped
         self.suite = ktap.between(lines, "MMBENCH-GUEST-BEGIN",
                                   "MMBENCH-SUITE-END") or []
         self.negative = ktap.between(lines, "MMBENCH-NEGATIVE-BEGIN",
@@ -209,7 +331,9 @@ def judge_suite(setup, out, results):
         (results / "dmesg.log").write_text("\n".join(out.dmesg) + "\n")
 
     checks.append((out.finished, "the guest ran to the end",
-                   f"no end marker; see {out.console}"))
+                   f"timed out after {out.timed_out} s; what it printed is "
+                   f"in {results}: guest.log, {raw.name}, console.log"
+                   if out.timed_out else f"no end marker; see {out.console}"))
     verdict = ktap.runner_verdict(out.suite)
     checks.append((bool(verdict) and verdict.startswith("ok ") and
                    "# SKIP" not in verdict,
@@ -234,10 +358,83 @@ def judge_suite(setup, out, results):
     checks.append((not problems, "no oops, BUG or WARN in the kernel log",
                    "; ".join(problems[:5])))
     table = ktap.figures(inner)
+    checks.append(measured(setup.args, res, table))
     if table:
         say("figures (ns/op under TCG are inflated; see README):")
         ktap.print_table(table)
+    checks += ceilings(setup.args, table)
     return checks
+
+
+def selection(a):
+    """What the options ask the suite to run, in words."""
+    for param in module_params(a):
+        if param.startswith("benchmarks="):
+            return param
+    return "every benchmark"
+
+
+def measured(a, res, table):
+    """The check that some case was judged and some row measured: a
+    selection that runs nothing must not pass."""
+    judged = [r for r in res if not r[2].startswith("context.") and
+              r[3] != "SKIP"]
+    rows = [name for name, f in table.items() if "ns_per_op_median" in f]
+    reasons = sorted({r[4] for r in res if r[3] == "SKIP"})
+    why = "every case skipped" if not judged else "no row printed figures"
+    if reasons:
+        why += ": " + "; ".join(reasons[:3]) + \
+            ("; ..." if len(reasons) > 3 else "")
+    return (bool(judged) and bool(rows), "the run measured something",
+            f"{selection(a)}: {why}")
+
+
+def ceilings(a, table):
+    """Say which rows are over their ceiling; return the check that each
+    --ceiling was held against a row (a row of the ceilings file keeps
+    its own ceiling over its benchmark's)."""
+    benches = names.benchmarks()
+    hand = {c.split("=")[0].lower(): c for c in a.ceiling}
+    why = set()
+    for row, f in table.items():
+        mark = ktap.over_ceiling(f)
+        if not mark:
+            continue
+        by = hand.get(row) or hand.get(names.bench_of(row, benches))
+        say(f"over its ceiling: {row} {f['ns_per_op_median']} > "
+            f"{f['ceiling_ns']} ns/op" + (f" (--ceiling {by})" if by else "")
+            + mark[len("OVER"):])
+        if mark != "OVER":
+            why.add(re.sub(r"^(informational|not judged) \((.*)\)(: .*)?$",
+                           r"\1: \2", f.get("ceiling", "")))
+    for reason in sorted(why):
+        say(f"the test did not hold a row over its ceiling to it: {reason}")
+    if not hand:
+        return []
+    unused = []
+    for name, given in hand.items():
+        value = float(given.split("=")[1])
+        rows = [row for row, f in table.items()
+                if name in (row, names.bench_of(row, benches))]
+        met = [row for row in rows
+               if re.fullmatch(r"[0-9.]+", table[row].get("ceiling_ns", ""))
+               and float(table[row]["ceiling_ns"]) == value]
+        own = [row for row in rows if row not in met and
+               row in names.ceiling_names(ceilings_file(a))]
+        if met and own:
+            say(f"--ceiling {given} held {', '.join(met)} only: "
+                f"{', '.join(own)} have a line of their own in the "
+                "ceilings file, which the test takes first (set theirs "
+                "with --ceiling <row>=NS)")
+        if not met:
+            unused.append(f"--ceiling {given} met no row" +
+                          (f" (rows with a line of their own in the "
+                           f"ceilings file keep it: {', '.join(own)})"
+                           if own else
+                           f" ({', '.join(rows)} printed no ceiling)"
+                           if rows else ": no such row ran"))
+    return [(not unused, "every --ceiling was held against a row",
+             "; ".join(unused))]
 
 
 def report(checks):
@@ -275,7 +472,75 @@ def cmd_bench(args):
     text = bench.report(suite, fingerprint, loads)
     (results / "bench.txt").write_text("\n".join(text) + "\n")
     say(f"results in {results}")
-    return 0 if loads and suite else 1
+    return 0 if loads and suite and not out.timed_out else 1
+
+
+def verdict_runs(setup, runs, load, results):
+    """Boot once and run the suite @runs times, with every host CPU busy
+    when @load is "busy"; return the verdicts.Condition."""
+    results.mkdir(parents=True, exist_ok=True)
+    saved = setup.extra_env
+    setup.extra_env = dict(saved, MMBENCH_RUNS=str(runs))
+    hog = None
+    if load == "busy":
+        # Killed when the guest stops; by itself after the longest the
+        # guest can take (two boots) if all else fails.
+        hog = verdicts.Hog(2 * setup.args.timeout + 60)
+        say(f"busy host: a busy loop on each of CPUs "
+            f"{','.join(map(str, hog.cpus))} while the guest runs")
+    try:
+        out = setup.boot(
+            "verdicts", results, around=hog,
+            echo=lambda line: line.startswith("MMBENCH-VERDICT") or
+            re.match(r"^(not )?ok \d+ selftests: ", line) is not None)
+    finally:
+        setup.extra_env = saved
+    found = verdicts.parse(out.lines)
+    for one in found:
+        (results / f"run{one.number}.ktap").write_text(
+            "\n".join(one.inner) + "\n")
+    return verdicts.Condition(load, runs, found, out.timed_out)
+
+
+def cmd_verdicts(args):
+    setup = Setup(args)
+    setup.prepare()
+    results = guest.results_dir()
+    loads = ("idle", "busy") if args.load == "both" else (args.load,)
+    conditions = [verdict_runs(setup, args.runs, load, results / load)
+                  for load in loads]
+    Phase.report()
+    say("verdicts of the suite (a measurement with goals):")
+    text = []
+    for cond in conditions:
+        text += cond.report()
+    for line in text:
+        print(line, flush=True)
+    (results / "verdicts.txt").write_text("\n".join(text) + "\n")
+    say(f"results in {results}")
+    return 0 if all(met for cond in conditions
+                    for met, _, _ in cond.goals()) else 1
+
+
+def loaded_guest(setup):
+    """The suite LOADED_RUNS times with every host CPU busy."""
+    results = guest.results_dir("-loaded")
+    cond = verdict_runs(setup, LOADED_RUNS, "busy", results)
+    (results / "verdicts.txt").write_text("\n".join(cond.report()) + "\n")
+    for line in cond.report():
+        say(line)
+    goals = {goal: (met, seen) for met, goal, seen in cond.goals()}
+    fails = sorted({f"{case} (run {one.number}: {diag})"
+                    for one in cond.failed_runs
+                    for case, diag in one.failures()})
+    return [
+        (goals[f"no case FAILs in {LOADED_RUNS} runs"][0],
+         f"under load: no case FAILs in {LOADED_RUNS} runs",
+         "; ".join(fails[:4] + [f"see {results}"])),
+        (goals["every run completed"][0],
+         "under load: every run completed",
+         f"{goals['every run completed'][1]}; see {results}"),
+    ]
 
 
 def checkpatch(tree):
@@ -317,9 +582,9 @@ def fragmented(out, results):
     plan = re.search(r"^1\.\.(\d+)$", "\n".join(inner), re.M)
     complete = bool(plan) and int(plan.group(1)) == len(res)
     high, low = [], []
-    for bench in ("alloc_pages", "alloc_pages_batch"):
-        high += [f"{bench}_order{o}" for o in (9, 10)]
-        low += [f"{bench}_order{o}" for o in range(4)]
+    for name in ("alloc_pages", "alloc_pages_batch"):
+        high += [f"{name}_order{o}" for o in (9, 10)]
+        low += [f"{name}_order{o}" for o in range(4)]
     bad_high = [r for r in high
                 if rows.get(r, {}).get("status") != "unsupported" or
                 "allocations failed" not in rows[r].get("reason", "")]
@@ -386,8 +651,32 @@ def small_guest(setup):
     ]
 
 
+def host_tests():
+    """Run the front end's unit tests (tooling/tests) on this host;
+    return their KTAP, a result a test."""
+    with Phase("host-side unit tests"):
+        return run([sys.executable, str(UNIT_TESTS / "run.py")],
+                   capture=True, check=False, timeout=600)
+
+
+def host_checks(text, results):
+    path = results / "host-tests.ktap"
+    path.write_text(text)
+    res = ktap.results(text.splitlines())
+    plan = re.search(r"^1\.\.(\d+)$", text, re.M)
+    checks = [(bool(plan) and int(plan.group(1)) == len(res) and
+               bool(res), "every host-side unit test reported",
+               f"plan {plan.group(1) if plan else '?'}, {len(res)} "
+               f"results; see {path}")]
+    checks += [(ok, f"host: {name}", f"see {path}")
+               for ok, _, name, _, _ in res]
+    return checks
+
+
 def cmd_test(args):
     setup = Setup(args, checks=True)
+    check_options(args)
+    unit = host_tests()
     setup.prepare()
     checks = [
         (not setup.module_warnings,
@@ -399,6 +688,7 @@ def cmd_test(args):
     ]
     checks += checkpatch(setup.tree)
     results = guest.results_dir()
+    checks += host_checks(unit, results)
     out = setup.boot("test", results)
     with Phase("results"):
         checks += judge_suite(setup, out, results)
@@ -416,6 +706,7 @@ def cmd_test(args):
                        f"plan {plan.group(1) if plan else '?'}, "
                        f"{len(res)} results"))
     checks += small_guest(setup)
+    checks += loaded_guest(setup)
     Phase.report()
     report(checks)
     npass = sum(1 for ok, _, _ in checks if ok)
@@ -441,7 +732,8 @@ def main(argv):
     p.set_defaults(func=cmd_run)
     p = sub.add_parser(
         "test", help="run mmbench's own tests",
-        description="Build with W=1 and sparse, run checkpatch --strict, "
+        description="Run the front end's unit tests (tooling/tests) on "
+        "this host, build with W=1 and sparse, run checkpatch --strict, "
         "run the suite and the bad-input cases in a QEMU guest, then the "
         f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
         "block of order 9 or above, and end with the line "
@@ -458,8 +750,28 @@ def main(argv):
     p.add_argument("--loads", type=int, default=5,
                    help="separate module loads, 2..50 (default 5)")
     p.set_defaults(func=cmd_bench)
+    p = sub.add_parser(
+        "verdicts", help="how often the verdicts hold, idle and under load",
+        description="Boot once and run the suite --runs times, on an idle "
+        "host and with every host CPU kept busy by a busy loop this command "
+        "starts and stops; print, for each, the runs that failed a case "
+        "and why, the skips by reason, and how often each timing case "
+        "judged. Exits 1 when a goal is missed: every run completes, no "
+        "case fails, and idle, at most one timing-case SKIP in "
+        f"{verdicts.IDLE_RUNS_PER_SKIP} runs.", epilog=EXIT_CODES)
+    _add_guest_options(p)
+    p.add_argument("--runs", type=int, default=10,
+                   help="runs of the suite per condition, 1..100 "
+                        "(default 10)")
+    p.add_argument("--load", choices=("idle", "busy", "both"),
+                   default="both",
+                   help="the host idle, every host CPU busy, or one boot "
+                        "each (default both)")
+    p.set_defaults(func=cmd_verdicts)
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
+    # A kill is an interrupt: the guest and any busy loop are stopped.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return args.func(args)
     except Failure as e:
@@ -471,3 +783,9 @@ def main(argv):
     except KeyboardInterrupt:
         say("interrupted")
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt

@@ -21,6 +21,14 @@ HOST_PROGRAMS = ["/usr/bin/timeout", "/bin/dash", "/usr/bin/chrt"]
 KVM_PROBE_SECONDS = 30
 
 
+class GuestTimeout(Exception):
+    """The guest ran past its time and was stopped."""
+
+    def __init__(self, seconds):
+        super().__init__(f"the guest ran for more than {seconds} s")
+        self.seconds = seconds
+
+
 def _copy_with_libs(prog, root, dest=None):
     dest = root / (dest or prog.lstrip("/"))
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -62,10 +70,12 @@ def _pack(root, image):
         f.write(cpio)
 
 
-def make_initramfs(release, ko, kselftest, mode, params, env, results):
+def make_initramfs(release, ko, kselftest, mode, params, env, results,
+                   files=None):
     """Build the guest image in @results: busybox, the kselftest, the module.
 
     @env: more variables for the test program, name -> value.
+    @files: host files to copy in, guest path -> host path.
     """
     root = results / "guest-root"
     _base_root(root)
@@ -84,6 +94,8 @@ def make_initramfs(release, ko, kselftest, mode, params, env, results):
     for name in ("init", "negative.sh", "bench.sh", "fragment.sh"):
         shutil.copy2(GUEST_FILES / name,
                      root / ("init" if name == "init" else "mmbench/" + name))
+    for dest, src in (files or {}).items():
+        shutil.copyfile(src, root / dest.lstrip("/"))
     conf = [f"MMBENCH_MODE={shlex.quote(mode)}",
             f"export MMBENCH_PARAMS={shlex.quote(params)}"]
     conf += [f"export {name}={shlex.quote(value)}"
@@ -147,7 +159,8 @@ def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout):
     """Boot the guest; feed each line of its result port to @on_line.
 
     The kernel console goes to the file @console.  Returns QEMU's exit
-    status; raises Failure when the guest runs past @timeout seconds.
+    status; raises GuestTimeout when the guest runs past @timeout seconds,
+    once every line it printed has gone to @on_line.
     """
     cmd = ["qemu-system-x86_64", "-smp", str(cpus), "-m", str(memory),
            "-nodefaults", "-display", "none", "-no-reboot",
@@ -181,8 +194,7 @@ def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout):
             proc.kill()
             proc.wait()
     if expired.is_set():
-        raise Failure(f"the guest ran for more than {timeout} s and was "
-                      f"stopped; its console is in {console}")
+        raise GuestTimeout(timeout)
     if rc:
         raise Failure(f"qemu-system-x86_64 exited with {rc}: "
                       + " / ".join(tail[-3:]))

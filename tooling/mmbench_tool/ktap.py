@@ -85,6 +85,23 @@ def bad_kernel_lines(dmesg_lines):
     return [line for line in dmesg_lines if BAD_KERNEL_LOG.search(line)]
 
 
+def over_ceiling(f):
+    """'OVER' when the row's median is over its ceiling, 'OVER, reported
+    only' when the test printed the ceiling as informational, 'OVER, not
+    judged' when it did not judge the figure (the row's last "ceiling="
+    line says which), else ''."""
+    try:
+        if float(f["ns_per_op_median"]) <= float(f["ceiling_ns"]):
+            return ""
+    except (KeyError, ValueError):
+        return ""
+    if f.get("ceiling", "").startswith("informational"):
+        return "OVER, reported only"
+    if f.get("ceiling", "").startswith("not judged"):
+        return "OVER, not judged"
+    return "OVER"
+
+
 def print_table(table):
     cols = ("benchmark", "status", "context", "ns/op median", "net",
             "min", "max", "stddev", "cycles/op", "ceiling ns")
@@ -95,10 +112,15 @@ def print_table(table):
     for name, f in table.items():
         if "status" in f:
             rows.append((name,) + tuple(f.get(k, "-") for k in keys))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]
+    # A last column only when a median is over its ceiling.
+    over = [over_ceiling(f) for f in table.values() if "status" in f]
+    if any(over):
+        rows = [r + (o,) for r, o in zip(rows, ["vs ceiling"] + over)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
-        print("  " + "  ".join(c.ljust(w) if i < 3 else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(r, widths))))
+        print(("  " + "  ".join(c.ljust(w) if i < 3 or i == 10 else
+                                c.rjust(w) for i, (c, w) in
+                                enumerate(zip(r, widths)))).rstrip())
     print("  (each case loads the module anew: a row's net is against the "
           "baseline of its own case, not the baseline row above)")
     ceilings = table.get("fingerprint", {}).get("ceilings")

@@ -1,0 +1,124 @@
+"""Benchmark and row names, read from the repository's own files.
+
+The module's table (mmbench_benches[] in lib/test_mmbench.c) names the
+benchmarks; a benchmark with a list parameter has a row per value,
+<benchmark>_<suffix><value> (kmalloc_64, alloc_pages_order3), the others
+one row of their own name.  The kselftest's ceilings file names the
+benchmarks whose rows are held to a ceiling.  Reading them here means the
+front end never drifts from the module.
+"""
+import difflib
+import re
+
+from .common import REPO, Failure
+
+MODULE_SOURCE = REPO / "lib" / "test_mmbench.c"
+CEILINGS = REPO / "tools/testing/selftests/mm/mmbench/ceilings"
+
+
+def benchmarks(source=MODULE_SOURCE):
+    """{name: suffix} in table order; suffix None without a list parameter."""
+    text = source.read_text()
+    m = re.search(r"mmbench_benches\[\] = \{(.*?)\n\};", text, re.S)
+    if not m:
+        raise Failure(f"{source}: no mmbench_benches[] table")
+    found = {}
+    for entry in re.split(r"\}\s*,\s*\{", m.group(1)):
+        name = re.search(r'\.name = "([^"]+)"', entry)
+        if not name:
+            continue
+        lst = re.search(r"\.list = &(\w+)", entry)
+        suffix = None
+        if lst:
+            decl = re.search(rf"struct mmbench_list {lst.group(1)} = \{{"
+                             r'[^;]*?\.suffix = "([^"]*)"', text)
+            if not decl:
+                raise Failure(f"{source}: no suffix for {lst.group(1)}")
+            suffix = decl.group(1)
+        found[name.group(1)] = suffix
+    if not found:
+        raise Failure(f"{source}: no names in mmbench_benches[]")
+    return found
+
+
+def ceiling_names(path=CEILINGS):
+    """Names the ceilings file at @path gives a ceiling."""
+    names = set()
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].split()
+        if line:
+            names.add(line[0])
+    return names
+
+
+def bench_of(name, benches):
+    """The benchmark @name is, or is a row of; None if it is neither."""
+    if name in benches:
+        return name
+    # Longest first: alloc_pages_batch_order0 is not alloc_pages'.
+    for bench in sorted(benches, key=len, reverse=True):
+        suffix = benches[bench]
+        if suffix is not None and \
+           re.fullmatch(rf"{re.escape(bench)}_{suffix}\d+", name):
+            return bench
+    return None
+
+
+def _hint(name, known):
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"did you mean {close[0]}? " if close else ""
+
+
+def check_list(option, value, benches):
+    """Names of a benchmarks= or inject_into= list, as the module checks
+    them; returns them, raises Failure naming the bad one."""
+    if option == "benchmarks" and value == "all":
+        return list(benches)
+    names = value.split(",")
+    for name in names:
+        if not name:
+            raise Failure(f"--param {option}={value}: empty name")
+        if name not in benches:
+            raise Failure(
+                f"--param {option}={value}: no benchmark {name!r}; "
+                f"{_hint(name, benches)}the module has: "
+                + ", ".join(b for b in benches if b != "baseline"))
+        if name == "baseline":
+            raise Failure(f"--param {option}={value}: the baseline always "
+                          "runs; do not name it")
+        if names.count(name) > 1:
+            raise Failure(f"--param {option}={value}: {name} given twice")
+        if option == "inject_into" and benches[name] is not None:
+            raise Failure(f"--param {option}={value}: cannot inject into "
+                          f"{name}, which has a row per value of a list")
+    return names
+
+
+def check_selection(params, benches):
+    """Check the benchmarks= and inject_into= of @params {name: value}."""
+    selected = check_list("benchmarks", params.get("benchmarks", "all"),
+                          benches)
+    if "inject_into" in params:
+        for name in check_list("inject_into", params["inject_into"],
+                               benches):
+            if name not in selected:
+                raise Failure(f"--param inject_into={params['inject_into']}"
+                              f": {name} is not in benchmarks="
+                              f"{params['benchmarks']}")
+
+
+def check_ceiling_name(name, benches, ceiled, where=None):
+    """Refuse a ceiling for no benchmark or row, or for one never held to
+    a ceiling (baseline, ndelay); @where says where @name came from."""
+    where = where or f"--ceiling {name}:"
+    bench = bench_of(name, benches)
+    if bench is None:
+        rows = ", ".join(f"{b}_{s}<N>" for b, s in benches.items()
+                         if s is not None and b in ceiled)
+        raise Failure(f"{where} no benchmark or row {name!r}; "
+                      f"{_hint(name, list(benches))}want a benchmark "
+                      f"({', '.join(b for b in benches if b in ceiled)}) "
+                      f"or a row ({rows})")
+    if bench not in ceiled:
+        raise Failure(f"{where} {bench} is a calibration benchmark: the "
+                      "test holds its rows to no ceiling")

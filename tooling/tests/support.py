@@ -1,0 +1,129 @@
+"""What the unit tests share: the import path of mmbench_tool, a command
+run up to its option checks, and a guest run against a fake QEMU."""
+import sys
+from pathlib import Path
+
+TOOLING = Path(__file__).resolve().parents[1]
+REPO = TOOLING.parent
+if str(TOOLING) not in sys.path:
+    sys.path.insert(0, str(TOOLING))
+
+
+class Reached(Exception):
+    """The command went past its option checks."""
+
+
+def options_only(*argv):
+    """Run ./mmbench @argv up to where it would install packages.
+
+    Returns (exit status, output); the status is None when the options
+    were accepted and the command went on.
+    """
+    import contextlib
+    import io
+    from unittest import mock
+
+    from mmbench_tool import cli, deps
+
+    out = io.StringIO()
+    with mock.patch.object(deps, "ensure", side_effect=Reached), \
+            contextlib.redirect_stdout(out):
+        try:
+            rc = cli.main(list(argv))
+        except Reached:
+            rc = None
+    return rc, out.getvalue()
+
+
+def suite_lines(ktap_lines, verdict="ok", end=True):
+    """What a guest running the suite prints on its result port, around
+    @ktap_lines, the test program's own KTAP."""
+    lines = ["MMBENCH-GUEST-BEGIN 6.12-fake cpus=2",
+             "# selftests: mm/mmbench: mmbench_test"]
+    lines += ["# " + line for line in ktap_lines]
+    if end:
+        lines += [f"{verdict} 1 selftests: mm/mmbench: mmbench_test",
+                  "MMBENCH-SUITE-END rc=0 seconds=1",
+                  "MMBENCH-DMESG-BEGIN", "MMBENCH-DMESG-END",
+                  "MMBENCH-GUEST-END"]
+    return lines
+
+
+FAKE_QEMU = """#!/bin/sh
+# A stand-in for qemu-system-x86_64: the console, the result port, then
+# an exit or a wait to be killed.
+for arg; do
+	case $arg in file:*) console=${arg#file:} ;; esac
+done
+echo "[    0.000000] Linux version 6.12-fake (console)" >"$console"
+echo $$ >>"$(dirname "$0")/pids"
+cat "$(dirname "$0")/lines"
+"""
+
+
+class FakeGuest:
+    """Run ./mmbench with the build steps faked and a fake QEMU on PATH
+    that prints @lines on the guest's result port, then exits, or with
+    @hang waits to be killed.  Each boot prints @lines again."""
+
+    def __init__(self, lines, hang=False):
+        import tempfile
+
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name)
+        (self.dir / "bin").mkdir()
+        qemu = self.dir / "bin" / "qemu-system-x86_64"
+        qemu.write_text(FAKE_QEMU + ("exec sleep 60\n" if hang else
+                                     "exit 0\n"))
+        qemu.chmod(0o755)
+        (self.dir / "bin" / "lines").write_text("\n".join(lines) + "\n")
+        self.initramfs = []     # the arguments of each make_initramfs
+        self.results = []       # each results folder
+
+    def _prepare(self, setup):
+        setup.release = "6.12-fake"
+        for name in ("kernel", "ko", "kselftest", "tree", "headers"):
+            setattr(setup, name, self.dir / name)
+
+    def _make_initramfs(self, *args, **kwargs):
+        self.initramfs.append((args, kwargs))
+        return self.dir / "initramfs.cpio.gz"
+
+    def _results_dir(self, suffix=""):
+        d = self.dir / f"results{len(self.results)}{suffix}"
+        d.mkdir()
+        self.results.append(d)
+        return d
+
+    def run(self, *argv):
+        """./mmbench @argv; returns (exit status, output)."""
+        import contextlib
+        import io
+        import os
+        from unittest import mock
+
+        from mmbench_tool import cli, common, guest, ktap
+
+        out = io.StringIO()
+        path = f"{self.dir / 'bin'}:{os.environ['PATH']}"
+        with mock.patch.object(cli.Setup, "prepare",
+                                  lambda setup: self._prepare(setup)), \
+                mock.patch.object(guest, "make_initramfs",
+                                  self._make_initramfs), \
+                mock.patch.object(guest, "results_dir", self._results_dir), \
+                mock.patch.object(ktap, "kunit_parse",
+                                  return_value=(True, "")), \
+                mock.patch.dict(os.environ, {"PATH": path}), \
+                mock.patch.object(common.Phase, "timings", []), \
+                contextlib.redirect_stdout(out):
+            rc = cli.main(list(argv))
+        return rc, out.getvalue()
+
+    def pids(self):
+        """Process ids of the fake QEMUs started so far."""
+        path = self.dir / "bin" / "pids"
+        return [int(p) for p in path.read_text().split()] \
+            if path.exists() else []
+
+    def close(self):
+        self.tmp.cleanup()

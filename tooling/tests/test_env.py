@@ -1,0 +1,105 @@
+"""--env MMBENCH_CEILINGS and MMBENCH_PARAMS are taken, checked before
+anything is built, and reach the guest; other names stay refused."""
+import tempfile
+import unittest
+from pathlib import Path
+
+import support
+
+
+class Options(unittest.TestCase):
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.dir = Path(tmp.name)
+
+    def file(self, text):
+        path = self.dir / "ceilings"
+        path.write_text(text)
+        return path
+
+    def refused(self, *argv, says):
+        rc, out = support.options_only("run", "--accel", "tcg", *argv)
+        self.assertEqual(rc, 2, f"{argv} was accepted:\n{out}")
+        self.assertIn(says, out)
+
+    def accepted(self, *argv):
+        rc, out = support.options_only("run", "--accel", "tcg", *argv)
+        self.assertIsNone(rc, f"{argv} was refused:\n{out}")
+
+    def test_ceilings_file(self):
+        self.accepted("--env", "MMBENCH_CEILINGS=" + str(self.file(
+            "# mine\nkmalloc 100\nkmalloc_64\t50.5  # a row\n"
+            "alloc_pages_order3 9000 90000\t# and emulated\n")))
+        self.refused("--env", f"MMBENCH_CEILINGS={self.dir}/none",
+                     says=f"--env MMBENCH_CEILINGS={self.dir}/none: cannot "
+                          "read it")
+        self.refused("--env", f"MMBENCH_CEILINGS={self.dir}",
+                     says="cannot read it")
+        path = self.file("kmalloc 100\nkmaloc 100\n")
+        self.refused("--env", f"MMBENCH_CEILINGS={path}",
+                     says=f"{path}:2: no benchmark or row 'kmaloc'")
+        for line in ("kmalloc fast\n", "kmalloc 1 2 3\n", "kmalloc\n",
+                     "kmalloc 10 fast\n"):
+            path = self.file(line)
+            self.refused("--env", f"MMBENCH_CEILINGS={path}",
+                         says=f"{path}:1: want '<benchmark> <ns> "
+                              "[<emulated ns>]'")
+        path = self.file("ndelay_50 300\n")
+        self.refused("--env", f"MMBENCH_CEILINGS={path}",
+                     says="ndelay is a calibration benchmark")
+
+    def test_params(self):
+        self.accepted("--env", "MMBENCH_PARAMS=samples=21 cpu=1",
+                      "--param", "sample_us=5000")
+        self.refused("--env", "MMBENCH_PARAMS=samples=21",
+                     "--param", "samples=5",
+                     says="module parameter samples given twice "
+                          "(--env MMBENCH_PARAMS samples=21 and --param "
+                          "samples=5)")
+        self.refused("--param", "samples=5", "--param", "samples=7",
+                     says="module parameter samples given twice")
+        self.refused("--env", "MMBENCH_PARAMS=benchmarks=kmaloc",
+                     says="no benchmark 'kmaloc'")
+        self.refused("--env", "MMBENCH_PARAMS=samples", says="NAME=VALUE")
+
+    def test_other_names_and_values(self):
+        self.accepted("--env", "MMBENCH_ENFORCE=1",
+                      "--env", "MMBENCH_DELAY_TOLERANCE=30")
+        self.refused("--env", "MMBENCH_ENFORCE=yes",
+                     says="MMBENCH_ENFORCE takes a whole number")
+        self.refused("--env", "MMBENCH_MODULE=/x.ko", says="NAME one of")
+        self.refused("--env", "MMBENCH_CEILING_KMALLOC=5",
+                     says="(use --ceiling)")
+        self.refused("--env", "MMBENCH_ENFORCE=1", "--env",
+                     "MMBENCH_ENFORCE=0", says="MMBENCH_ENFORCE given twice")
+
+
+class Guest(unittest.TestCase):
+    def test_reach_the_guest(self):
+        """The file is copied in and the variable points at the copy; the
+        parameters of --env and --param go together."""
+        fake = support.FakeGuest(support.suite_lines(
+            ["TAP version 13", "1..1", "# kmalloc_64.status=pass",
+             "# kmalloc_64.ns_per_op_median=171.763",
+             "ok 1 mmbench.kmalloc.run"]))
+        self.addCleanup(fake.close)
+        ceilings = fake.dir / "mine"
+        ceilings.write_text("kmalloc 100\n")
+        rc, out = fake.run("run", "--accel", "tcg",
+                           "--env", f"MMBENCH_CEILINGS={ceilings}",
+                           "--env", "MMBENCH_PARAMS=samples=3 cpu=1",
+                           "--param", "benchmarks=kmalloc",
+                           "--env", "MMBENCH_ENFORCE=1")
+        self.assertEqual(rc, 0, out)
+        (args, kwargs), = fake.initramfs
+        params, env = args[4], args[5]
+        files = args[7] if len(args) > 7 else kwargs.get("files")
+        self.assertEqual(params, "samples=3 cpu=1 benchmarks=kmalloc")
+        self.assertEqual(env, {"MMBENCH_CEILINGS": "/mmbench/ceilings",
+                               "MMBENCH_ENFORCE": "1"})
+        self.assertEqual(files, {"/mmbench/ceilings": ceilings})
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,35 @@
+"""The KTAP helpers the verdicts are taken from."""
+import unittest
+
+import support
+from mmbench_tool import ktap
+
+RUNNER = support.suite_lines([
+    "TAP version 13", "1..2",
+    "# kmalloc_64.status=pass", "# kmalloc_64.ns_per_op_median=171.763",
+    "ok 1 mmbench.kmalloc.run",
+    "ok 2 ndelay.slope # SKIP ndelay is not in the benchmarks= of "
+    "MMBENCH_PARAMS"], verdict="not ok")
+
+
+class Ktap(unittest.TestCase):
+    def test_inner_ktap_and_results(self):
+        suite = ktap.between(RUNNER, "MMBENCH-GUEST-BEGIN",
+                             "MMBENCH-SUITE-END")
+        inner = ktap.inner_ktap(suite)
+        self.assertEqual(inner[:2], ["TAP version 13", "1..2"])
+        self.assertEqual(ktap.results(inner), [
+            (True, 1, "mmbench.kmalloc.run", "", ""),
+            (True, 2, "ndelay.slope", "SKIP",
+             "ndelay is not in the benchmarks= of MMBENCH_PARAMS")])
+        self.assertEqual(ktap.figures(inner)["kmalloc_64"],
+                         {"status": "pass", "ns_per_op_median": "171.763"})
+        self.assertTrue(ktap.runner_verdict(suite).startswith("not ok 1"))
+
+    def test_between_without_end(self):
+        self.assertEqual(ktap.between(["a", "B", "c"], "B", "E"), ["c"])
+        self.assertIsNone(ktap.between(["a"], "B", "E"))
+
+
+if __name__ == "__main__":
+    unittest.main()

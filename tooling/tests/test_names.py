@@ -1,0 +1,95 @@
+"""Benchmark and ceiling names are checked against the module's table
+before anything is built or booted: a typo used to skip every case, or
+be ignored, and still end in "suite PASSED"."""
+import unittest
+
+import support
+from mmbench_tool import names
+
+
+class Table(unittest.TestCase):
+    def test_read_from_the_module(self):
+        benches = names.benchmarks()
+        self.assertEqual(list(benches)[:2], ["baseline", "noinline_call"])
+        self.assertIsNone(benches["count_vm_event"])
+        self.assertEqual(benches["alloc_pages"], "order")
+        self.assertEqual(benches["kmalloc"], "")
+        self.assertIn("ptr_ring_remote", benches)
+
+    def test_ceilings_file_names_module_rows(self):
+        benches = names.benchmarks()
+        for name in names.ceiling_names():
+            self.assertIsNotNone(names.bench_of(name, benches), name)
+
+    def test_rows(self):
+        benches = names.benchmarks()
+        for row, bench in (("kmalloc_64", "kmalloc"),
+                           ("alloc_pages_order3", "alloc_pages"),
+                           ("alloc_pages_batch_order0", "alloc_pages_batch"),
+                           ("ndelay_200", "ndelay"),
+                           ("kmalloc_concurrent", "kmalloc_concurrent"),
+                           ("kmaloc", None), ("alloc_pages_3", None),
+                           ("kmalloc_", None)):
+            self.assertEqual(names.bench_of(row, benches), bench, row)
+
+
+class Refused(unittest.TestCase):
+    """Exit 2 and a message naming the mistake, before any package step."""
+
+    def refused(self, *argv, says):
+        rc, out = support.options_only("run", "--accel", "tcg", *argv)
+        self.assertEqual(rc, 2, f"{argv} was accepted:\n{out}")
+        self.assertIn(says, out)
+
+    def accepted(self, *argv):
+        rc, out = support.options_only("run", "--accel", "tcg", *argv)
+        self.assertIsNone(rc, f"{argv} was refused:\n{out}")
+
+    def test_benchmarks_typo(self):
+        self.refused("--param", "benchmarks=kmaloc",
+                     says="no benchmark 'kmaloc'; did you mean kmalloc?")
+        self.refused("--param", "benchmarks=kmalloc,count_vm_evnt",
+                     says="no benchmark 'count_vm_evnt'")
+
+    def test_benchmarks_as_the_module_checks_them(self):
+        self.refused("--param", "benchmarks=baseline",
+                     says="the baseline always runs")
+        self.refused("--param", "benchmarks=kmalloc,kmalloc",
+                     says="kmalloc given twice")
+        self.refused("--param", "benchmarks=kmalloc,", says="empty name")
+
+    def test_inject_into(self):
+        self.refused("--param", "inject_into=inc_dec_zone_page_stat",
+                     "--param", "inject_ndelay=200",
+                     says="no benchmark 'inc_dec_zone_page_stat'")
+        self.refused("--param", "inject_into=kmalloc",
+                     "--param", "inject_ndelay=200",
+                     says="cannot inject into kmalloc")
+        self.refused("--param", "benchmarks=kmalloc",
+                     "--param", "inject_into=count_vm_event",
+                     "--param", "inject_ndelay=200",
+                     says="count_vm_event is not in benchmarks=kmalloc")
+
+    def test_ceiling_names(self):
+        self.refused("--ceiling", "kmaloc=100",
+                     says="--ceiling kmaloc: no benchmark or row 'kmaloc'")
+        self.refused("--ceiling", "kmalloc_sixty=100", says="kmalloc_sixty")
+        self.refused("--ceiling", "baseline=1",
+                     says="baseline is a calibration benchmark")
+        self.refused("--ceiling", "ndelay_200=1",
+                     says="ndelay is a calibration benchmark")
+
+    def test_good_names_accepted(self):
+        self.accepted("--param", "benchmarks=kmalloc,count_vm_event")
+        self.accepted("--param", "benchmarks=all")
+        self.accepted("--param", "benchmarks=inc_dec_zone_page_state",
+                      "--param", "inject_into=inc_dec_zone_page_state",
+                      "--param", "inject_ndelay=200")
+        self.accepted("--ceiling", "kmalloc=100", "--ceiling",
+                      "kmalloc_64=100", "--ceiling", "alloc_pages_order3=1",
+                      "--ceiling", "COUNT_VM_EVENT=20", "--ceiling",
+                      "alloc_pages_batch_order0=1")
+
+
+if __name__ == "__main__":
+    unittest.main()

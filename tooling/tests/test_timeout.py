@@ -1,0 +1,39 @@
+"""A guest stopped at --timeout keeps everything it printed and the run
+exits 1 saying so: it used to keep an empty console.log and exit 2, as
+for a bad option."""
+import os
+import unittest
+
+import support
+
+
+class Timeout(unittest.TestCase):
+    def test_timeout_keeps_the_logs(self):
+        fake = support.FakeGuest(support.suite_lines(
+            ["TAP version 13", "1..27", "# kmalloc_64.status=pass",
+             "# kmalloc_64.ns_per_op_median=171.763",
+             "ok 1 mmbench.kmalloc.run",
+             "#  RUN           mmbench.kmem_cache.run ..."], end=False),
+            hang=True)
+        self.addCleanup(fake.close)
+        rc, out = fake.run("run", "--accel", "tcg", "--timeout", "2")
+        self.assertEqual(rc, 1, out)
+        results = fake.results[0]
+        self.assertIn(f"the guest timed out after 2 s and was stopped; what "
+                      f"it printed is in {results}", out)
+        self.assertIn("FAIL: the guest ran to the end (timed out after 2 s",
+                      out)
+        log = (results / "guest.log").read_text()
+        self.assertIn("MMBENCH-GUEST-BEGIN", log)
+        self.assertIn("# #  RUN           mmbench.kmem_cache.run ...", log)
+        ktap = (results / "mmbench_test.ktap").read_text()
+        self.assertIn("ok 1 mmbench.kmalloc.run\n", ktap)
+        self.assertIn("Linux version",
+                      (results / "console.log").read_text())
+        # QEMU itself is gone, not left running.
+        (pid,) = fake.pids()
+        self.assertFalse(os.path.exists(f"/proc/{pid}"), pid)
+
+
+if __name__ == "__main__":
+    unittest.main()
