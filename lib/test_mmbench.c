@@ -5,15 +5,19 @@
  * A run goes through the selected benchmarks in a kernel thread bound to one
  * CPU; the benchmarks of several CPUs add a thread bound to each of theirs.
  * Each benchmark is a loop of ops timed with get_cycles() and ktime_get_ns()
- * around each sample, less what reading the clocks costs: the number of
- * ops per sample is sized to a target duration (or set by the iterations
- * parameter), one warm-up sample is discarded, then samples are kept until
- * the requested number is reached, dropping any that were preempted or
- * migrated.  The same loop around an empty body, the baseline, is measured
- * before and after the benchmarks; every benchmark reports its raw figures
- * and its net cost (raw median minus the baseline median), and one whose
- * fastest sample costs no more than the baseline's fastest is "suspect":
- * the work was optimised away or is not what it claims to be.  After its
+ * around each sample (or each stretch of a sample, for the vmstat
+ * benchmarks whose counter is put back between stretches), less what
+ * reading the clocks costs: the number of ops per sample is sized to a
+ * target duration, at least 100 times the clock's step and read cost (or
+ * set by the iterations parameter), one warm-up sample is discarded, then
+ * samples are kept until the requested number is reached, dropping any
+ * that were preempted, migrated or had steal time.  The same loop around
+ * an empty body, the baseline, is measured before and after the
+ * benchmarks; every benchmark reports its raw figures, their noise and its
+ * net cost (raw median minus the baseline median), and one whose fastest
+ * sample costs within a tenth of the empty loop's fastest, measured again
+ * right after it, is "suspect": the work was optimised away or is not what
+ * it claims to be.  After its
  * samples a functional check proves that the path did what it should: a
  * vmstat counter is back where it started; every block allocated was
  * freed, with the marks written at allocation intact, and the pages came
@@ -112,6 +116,9 @@
 #define MMBENCH_STRETCH		1024
 /* A clock read, or its resolution, is at most this part of a sample. */
 #define MMBENCH_CLOCK_SHARE	100
+/* Fewest samples whose spread says anything: below, noise_pct is "none". */
+#define MMBENCH_MIN_NOISE_SAMPLES	3
+#define MMBENCH_NO_NOISE		U64_MAX
 /* Longest sample: with preemption or irqs off above all. */
 #define MMBENCH_MAX_SAMPLE_NS	(100 * NSEC_PER_MSEC)
 #define MMBENCH_NAME_LEN	48
@@ -373,7 +380,8 @@ struct mmbench_stat {
  * @stolen: samples dropped because the hypervisor ran something else on
  *	the CPU (steal time)
  * @interrupted: samples kept during which the CPU took an interrupt
- * @noise: median absolute deviation of @ns over its median, in 1/1000 %
+ * @noise: median absolute deviation of @ns over its median, in 1/1000 %;
+ *	MMBENCH_NO_NOISE with fewer than MMBENCH_MIN_NOISE_SAMPLES samples
  * @cycles_valid: get_cycles() advanced during the samples
  * @ns: ns/op over the samples, in ps
  * @cycles: cycles/op over the samples, in 1/1000 cycle
@@ -1324,6 +1332,14 @@ static void team_op(struct mmbench_ctx *ctx)
 	u64 first = U64_MAX, last_start = 0, longest = 0, cycles = 0;
 	unsigned int i;
 
+	/* Workers of a sample that timed out may still run: start no other. */
+	if (READ_ONCE(t->stop)) {
+		if (!ctx->abort) {
+			strscpy(ctx->why, "the team stopped");
+			ctx->abort = ctx->why;
+		}
+		return;
+	}
 	t->ops = ctx->ops;
 	t->arg = ctx->arg;
 	atomic_set(&t->ready, 0);
@@ -1342,9 +1358,14 @@ static void team_op(struct mmbench_ctx *ctx)
 		if (!atomic_xchg(&t->stalled, 1))
 			strscpy(t->why, "a team sample did not end within 4 s");
 		WRITE_ONCE(t->stop, true);
+		/*
+		 * A worker that set @stalled may not have written @why yet:
+		 * say what this thread saw.  Teardown's kthread_stop() waits
+		 * for the workers, however long they take to be scheduled.
+		 */
 		if (!wait_for_completion_timeout(&t->done,
 						 nsecs_to_jiffies(MMBENCH_STALL_NS))) {
-			strscpy(ctx->why, t->why);
+			strscpy(ctx->why, "a team sample did not end within 6 s");
 			ctx->abort = ctx->why;
 			return;
 		}
@@ -2184,7 +2205,10 @@ static u64 mmbench_steal(int cpu)
 	return READ_ONCE(kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL]);
 }
 
-/* Time ctx->ops ops in context @c, less nothing; add them to @s. */
+/*
+ * Time ctx->ops ops in context @c and add them to @s; the cost of the
+ * clock reads is taken out by the caller, per stretch.
+ */
 static void mmbench_stretch(const struct mmbench_bench *b,
 			    enum mmbench_context c, struct mmbench_ctx *ctx,
 			    struct mmbench_sample *s, int cpu)
@@ -2256,6 +2280,7 @@ static void mmbench_sample(const struct mmbench_bench *b,
 		s->cycles = ctx->team_cycles;
 		s->preempted = ctx->team_preempted;
 		s->interrupted = false;
+		s->stolen = false;
 	}
 }
 
@@ -2289,6 +2314,8 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 	ctx->ops = b->team ? MMBENCH_TEAM_MIN_OPS : 1;
 	mmbench_sample(b, c, ctx, &s);
 	for (;;) {
+		if (ctx->abort)
+			break;
 		mmbench_sample(b, c, ctx, &s);
 		cond_resched();
 		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_ITERATIONS ||
@@ -2381,15 +2408,13 @@ static long mmbench_counter_delta(const struct mmbench_bench *b,
  * A loop the compiler emptied measures as the baseline does.  Judge on the
  * fastest samples, which a busy machine can only make slower: the row's
  * fastest op must cost the empty loop's fastest iteration and a tenth
- * more.  The baseline ran at the start: where the machine was slower then,
- * the empty loop measured again right after the row (@loop_min) decides.
+ * more.  The baseline ran at the start, when the machine may have been
+ * slower: a row that looks suspect against it has the empty loop measured
+ * again right after it (@loop_min), and that decides.
  */
-static bool mmbench_suspect(const struct mmbench_result *r,
-			    const struct mmbench_result *base)
+static bool mmbench_suspect(u64 min, u64 loop)
 {
-	u64 loop = r->loop_min ?: base->ns.min;
-
-	return r->ns.min <= loop + div_u64(loop, 10);
+	return min <= loop + div_u64(loop, 10);
 }
 
 /*
@@ -2500,7 +2525,8 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	start = ktime_get_ns();
 	ops = mmbench_size(b, c, ctx, run, r);
 	ctx->ops = ops;
-	mmbench_sample(b, c, ctx, &s);		/* warm-up at the final size */
+	if (!ctx->abort)
+		mmbench_sample(b, c, ctx, &s);	/* warm-up at the final size */
 	while (kept < mmbench_samples && attempts++ < 2 * mmbench_samples + 8) {
 		cond_resched();
 		/* The row's own budget leaves it one sample at least. */
@@ -2552,7 +2578,8 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		mmbench_summarise(run->ps, kept, &r->ns);
 		mmbench_summarise(run->mcyc, kept, &r->cycles);
 		r->cycles_valid = r->cycles.max != 0;
-		r->noise = div64_u64(r->ns.mad * 100000,
+		r->noise = kept < MMBENCH_MIN_NOISE_SAMPLES ? MMBENCH_NO_NOISE :
+			   div64_u64(r->ns.mad * 100000,
 				     max(r->ns.median, 1ULL));
 	}
 
@@ -2575,7 +2602,8 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	} else if (ctx->abort) {
 		r->status = MMBENCH_ERROR;
 		strscpy(r->reason, ctx->abort);
-	} else if (!kept && attempts <= 2 * mmbench_samples + 8) {
+	} else if (!kept && (kthread_should_stop() ||
+			     !(r->preempted + r->migrated + r->stolen))) {
 		r->status = MMBENCH_ERROR;
 		strscpy(r->reason, kthread_should_stop() ? "stopped" :
 			"budget_ms ran out before a sample was kept");
@@ -2617,12 +2645,11 @@ static void mmbench_judge(struct mmbench_row *row,
 	r->net_cycles = (s64)r->cycles.median - base->cycles.median;
 	/* A team's ops cross CPUs through memory: nothing to fold away. */
 	if (r->status == MMBENCH_PASS && r != base && !row->bench->team &&
-	    mmbench_suspect(r, base)) {
+	    r->loop_min && mmbench_suspect(r->ns.min, r->loop_min)) {
 		r->status = MMBENCH_SUSPECT;
 		snprintf(r->reason, sizeof(r->reason),
-			 "fastest sample %llu ps/op, within 10%% of the empty loop's %llu%s",
-			 r->ns.min, r->loop_min ?: base->ns.min,
-			 r->loop_min ? ", measured again after the row" : "");
+			 "fastest sample %llu ps/op, within 10%% of the empty loop's %llu, measured right after",
+			 r->ns.min, r->loop_min);
 	}
 }
 
@@ -2695,15 +2722,16 @@ static const char *mmbench_clock(struct mmbench_run *run,
 	unsigned long n;
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 3 && !kthread_should_stop(); i++) {
+		cond_resched();
 		t = ktime_get_ns();
-		for (n = 0; (u = ktime_get_ns()) == t && n < 10000000; n++)
+		for (n = 0; (u = ktime_get_ns()) == t && n < 1000000; n++)
 			cpu_relax();
 		if (u != t)
 			step = min(step, u - t);
 	}
 	if (step == U64_MAX)
-		return "ktime_get_ns() did not move in 10000000 reads";
+		return "ktime_get_ns() did not move in 1000000 reads";
 	for (i = 0; i < ARRAY_SIZE(ns); i++) {
 		mmbench_sample(&mmbench_clock_bench, MMBENCH_IRQOFF, ctx, &s);
 		ns[i] = s.ns;
@@ -2794,7 +2822,8 @@ static int mmbench_thread(void *data)
 		mmbench_row_run(row, &ctx, &run);
 		if (i && !row->bench->team && row->pending.status == MMBENCH_PASS &&
 		    mmbench_rows[0].pending.status == MMBENCH_PASS &&
-		    mmbench_suspect(&row->pending, &mmbench_rows[0].pending))
+		    mmbench_suspect(row->pending.ns.min,
+				    mmbench_rows[0].pending.ns.min))
 			mmbench_loop_again(row, &ctx, &run);
 	}
 	/* Row 0 is the baseline, which always runs. */
@@ -2871,6 +2900,9 @@ static void mmbench_abandon(void)
 			r->status = MMBENCH_ERROR;
 			strscpy(r->reason, "stopped before it started");
 		}
+		mmbench_drift = MMBENCH_NO_DRIFT;
+		mmbench_clock_ns = 0;
+		mmbench_clock_step_ns = 0;
 		WRITE_ONCE(mmbench_seq, mmbench_seq + 1);
 		mmbench_state = MMBENCH_DONE;
 	}
@@ -3038,8 +3070,8 @@ static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
 		ret = sysfs_emit(buf, "%u\n", r->interrupted);
 		break;
 	case F_NOISE:
-		ret = r->samples ? emit_fixed(buf, r->noise) :
-				   sysfs_emit(buf, "none\n");
+		ret = r->noise != MMBENCH_NO_NOISE ? emit_fixed(buf, r->noise) :
+						     sysfs_emit(buf, "none\n");
 		break;
 	case F_NS_MIN:
 		ret = emit_fixed(buf, r->ns.min);
