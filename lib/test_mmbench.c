@@ -2304,7 +2304,7 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 	u64 share = min_t(u64, div_u64(run->row_budget_ns, mmbench_samples + 2),
 			  MMBENCH_MAX_SAMPLE_NS);
 	struct mmbench_sample s;
-	u64 ps_per_op, want, cap;
+	u64 ps_per_op, want, cap, floor;
 	u32 ops;
 
 	/*
@@ -2327,6 +2327,14 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 	}
 	ps_per_op = max_t(u64, div_u64(s.ns * 1000, ctx->ops), 1);
 	want = mmbench_iterations ?: div64_u64(target * 1000, ps_per_op);
+	/* Even when asked for fewer: the clock must time a sample well. */
+	floor = div64_u64(run->min_sample_ns * 1000 + ps_per_op - 1, ps_per_op);
+	if (mmbench_iterations && want < floor) {
+		want = floor;
+		mmbench_remark(r->reason,
+			       "iterations raised to %llu: a sample lasts 100 times the clock's step or read cost, %llu ns",
+			       want, run->min_sample_ns);
+	}
 	cap = div64_u64(share * 1000, ps_per_op);
 	if (mmbench_iterations && want > cap)
 		mmbench_remark(r->reason,
@@ -2488,7 +2496,9 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		return;
 	}
 	if (mmbench_stopping(run)) {
-		r->status = MMBENCH_ERROR;
+		/* A budget too short for the run is not the path's fault. */
+		r->status = kthread_should_stop() ? MMBENCH_ERROR :
+						    MMBENCH_UNSUPPORTED;
 		strscpy(r->reason, kthread_should_stop() ? "stopped" :
 			"budget_ms ran out before it started");
 		return;
@@ -2604,7 +2614,8 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		strscpy(r->reason, ctx->abort);
 	} else if (!kept && (kthread_should_stop() ||
 			     !(r->preempted + r->migrated + r->stolen))) {
-		r->status = MMBENCH_ERROR;
+		r->status = kthread_should_stop() ? MMBENCH_ERROR :
+						    MMBENCH_UNSUPPORTED;
 		strscpy(r->reason, kthread_should_stop() ? "stopped" :
 			"budget_ms ran out before a sample was kept");
 	} else if (!kept) {
