@@ -60,7 +60,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..95"
+echo "1..98"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -464,6 +464,32 @@ out=$(cd $testdir && MMBENCH_PARAMS="sizes=64 samples=3" MMBENCH_CEILINGS=/tmp/c
 rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "/tmp/ceilings:1: want" && ! loaded
 result $? "a malformed row line in MMBENCH_CEILINGS fails the case, naming it" "rc=$rc: $out"
+
+# Fewer than 3 samples give no noise figure: a median over a ceiling set
+# by hand is not judged, and the case skips saying so, rather than pass.
+out=$(cd $testdir && MMBENCH_PARAMS="samples=1 sizes=64" MMBENCH_CEILING_KMALLOC_64=1 ./mmbench_test -v kmalloc 2>&1)
+rc=$?
+[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*kmalloc_64 over its ceiling, not judged: .*too few samples" && ! loaded
+result $? "samples=1: an over-ceiling median is not judged and the case skips" "rc=$rc: $(echo "$out" | grep -E 'ceiling|SKIP|not ok')"
+
+# A ceilings file of the user's that lacks a row: the default ceiling.
+printf 'kmalloc_64 100000 100000\n' >/tmp/part-ceilings
+out=$(cd $testdir && MMBENCH_PARAMS="samples=3 sizes=64,4096" MMBENCH_CEILINGS=/tmp/part-ceilings ./mmbench_test -v kmalloc 2>&1)
+rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "kmalloc_64.ceiling_ns=100000.000" &&
+	echo "$out" | grep -q "kmalloc_4096.ceiling=enforced" && ! loaded
+result $? "a partial MMBENCH_CEILINGS file: rows it lacks take the default ceilings" "rc=$rc: $(echo "$out" | grep -E 'ceiling|SKIP|not ok')"
+
+# iterations=1 still gives samples the clock can time (100 times its step
+# or read cost), and says so; budget_ms=100 cuts rows short, no FAIL.
+insmod "$ko" benchmarks=count_vm_event iterations=1 samples=3
+why=$(cat /sys/kernel/mmbench/count_vm_event/reason 2>&1)
+st=$(cat /sys/kernel/mmbench/count_vm_event/status 2>&1)
+loaded && rmmod test_mmbench
+out=$(cd $testdir && MMBENCH_PARAMS="budget_ms=100" ./mmbench_test -v kmalloc -v alloc_pages_batch 2>&1)
+rc=$?
+[ "$st" = pass ] && echo "$why" | grep -q "iterations raised to" && [ $rc -ne 1 ] && ! loaded
+result $? "iterations=1 is raised to a timed sample ($why); budget_ms=100 fails nothing (rc=$rc)" "status=$st reason=$why; budget_ms=100: rc=$rc $(echo "$out" | grep -E 'SKIP|not ok|Expected' | head -5)"
 
 # A ceiling the figure cannot meet fails the test: the check can fail.
 out=$(cd $testdir && MMBENCH_ENFORCE=1 MMBENCH_CEILING_COUNT_VM_EVENT=0.001 ./mmbench_test -v count_vm_event 2>&1)

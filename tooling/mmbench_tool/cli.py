@@ -16,7 +16,7 @@ EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
 # Environment of the test program that --env may set: numbers, and
 # MMBENCH_CEILINGS (a host file, copied into the guest) and MMBENCH_PARAMS
 # (taken with the --param ones).
-TEST_ENV = {"MMBENCH_ENFORCE", "MMBENCH_DELAY_TOLERANCE",
+TEST_ENV = {"MMBENCH_ENFORCE", "MMBENCH_NOISE_LIMIT", "MMBENCH_DELAY_TOLERANCE",
             "MMBENCH_INJECT_TOLERANCE"}
 TEST_ENV_TEXT = {"MMBENCH_CEILINGS", "MMBENCH_PARAMS"}
 # Where a MMBENCH_CEILINGS file given with --env is in the guest.
@@ -91,8 +91,9 @@ def check_options(a):
             raise Failure(f"{p} does not exist")
     env = env_options(a)
     benches = names.benchmarks()
-    names.check_selection(dict(p.split("=", 1) for p in module_params(a)),
-                          benches)
+    params = dict(p.split("=", 1) for p in module_params(a))
+    names.check_parameter_names(params)
+    names.check_selection(params, benches)
     ceiled = names.ceiling_names()
     if "MMBENCH_CEILINGS" in env:
         check_ceilings_file(Path(env["MMBENCH_CEILINGS"]), benches, ceiled)
@@ -419,6 +420,11 @@ def ceilings(a, table):
         met = [row for row in rows
                if re.fullmatch(r"[0-9.]+", table[row].get("ceiling_ns", ""))
                and float(table[row]["ceiling_ns"]) == value]
+        # Over it and not judged: say so; the case skips with the reason.
+        for row in met:
+            if table[row].get("ceiling", "").startswith("not judged"):
+                say(f"--ceiling {given}: {row} is over it, but the run "
+                    f"could not judge it: {table[row]['ceiling']}")
         own = [row for row in rows if row not in met and
                row in names.ceiling_names(ceilings_file(a))]
         if met and own:

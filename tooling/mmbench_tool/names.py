@@ -41,6 +41,38 @@ def benchmarks(source=MODULE_SOURCE):
     return found
 
 
+def _table_entries(source):
+    text = source.read_text()
+    m = re.search(r"mmbench_benches\[\] = \{(.*?)\n\};", text, re.S)
+    return re.split(r"\}\s*,\s*\{", m.group(1)) if m else []
+
+
+def team_benchmarks(source=MODULE_SOURCE):
+    """Names of the benchmarks that run on several CPUs (.team set)."""
+    teams = set()
+    for entry in _table_entries(source):
+        name = re.search(r'\.name = "([^"]+)"', entry)
+        if name and re.search(r"\.team = MMBENCH_TEAM_", entry):
+            teams.add(name.group(1))
+    return teams
+
+
+def parameters(source=MODULE_SOURCE):
+    """Names of the module's parameters (module_param*() in the source)."""
+    return set(re.findall(r"^module_param(?:_cb)?\((\w+),",
+                          source.read_text(), re.M))
+
+
+def check_parameter_names(params, source=MODULE_SOURCE):
+    """Refuse a parameter the module does not have, naming it."""
+    known = parameters(source)
+    for name in params:
+        if name not in known:
+            raise Failure(f"--param {name}={params[name]}: the module has "
+                          f"no parameter {name!r}; {_hint(name, known)}"
+                          f"it has: {', '.join(sorted(known))}")
+
+
 def ceiling_names(path=CEILINGS):
     """Names the ceilings file at @path gives a ceiling."""
     names = set()
@@ -91,6 +123,9 @@ def check_list(option, value, benches):
         if option == "inject_into" and benches[name] is not None:
             raise Failure(f"--param {option}={value}: cannot inject into "
                           f"{name}, which has a row per value of a list")
+        if option == "inject_into" and name in team_benchmarks():
+            raise Failure(f"--param {option}={value}: cannot inject into "
+                          f"{name}, which runs on several CPUs")
     return names
 
 

@@ -87,6 +87,8 @@ class Run(unittest.TestCase):
                       "not judged: machine drifted: the baseline moved "
                       "54.501 % over the run, limit 20 %\n", out)
         self.assertRegex(out, r"kmalloc_64 .* OVER, not judged\n")
+        self.assertIn("--ceiling kmalloc_64=100: kmalloc_64 is over it, but "
+                      "the run could not judge it: not judged (", out)
 
     def test_enforced_ceiling_fails_from_the_ktap(self):
         rc, out = self.run_guest(

@@ -58,6 +58,19 @@ class Refused(unittest.TestCase):
                      says="kmalloc given twice")
         self.refused("--param", "benchmarks=kmalloc,", says="empty name")
 
+    def test_unknown_parameter(self):
+        self.refused("--param", "bogus=1",
+                     says="the module has no parameter 'bogus'")
+        self.refused("--param", "sampels=3",
+                     says="did you mean samples?")
+        self.accepted("--param", "samples=3", "--param", "inject_extra_ns=0")
+
+    def test_inject_into_several_cpus(self):
+        self.refused("--param", "inject_into=alloc_pages_concurrent",
+                     "--param", "inject_ndelay=200",
+                     says="cannot inject into alloc_pages_concurrent, which "
+                     "runs on several CPUs")
+
     def test_inject_into(self):
         self.refused("--param", "inject_into=inc_dec_zone_page_stat",
                      "--param", "inject_ndelay=200",
