@@ -1251,6 +1251,11 @@ static void team_teardown(struct mmbench_ctx *ctx)
 		ctx->n.failed += w->n.failed;
 		ctx->n.corrupt += w->n.corrupt;
 	}
+	/* The workers are gone: the stalled one's reason is whole now. */
+	if (atomic_read(&t->stalled) && t->why[0]) {
+		strscpy(ctx->why, t->why);
+		ctx->abort = ctx->why;
+	}
 	if (b->team == MMBENCH_TEAM_PAIR) {
 		while ((p = ptr_ring_consume(&t->ring))) {
 			if (b->drain && !IS_ERR(p)) {
