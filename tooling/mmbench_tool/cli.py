@@ -86,9 +86,9 @@ def check_options(a):
         raise Failure("--kernel and --headers go together")
     if a.release and not a.headers:
         raise Failure("--release goes with --kernel and --headers")
-    for p in (a.kernel, a.headers):
+    for opt, p in (("--kernel", a.kernel), ("--headers", a.headers)):
         if p and not p.exists():
-            raise Failure(f"{p} does not exist")
+            raise Failure(f"{opt} {p}: does not exist")
     env = env_options(a)
     benches = names.benchmarks()
     params = dict(p.split("=", 1) for p in module_params(a))
@@ -119,8 +119,9 @@ def env_options(a):
                           f"{', '.join(allowed)}{hint}")
         if name in env:
             raise Failure(f"--env {name} given twice")
-        if name in TEST_ENV and not re.fullmatch(r"[0-9]+", value):
-            raise Failure(f"--env {item!r}: {name} takes a whole number")
+        if name in TEST_ENV and not re.fullmatch(r"[0-9]{1,6}", value):
+            raise Failure(f"--env {item!r}: {name} takes a whole number "
+                          "from 0 to 999999")
         env[name] = value
     return env
 
@@ -133,6 +134,8 @@ def module_params(a):
     where = {}
     for opt, param in [("--env MMBENCH_PARAMS", p) for p in given] + \
             [("--param", p) for p in a.param]:
+        if re.fullmatch(r"[a-z_]+=", param):
+            raise Failure(f"{opt} {param!r}: the value is empty")
         if not re.fullmatch(r"[a-z_]+=\S+", param):
             raise Failure(f"{opt} {param!r}: want NAME=VALUE, no spaces")
         name = param.split("=")[0]

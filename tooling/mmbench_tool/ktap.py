@@ -109,9 +109,13 @@ def print_table(table):
             "ns_per_op_min", "ns_per_op_max", "ns_per_op_stddev",
             "cycles_per_op_median", "ceiling_ns")
     rows = [cols]
+    # A row that did not pass (unsupported, noisy, ...) has no figures.
+    measured = ("status", "context", "ceiling_ns")
     for name, f in table.items():
         if "status" in f:
-            rows.append((name,) + tuple(f.get(k, "-") for k in keys))
+            rows.append((name,) + tuple(
+                f.get(k, "-") if k in measured or f["status"] in
+                ("pass", "suspect", "fail") else "-" for k in keys))
     # A last column only when a median is over its ceiling.
     over = [over_ceiling(f) for f in table.values() if "status" in f]
     if any(over):

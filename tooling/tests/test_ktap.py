@@ -33,3 +33,23 @@ class Ktap(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Table(unittest.TestCase):
+    def test_rows_that_did_not_pass_show_no_figures(self):
+        import contextlib
+        import io
+        table = {
+            "kmalloc_64": {"status": "pass", "context": "preempt",
+                           "ns_per_op_median": "171.763"},
+            "alloc_pages_remote_free": {"status": "noisy",
+                                        "context": "preempt",
+                                        "ns_per_op_median": "0.000"},
+        }
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            ktap.print_table(table)
+        lines = out.getvalue().splitlines()
+        self.assertIn("171.763", lines[1])
+        self.assertNotIn("0.000", lines[2])
+        self.assertIn("noisy", lines[2])
