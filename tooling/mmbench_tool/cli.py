@@ -8,7 +8,8 @@ import signal
 import sys
 from pathlib import Path
 
-from . import bench, build, deps, guest, ktap, names, verdicts
+from . import (bench, build, debugkernel, deps, guest, ktap, names,
+               verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
@@ -42,6 +43,10 @@ def _add_guest_options(p):
     p.add_argument("--release",
                    help="the kernel's release (uname -r), for the module "
                         "path in the guest (default: read from the headers)")
+    p.add_argument("--debug-kernel", action="store_true",
+                   help="boot a debug kernel (KASAN, kmemleak, lockdep, "
+                        "...) built once from linux-source-6.12 with "
+                        "tooling/debug-kernel/debug.config, and kept")
     p.add_argument("--cpus", type=int, default=2,
                    help="guest CPUs (default 2)")
     p.add_argument("--memory", type=int, default=1024,
@@ -86,6 +91,9 @@ def check_options(a):
         raise Failure("--kernel and --headers go together")
     if a.release and not a.headers:
         raise Failure("--release goes with --kernel and --headers")
+    if a.debug_kernel and a.kernel:
+        raise Failure("--debug-kernel builds the kernel it boots: not with "
+                      "--kernel and --headers")
     for p in (a.kernel, a.headers):
         if p and not p.exists():
             raise Failure(f"{p} does not exist")
@@ -189,8 +197,14 @@ class Setup:
             wanted = dict(deps.PACKAGES)
             if self.checks:
                 wanted.update(deps.TEST_PACKAGES)
+            if a.debug_kernel:
+                wanted.update(deps.DEBUG_KERNEL_PACKAGES)
             deps.ensure(wanted)
-        if a.headers:
+        if a.debug_kernel:
+            with Phase("debug kernel"):
+                self.kernel, self.headers, self.release = \
+                    debugkernel.build()
+        elif a.headers:
             self.headers = a.headers.resolve()
             self.release = a.release or run(
                 ["make", "-s", "-C", str(self.headers), "kernelrelease"],
