@@ -325,6 +325,8 @@ class GuestOutput:
                                   "MMBENCH-DMESG-END")
         self.fragment = ktap.between(lines, "MMBENCH-FRAGMENT-BEGIN",
                                      "MMBENCH-FRAGMENT-END")
+        self.kmemleak = ktap.between(lines, "MMBENCH-KMEMLEAK-BEGIN",
+                                     "MMBENCH-KMEMLEAK-END")
         self.finished = any(line.startswith("MMBENCH-GUEST-END")
                             for line in lines)
 
@@ -372,6 +374,7 @@ def judge_suite(setup, out, results):
     problems = out.kernel_problems()
     checks.append((not problems, "no oops, BUG or WARN in the kernel log",
                    "; ".join(problems[:5])))
+    checks += leaks(out, results)
     table = ktap.figures(inner)
     checks.append(measured(setup.args, res, table))
     if table:
@@ -379,6 +382,28 @@ def judge_suite(setup, out, results):
         ktap.print_table(table)
     checks += ceilings(setup.args, table)
     return checks
+
+
+def leaks(out, results):
+    """On a kernel with kmemleak: the checks that the module, unloaded,
+    left no object (kmemleak's scan) and no slab cache behind."""
+    if out.kmemleak is None:
+        return []
+    (results / "kmemleak.log").write_text("\n".join(out.kmemleak) + "\n")
+    begin = [line for line in out.lines
+             if line.startswith("MMBENCH-KMEMLEAK-BEGIN")]
+    unloaded = bool(begin) and "loaded=0" in begin[0]
+    objects = [line.strip() for line in out.kmemleak
+               if line.startswith("unreferenced object")]
+    caches = [line.split()[1] for line in out.kmemleak
+              if line.startswith("MMBENCH-SLAB ")]
+    return [(unloaded, "rmmod test_mmbench after the suite",
+             "the module was still loaded"),
+            (not objects, "kmemleak: no unreferenced object after rmmod",
+             f"{len(objects)}: " + "; ".join(objects[:3]) +
+             f" (all in {results / 'kmemleak.log'})"),
+            (not caches, "no slab cache of the module left after rmmod",
+             "left: " + ", ".join(caches))]
 
 
 def selection(a):
