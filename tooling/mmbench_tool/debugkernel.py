@@ -102,12 +102,14 @@ def build():
             f"(it took {float(took):.0f} s): reusing {obj}")
         return image, obj, release
     src = _source()
-    if obj.exists():
-        shutil.rmtree(obj)
-    obj.mkdir(parents=True)
+    # A build stopped half-way is taken up where it stopped: make only
+    # rebuilds what the (same) configuration has not built yet.
+    resumed = obj.exists()
+    obj.mkdir(parents=True, exist_ok=True)
     log = obj / "build.log"
-    say(f"building the debug kernel (config {k}) in {obj}, log in {log}: "
-        f"about 10 minutes on 2 cores, once")
+    log.write_text("")
+    say(f"{'resuming' if resumed else 'building'} the debug kernel (config "
+        f"{k}) in {obj}, log in {log}: about 6-10 minutes on 2 cores, once")
     start = time.monotonic()
     _make(src, obj, log, "tinyconfig")
     with open(log, "a") as f:
