@@ -8,7 +8,8 @@ import signal
 import sys
 from pathlib import Path
 
-from . import bench, build, deps, guest, ktap, names, verdicts
+from . import (bench, build, debugkernel, deps, guest, ktap, names,
+               verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
@@ -42,6 +43,10 @@ def _add_guest_options(p):
     p.add_argument("--release",
                    help="the kernel's release (uname -r), for the module "
                         "path in the guest (default: read from the headers)")
+    p.add_argument("--debug-kernel", action="store_true",
+                   help="boot a debug kernel (KASAN, kmemleak, lockdep, "
+                        "...) built once from linux-source-6.12 with "
+                        "tooling/debug-kernel/debug.config, and kept")
     p.add_argument("--cpus", type=int, default=2,
                    help="guest CPUs (default 2)")
     p.add_argument("--memory", type=int, default=1024,
@@ -86,6 +91,9 @@ def check_options(a):
         raise Failure("--kernel and --headers go together")
     if a.release and not a.headers:
         raise Failure("--release goes with --kernel and --headers")
+    if a.debug_kernel and a.kernel:
+        raise Failure("--debug-kernel builds the kernel it boots: not with "
+                      "--kernel and --headers")
     for opt, p in (("--kernel", a.kernel), ("--headers", a.headers)):
         if p and not p.exists():
             raise Failure(f"{opt} {p}: does not exist")
@@ -192,8 +200,14 @@ class Setup:
             wanted = dict(deps.PACKAGES)
             if self.checks:
                 wanted.update(deps.TEST_PACKAGES)
+            if a.debug_kernel:
+                wanted.update(deps.DEBUG_KERNEL_PACKAGES)
             deps.ensure(wanted)
-        if a.headers:
+        if a.debug_kernel:
+            with Phase("debug kernel"):
+                self.kernel, self.headers, self.release = \
+                    debugkernel.build()
+        elif a.headers:
             self.headers = a.headers.resolve()
             self.release = a.release or run(
                 ["make", "-s", "-C", str(self.headers), "kernelrelease"],
@@ -314,6 +328,8 @@ class GuestOutput:
                                   "MMBENCH-DMESG-END")
         self.fragment = ktap.between(lines, "MMBENCH-FRAGMENT-BEGIN",
                                      "MMBENCH-FRAGMENT-END")
+        self.kmemleak = ktap.between(lines, "MMBENCH-KMEMLEAK-BEGIN",
+                                     "MMBENCH-KMEMLEAK-END")
         self.finished = any(line.startswith("MMBENCH-GUEST-END")
                             for line in lines)
 
@@ -361,6 +377,7 @@ def judge_suite(setup, out, results):
     problems = out.kernel_problems()
     checks.append((not problems, "no oops, BUG or WARN in the kernel log",
                    "; ".join(problems[:5])))
+    checks += leaks(out, results)
     table = ktap.figures(inner)
     checks.append(measured(setup.args, res, table))
     if table:
@@ -368,6 +385,28 @@ def judge_suite(setup, out, results):
         ktap.print_table(table)
     checks += ceilings(setup.args, table)
     return checks
+
+
+def leaks(out, results):
+    """On a kernel with kmemleak: the checks that the module, unloaded,
+    left no object (kmemleak's scan) and no slab cache behind."""
+    if out.kmemleak is None:
+        return []
+    (results / "kmemleak.log").write_text("\n".join(out.kmemleak) + "\n")
+    begin = [line for line in out.lines
+             if line.startswith("MMBENCH-KMEMLEAK-BEGIN")]
+    unloaded = bool(begin) and "loaded=0" in begin[0]
+    objects = [line.strip() for line in out.kmemleak
+               if line.startswith("unreferenced object")]
+    caches = [line.split()[1] for line in out.kmemleak
+              if line.startswith("MMBENCH-SLAB ")]
+    return [(unloaded, "rmmod test_mmbench after the suite",
+             "the module was still loaded"),
+            (not objects, "kmemleak: no unreferenced object after rmmod",
+             f"{len(objects)}: " + "; ".join(objects[:3]) +
+             f" (all in {results / 'kmemleak.log'})"),
+            (not caches, "no slab cache of the module left after rmmod",
+             "left: " + ", ".join(caches))]
 
 
 def selection(a):

@@ -24,6 +24,15 @@ PACKAGES = {
     "python3": "this tool and kunit.py",
 }
 
+# only --debug-kernel needs these: to build a kernel, not only a module
+DEBUG_KERNEL_PACKAGES = {
+    "flex": "the kernel's Kconfig lexer, to configure the debug kernel",
+    "bison": "the kernel's Kconfig parser, to configure the debug kernel",
+    "bc": "the debug kernel's build computes timer constants with it",
+    "libelf-dev": "objtool, which the debug kernel's build runs",
+    "libssl-dev": "the debug kernel's build tools (sign-file, certs)",
+}
+
 # only ./mmbench test needs these
 TEST_PACKAGES = {
     "sparse": "static checks of the module (make C=2)",

@@ -8,7 +8,9 @@ RESULT = re.compile(r"^(not ok|ok) (\d+) (.*?)(?: # (SKIP|TODO)\b ?(.*))?$")
 FIGURE = re.compile(r"^# ([A-Za-z0-9_+]+)\.([a-z_]+)=(.*)$")
 BAD_KERNEL_LOG = re.compile(
     r"(Oops|BUG:|WARNING:|Call Trace:|Kernel panic|general protection|"
-    r"soft lockup|hung_task|RCU stall|rcu_sched self-detected)")
+    r"soft lockup|hung_task|RCU stall|rcu_sched self-detected|"
+    # lockdep's INFO: reports, UBSAN, kmemleak's own count of leaks
+    r"INFO: |UBSAN:|suspected memory leak)")
 
 
 def between(lines, begin, end):

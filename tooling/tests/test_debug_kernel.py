@@ -1,0 +1,84 @@
+"""--debug-kernel: refused with another kernel, keyed by its config, and
+a .config that lost an option of the fragment is named."""
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import support
+
+
+class DebugKernel(unittest.TestCase):
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.dir = Path(tmp.name)
+
+    def test_not_with_another_kernel(self):
+        rc, out = support.options_only(
+            "run", "--accel", "tcg", "--debug-kernel",
+            "--kernel", "/bin/sh", "--headers", "/")
+        self.assertEqual(rc, 2, out)
+        self.assertIn("--debug-kernel builds the kernel it boots", out)
+        rc, out = support.options_only("run", "--accel", "tcg",
+                                       "--debug-kernel")
+        self.assertIsNone(rc, out)
+
+    def test_key_follows_the_fragment(self):
+        from mmbench_tool import debugkernel
+        frag = self.dir / "debug.config"
+        frag.write_text("CONFIG_KASAN=y\n")
+        with mock.patch.object(debugkernel, "FRAGMENT", frag), \
+                mock.patch.object(debugkernel, "_tarball_id",
+                                  return_value="tarball 1 2"):
+            first = debugkernel.key()
+            self.assertEqual(first, debugkernel.key())
+            frag.write_text("CONFIG_KASAN=y\nCONFIG_DEBUG_VM=y\n")
+            self.assertNotEqual(first, debugkernel.key())
+
+    def test_missed_options_named(self):
+        from mmbench_tool import debugkernel
+        frag = self.dir / "debug.config"
+        frag.write_text("CONFIG_KASAN=y\n# CONFIG_SLUB_TINY is not set\n"
+                        "CONFIG_LOCALVERSION=\"-x\"\n")
+        config = self.dir / ".config"
+        config.write_text("CONFIG_SLUB_TINY=y\nCONFIG_LOCALVERSION=\"-x\"\n")
+        with mock.patch.object(debugkernel, "FRAGMENT", frag):
+            self.assertEqual(debugkernel._missed(config),
+                             ["CONFIG_KASAN=y (got n)",
+                              "CONFIG_SLUB_TINY=n (got y)"])
+
+    def test_leaks_after_rmmod(self):
+        from mmbench_tool import cli, ktap
+        clean = ["MMBENCH-KMEMLEAK-BEGIN loaded=0", "MMBENCH-KMEMLEAK-END"]
+        out = cli.GuestOutput(clean, self.dir / "console.log")
+        self.assertTrue(all(c[0] for c in cli.leaks(out, self.dir)))
+        dirty = ["MMBENCH-KMEMLEAK-BEGIN loaded=1",
+                 "MMBENCH-SLAB mmbench 0 0 256 16 1 : tunables",
+                 "unreferenced object 0xffff888003a1c000 (size 64):",
+                 "  comm \"insmod\", pid 80, jiffies 4294937296",
+                 "MMBENCH-KMEMLEAK-END"]
+        out = cli.GuestOutput(dirty, self.dir / "console.log")
+        checks = cli.leaks(out, self.dir)
+        self.assertEqual([c[0] for c in checks], [False, False, False])
+        self.assertIn("1: unreferenced object 0xffff888003a1c000", checks[1][2])
+        self.assertEqual(checks[2][2], "left: mmbench")
+        # No kmemleak (the stock kernel): no check at all.
+        out = cli.GuestOutput(["MMBENCH-GUEST-END"], self.dir / "c.log")
+        self.assertEqual(cli.leaks(out, self.dir), [])
+        for line in ("BUG: KASAN: slab-use-after-free in mmbench_pop+0x1/0x2",
+                     "INFO: trying to register non-static key.",
+                     "kmemleak: 2 new suspected memory leaks (see "
+                     "/sys/kernel/debug/kmemleak)",
+                     "BUG: sleeping function called from invalid context "
+                     "at mm/slub.c:4100",
+                     "WARNING: possible circular locking dependency "
+                     "detected"):
+            self.assertEqual(ktap.bad_kernel_lines([line]), [line])
+        self.assertEqual(ktap.bad_kernel_lines(
+            ["kmemleak: Kernel memory leak detector initialized (mem "
+             "pool available: 15999)"]), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
