@@ -3,6 +3,7 @@ bench (how far the figures can be trusted) and verdicts (how often the
 verdicts hold, idle and under load)."""
 import argparse
 import contextlib
+import copy
 import re
 import signal
 import sys
@@ -721,6 +722,20 @@ def host_checks(text, results):
     return checks
 
 
+def debug_guest(args):
+    """The suite on the debug kernel (KASAN, kmemleak, lockdep, ...),
+    built once and kept: every check of a run, then the leak checks."""
+    a = copy.copy(args)
+    a.debug_kernel, a.kernel, a.headers, a.release = True, None, None, None
+    setup = Setup(a)
+    setup.prepare()
+    results = guest.results_dir("-debug")
+    out = setup.boot("run", results)
+    with Phase("results"):
+        checks = judge_suite(setup, out, results) + leaks(out, results)
+    return [(ok, f"debug kernel: {what}", why) for ok, what, why in checks]
+
+
 def cmd_test(args):
     setup = Setup(args, checks=True)
     check_options(args)
@@ -755,6 +770,9 @@ def cmd_test(args):
                        f"{len(res)} results"))
     checks += small_guest(setup)
     checks += loaded_guest(setup)
+    # The stock run's debug twin, unless a kernel of one's own is tested.
+    if not args.kernel and not args.debug_kernel:
+        checks += debug_guest(args)
     Phase.report()
     report(checks)
     npass = sum(1 for ok, _, _ in checks if ok)
@@ -784,7 +802,8 @@ def main(argv):
         "this host, build with W=1 and sparse, run checkpatch --strict, "
         "run the suite and the bad-input cases in a QEMU guest, then the "
         f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
-        "block of order 9 or above, and end with the line "
+        "block of order 9 or above, three times under host load, and on "
+        "the debug kernel (built once and kept), and end with the line "
         "'N passed, N failed'.", epilog=EXIT_CODES)
     _add_guest_options(p)
     p.set_defaults(func=cmd_test)
