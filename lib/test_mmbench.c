@@ -3371,37 +3371,24 @@ static ssize_t run_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ? ret : count;
 }
 
-/* The baseline's second median against its first, in %: "none" if unknown. */
-static ssize_t baseline_drift_pct_show(struct kobject *kobj,
-				       struct kobj_attribute *attr, char *buf)
+/*
+ * What the latest run measured of the machine: the baseline's drift in %
+ * ("none" if unknown), and the clock's read cost and step in ns.
+ */
+static ssize_t run_figure_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
 {
+	const char *name = attr->attr.name;
 	ssize_t ret;
 
 	mutex_lock(&mmbench_lock);
-	ret = mmbench_drift == MMBENCH_NO_DRIFT ? sysfs_emit(buf, "none\n") :
-	      emit_fixed(buf, mmbench_drift);
-	mutex_unlock(&mmbench_lock);
-	return ret;
-}
-
-static ssize_t clock_read_ns_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	ssize_t ret;
-
-	mutex_lock(&mmbench_lock);
-	ret = sysfs_emit(buf, "%llu\n", mmbench_clock_ns);
-	mutex_unlock(&mmbench_lock);
-	return ret;
-}
-
-static ssize_t clock_step_ns_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	ssize_t ret;
-
-	mutex_lock(&mmbench_lock);
-	ret = sysfs_emit(buf, "%llu\n", mmbench_clock_step_ns);
+	if (!strcmp(name, "baseline_drift_pct"))
+		ret = mmbench_drift == MMBENCH_NO_DRIFT ?
+		      sysfs_emit(buf, "none\n") : emit_fixed(buf, mmbench_drift);
+	else if (!strcmp(name, "clock_read_ns"))
+		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_ns);
+	else
+		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_step_ns);
 	mutex_unlock(&mmbench_lock);
 	return ret;
 }
@@ -3410,9 +3397,12 @@ static struct kobj_attribute mmbench_attr_state = __ATTR_RO(state);
 static struct kobj_attribute mmbench_attr_seq = __ATTR_RO(seq);
 static struct kobj_attribute mmbench_attr_run_ms = __ATTR_RO(run_ms);
 static struct kobj_attribute mmbench_attr_run = __ATTR_WO(run);
-static struct kobj_attribute mmbench_attr_drift = __ATTR_RO(baseline_drift_pct);
-static struct kobj_attribute mmbench_attr_clock_read = __ATTR_RO(clock_read_ns);
-static struct kobj_attribute mmbench_attr_clock_step = __ATTR_RO(clock_step_ns);
+static struct kobj_attribute mmbench_attr_drift =
+	__ATTR(baseline_drift_pct, 0444, run_figure_show, NULL);
+static struct kobj_attribute mmbench_attr_clock_read =
+	__ATTR(clock_read_ns, 0444, run_figure_show, NULL);
+static struct kobj_attribute mmbench_attr_clock_step =
+	__ATTR(clock_step_ns, 0444, run_figure_show, NULL);
 
 static struct attribute *mmbench_top_attrs[] = {
 	&mmbench_attr_state.attr,
