@@ -111,15 +111,20 @@ def _apply_overlay(tree):
         makefile.write_text(text.replace(anchor, anchor + line, 1))
 
 
-def assemble_tree():
-    """Unpack linux-source-6.12 once, apply the overlay; return the tree."""
-    tree = OUT / "linux-6.12"
-    stamp = tree / ".mmbench-unpacked"
+def tarball_id():
+    """What identifies the source tarball: path, size, mtime."""
     if not SOURCE_TARBALL.exists():
         raise Failure(f"{SOURCE_TARBALL} missing: apt-get install "
                       "linux-source-6.12")
     st = SOURCE_TARBALL.stat()
-    want = f"{SOURCE_TARBALL} {st.st_size} {int(st.st_mtime)}\n"
+    return f"{SOURCE_TARBALL} {st.st_size} {int(st.st_mtime)}"
+
+
+def unpack_source(tree):
+    """Unpack linux-source-6.12 into @tree unless it holds this tarball
+    already (a stamp says which); return @tree."""
+    stamp = tree / ".mmbench-unpacked"
+    want = tarball_id() + "\n"
     if not stamp.exists() or stamp.read_text() != want:
         if tree.exists():
             shutil.rmtree(tree)
@@ -128,6 +133,12 @@ def assemble_tree():
         run(["tar", "-xJf", str(SOURCE_TARBALL), "-C", str(tree),
              "--strip-components=1"])
         stamp.write_text(want)
+    return tree
+
+
+def assemble_tree():
+    """Unpack linux-source-6.12 once, apply the overlay; return the tree."""
+    tree = unpack_source(OUT / "linux-6.12")
     _apply_overlay(tree)
     return tree
 

@@ -10,47 +10,22 @@ kernel's headers (--kernel IMAGE --headers DIR).
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import time
 
-from .build import SOURCE_TARBALL
+from .build import tarball_id, unpack_source
 from .common import OUT, REPO, Failure, run, say
 
 FRAGMENT = REPO / "tooling" / "debug-kernel" / "debug.config"
 STAMP = ".mmbench-debug-kernel"
 
 
-def _tarball_id():
-    if not SOURCE_TARBALL.exists():
-        raise Failure(f"{SOURCE_TARBALL} missing: apt-get install "
-                      "linux-source-6.12")
-    st = SOURCE_TARBALL.stat()
-    return f"{SOURCE_TARBALL} {st.st_size} {int(st.st_mtime)}"
-
-
 def key():
     """Hash of what the kernel is built from: the fragment and the source."""
     h = hashlib.sha256()
     h.update(FRAGMENT.read_bytes())
-    h.update(_tarball_id().encode())
+    h.update(tarball_id().encode())
     return h.hexdigest()[:12]
-
-
-def _source():
-    """A pristine unpacked copy of the source (O= builds need one clean)."""
-    tree = OUT / "debug-kernel" / "src"
-    stamp = tree / ".mmbench-unpacked"
-    want = _tarball_id() + "\n"
-    if not stamp.exists() or stamp.read_text() != want:
-        if tree.exists():
-            shutil.rmtree(tree)
-        tree.mkdir(parents=True)
-        say(f"unpacking {SOURCE_TARBALL} into {tree} (about 20 s)")
-        run(["tar", "-xJf", str(SOURCE_TARBALL), "-C", str(tree),
-             "--strip-components=1"])
-        stamp.write_text(want)
-    return tree
 
 
 def _wanted(fragment):
@@ -101,7 +76,8 @@ def build():
         say(f"debug kernel {release} (config {k}) already built "
             f"(it took {float(took):.0f} s): reusing {obj}")
         return image, obj, release
-    src = _source()
+    # A pristine copy of the source: O= builds need one clean.
+    src = unpack_source(OUT / "debug-kernel" / "src")
     # A build stopped half-way is taken up where it stopped: make only
     # rebuilds what the (same) configuration has not built yet.
     resumed = obj.exists()

@@ -29,7 +29,7 @@ class DebugKernel(unittest.TestCase):
         frag = self.dir / "debug.config"
         frag.write_text("CONFIG_KASAN=y\n")
         with mock.patch.object(debugkernel, "FRAGMENT", frag), \
-                mock.patch.object(debugkernel, "_tarball_id",
+                mock.patch.object(debugkernel, "tarball_id",
                                   return_value="tarball 1 2"):
             first = debugkernel.key()
             self.assertEqual(first, debugkernel.key())
