@@ -35,6 +35,20 @@ def options_only(*argv):
     return rc, out.getvalue()
 
 
+class Options:
+    """Mixin of a TestCase: ./mmbench run refuses (exit 2, saying what) or
+    accepts the options given, before anything is installed or built."""
+
+    def refused(self, *argv, says):
+        rc, out = options_only("run", "--accel", "tcg", *argv)
+        self.assertEqual(rc, 2, f"{argv} was accepted:\n{out}")
+        self.assertIn(says, out)
+
+    def accepted(self, *argv):
+        rc, out = options_only("run", "--accel", "tcg", *argv)
+        self.assertIsNone(rc, f"{argv} was refused:\n{out}")
+
+
 def suite_lines(ktap_lines, verdict="ok", end=True):
     """What a guest running the suite prints on its result port, around
     @ktap_lines, the test program's own KTAP."""

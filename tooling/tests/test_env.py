@@ -7,7 +7,7 @@ from pathlib import Path
 import support
 
 
-class Options(unittest.TestCase):
+class Options(support.Options, unittest.TestCase):
     def setUp(self):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
@@ -17,15 +17,6 @@ class Options(unittest.TestCase):
         path = self.dir / "ceilings"
         path.write_text(text)
         return path
-
-    def refused(self, *argv, says):
-        rc, out = support.options_only("run", "--accel", "tcg", *argv)
-        self.assertEqual(rc, 2, f"{argv} was accepted:\n{out}")
-        self.assertIn(says, out)
-
-    def accepted(self, *argv):
-        rc, out = support.options_only("run", "--accel", "tcg", *argv)
-        self.assertIsNone(rc, f"{argv} was refused:\n{out}")
 
     def test_ceilings_file(self):
         self.accepted("--env", "MMBENCH_CEILINGS=" + str(self.file(

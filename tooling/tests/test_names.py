@@ -33,17 +33,8 @@ class Table(unittest.TestCase):
             self.assertEqual(names.bench_of(row, benches), bench, row)
 
 
-class Refused(unittest.TestCase):
+class Refused(support.Options, unittest.TestCase):
     """Exit 2 and a message naming the mistake, before any package step."""
-
-    def refused(self, *argv, says):
-        rc, out = support.options_only("run", "--accel", "tcg", *argv)
-        self.assertEqual(rc, 2, f"{argv} was accepted:\n{out}")
-        self.assertIn(says, out)
-
-    def accepted(self, *argv):
-        rc, out = support.options_only("run", "--accel", "tcg", *argv)
-        self.assertIsNone(rc, f"{argv} was refused:\n{out}")
 
     def test_benchmarks_typo(self):
         self.refused("--param", "benchmarks=kmaloc",
