@@ -231,6 +231,7 @@ enum mmbench_team_kind {
  * @zone: page_zone(@page)
  * @pgdat: page_pgdat(@page)
  * @ops: ops in the sample about to run
+ * @sized: @ops is the row's final size: the warm-up and the timed samples
  * @arg: the row's value of its list: D in ns, an order, a size in bytes,
  *	objects per bulk call
  * @inject_ns: ndelay() added to every op, 0 for none
@@ -261,6 +262,7 @@ struct mmbench_ctx {
 	struct zone *zone;
 	struct pglist_data *pgdat;
 	u32 ops;
+	bool sized;
 	u32 arg;
 	u32 inject_ns;
 	u32 batch;
@@ -1027,6 +1029,9 @@ static void page_frag_aligned_op(struct mmbench_ctx *ctx)
  * @cyc_end: get_cycles() at @end
  * @wait_ns: time it waited on the ring in the latest sample
  * @preempted: it was switched out during the latest sample
+ * @ran_on: the CPU it ended the latest sample on: not @cpu once @cpu went
+ *	offline (the scheduler moves a bound thread off a dying CPU)
+ * @stalled_once: it made the stall of inject_stall_ms
  * @n: what its ops counted, added to the context's after a sample
  * @frag: its page_frag cache (only push_cpu allocates fragments)
  */
@@ -1041,6 +1046,8 @@ struct mmbench_worker {
 	u64 cyc_end;
 	u64 wait_ns;
 	bool preempted;
+	int ran_on;
+	bool stalled_once;
 	struct mmbench_counts n;
 	struct page_frag_cache frag;
 };
@@ -1049,6 +1056,7 @@ struct mmbench_worker {
  * struct mmbench_team - the CPUs of a multi-CPU benchmark
  * @nr: how many
  * @ops: ops each CPU does in the sample
+ * @sized: the sample is at the row's final size
  * @arg: the row's value (unused by the team benchmarks so far)
  * @gen: number of the latest sample; a worker starts when it changes.
  *	Published with smp_store_release() after @ops, @ready, @running and
@@ -1069,6 +1077,7 @@ struct mmbench_worker {
 struct mmbench_team {
 	unsigned int nr;
 	u32 ops;
+	bool sized;
 	u32 arg;
 	unsigned long gen;
 	unsigned long go;
@@ -1087,12 +1096,15 @@ struct mmbench_team {
 /*
  * A worker waiting since @since: has it waited too long, or must it stop?
  * The first to stall says why and stops the team: a hang becomes an error.
+ * The waits poll: let what else must run on this CPU run (CPU hotplug, the
+ * other worker of a pair moved here) on kernels that do not preempt.
  */
 static bool mmbench_stalled(struct mmbench_worker *w, u64 since,
 			    const char *what)
 {
 	struct mmbench_team *t = w->team;
 
+	cond_resched();
 	if (READ_ONCE(t->stop))
 		return true;
 	if (ktime_get_ns() - since < MMBENCH_STALL_NS)
@@ -1145,6 +1157,27 @@ static void *ring_get(struct mmbench_worker *w)
 	return p;
 }
 
+/* inject_stall_ms, with the parameters below. */
+static unsigned int mmbench_inject_stall_ms;
+
+/*
+ * Test only (inject_stall_ms): the team's last worker, pop_cpu's in a pair,
+ * sleeps once, before its work in the first sample at the row's final size
+ * (the warm-up).  The others are released: push_cpu fills the ring and
+ * stalls in ring_put() if the sample has more ops than the ring holds, the
+ * rest finish, and team_op() stops waiting after 4 s.
+ */
+static void mmbench_inject_stall(struct mmbench_worker *w)
+{
+	struct mmbench_team *t = w->team;
+
+	if (!mmbench_inject_stall_ms || w->stalled_once || !t->sized ||
+	    w != &t->w[t->nr - 1])
+		return;
+	w->stalled_once = true;
+	msleep(mmbench_inject_stall_ms);
+}
+
 static int mmbench_worker_fn(void *data)
 {
 	struct mmbench_worker *w = data;
@@ -1171,6 +1204,7 @@ static int mmbench_worker_fn(void *data)
 			       !mmbench_stalled(w, since, "the other CPUs"))
 				cpu_relax();
 		}
+		mmbench_inject_stall(w);
 		switches = current->nvcsw + current->nivcsw;
 		w->cyc_start = get_cycles();
 		w->start = ktime_get_ns();
@@ -1179,6 +1213,7 @@ static int mmbench_worker_fn(void *data)
 		w->end = ktime_get_ns();
 		w->cyc_end = get_cycles();
 		w->preempted = current->nvcsw + current->nivcsw != switches;
+		w->ran_on = raw_smp_processor_id();
 		if (atomic_dec_and_test(&t->running))
 			complete(&t->done);
 	}
@@ -1271,6 +1306,34 @@ static void team_teardown(struct mmbench_ctx *ctx)
 	ctx->team = NULL;
 }
 
+/*
+ * Fault injection's task-filter (failslab, fail_page_alloc) fails the
+ * allocations of tasks marked in /proc/<pid>/make-it-fail.  A run started
+ * by a marked task (a writer of "run", a loader) runs its rows marked:
+ * their setup, samples and teardown, and the team's threads, which take
+ * the mark of the run's thread.  The run's own buffers are not failed.
+ */
+#ifdef CONFIG_FAULT_INJECTION
+static int mmbench_fault_mark(void)
+{
+	return current->make_it_fail;
+}
+
+static void mmbench_set_fault_mark(struct task_struct *task, int mark)
+{
+	task->make_it_fail = mark;
+}
+#else
+static int mmbench_fault_mark(void)
+{
+	return 0;
+}
+
+static void mmbench_set_fault_mark(struct task_struct *task, int mark)
+{
+}
+#endif
+
 /* Start a thread on each CPU of the team; they wait for team_op(). */
 static int team_setup(struct mmbench_ctx *ctx, char *reason)
 {
@@ -1317,6 +1380,7 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 			goto out;
 		}
 		w->task = get_task_struct(task);
+		mmbench_set_fault_mark(task, mmbench_fault_mark());
 		wake_up_process(task);
 	}
 	ret = 0;
@@ -1346,6 +1410,7 @@ static void team_op(struct mmbench_ctx *ctx)
 		return;
 	}
 	t->ops = ctx->ops;
+	t->sized = ctx->sized;
 	t->arg = ctx->arg;
 	atomic_set(&t->ready, 0);
 	atomic_set(&t->running, t->nr);
@@ -1387,6 +1452,12 @@ static void team_op(struct mmbench_ctx *ctx)
 			cycles = w->cyc_end - w->cyc_start;
 		}
 		ctx->team_preempted |= w->preempted;
+		if (w->ran_on != w->cpu && !ctx->abort) {
+			snprintf(ctx->why, sizeof(ctx->why),
+				 "CPU %d went offline: its worker ran on CPU %d",
+				 w->cpu, w->ran_on);
+			ctx->abort = ctx->why;
+		}
 		ctx->team_wait[min(i, 1U)] = w->wait_ns;
 		ctx->team_busy[min(i, 1U)] = w->end - w->start -
 					     min(w->wait_ns, w->end - w->start);
@@ -1400,7 +1471,7 @@ static void team_op(struct mmbench_ctx *ctx)
 	ctx->team_cycles = cycles;
 	ctx->team_skew = last_start - first;
 	/* A copy: the team is freed by the teardown, before it is reported. */
-	if (atomic_read(&t->stalled)) {
+	if (atomic_read(&t->stalled) && !ctx->abort) {
 		strscpy(ctx->why, t->why);
 		ctx->abort = ctx->why;
 	}
@@ -1925,6 +1996,14 @@ module_param_cb(inject_extra_ns, &uint_range_ops, &inject_extra_ns_param,
 		0444);
 MODULE_PARM_DESC(inject_extra_ns,
 		 "Test only: ns added, unreported, to each injected ndelay(), so that a wrong measurement is seen to fail, 0..100000 (default 0)");
+
+static struct mmbench_uint_param inject_stall_ms_param = {
+	.value = &mmbench_inject_stall_ms, .min = 0, .max = 10000,
+};
+module_param_cb(inject_stall_ms, &uint_range_ops, &inject_stall_ms_param,
+		0444);
+MODULE_PARM_DESC(inject_stall_ms,
+		 "Test only: ms that the last worker of each multi-CPU benchmark sleeps once, before its work, so that the team stalls on purpose, 0..10000 (default 0)");
 
 static int cpu_set(const char *val, const struct kernel_param *kp)
 {
@@ -2517,6 +2596,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 			 row->inject_ns + mmbench_inject_extra_ns : 0;
 	ctx->delta = 1;
 	ctx->unit = 1;
+	ctx->sized = false;
 	memset(&ctx->n, 0, sizeof(ctx->n));
 	r->has_counter = !!b->read;
 	if (b->read)
@@ -2540,6 +2620,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	start = ktime_get_ns();
 	ops = mmbench_size(b, c, ctx, run, r);
 	ctx->ops = ops;
+	ctx->sized = true;
 	if (!ctx->abort)
 		mmbench_sample(b, c, ctx, &s);	/* warm-up at the final size */
 	while (kept < mmbench_samples && attempts++ < 2 * mmbench_samples + 8) {
@@ -2637,7 +2718,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	} else if (ctx->n.failed) {
 		r->status = MMBENCH_UNSUPPORTED;
 		snprintf(r->reason, sizeof(r->reason),
-			 "%llu of %llu allocations failed: too little free memory here for this order, size or bulk",
+			 "%llu of %llu allocations failed: short of memory for this order, size or bulk, or fault injection",
 			 ctx->n.failed, ctx->n.failed + ctx->n.allocs);
 	} else {
 		r->status = MMBENCH_PASS;
@@ -2797,7 +2878,10 @@ static int mmbench_thread(void *data)
 	const char *clock_error;
 	unsigned int i, nr = 0;
 	u64 start = ktime_get_ns();
+	int faults = mmbench_fault_mark();
 	s64 drift;
+
+	mmbench_set_fault_mark(current, 0);
 
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		memset(&mmbench_rows[i].pending, 0,
@@ -2835,7 +2919,9 @@ static int mmbench_thread(void *data)
 			strscpy(row->pending.reason, clock_error);
 			continue;
 		}
+		mmbench_set_fault_mark(current, faults);
 		mmbench_row_run(row, &ctx, &run);
+		mmbench_set_fault_mark(current, 0);
 		if (i && !row->bench->team && row->pending.status == MMBENCH_PASS &&
 		    mmbench_rows[0].pending.status == MMBENCH_PASS &&
 		    mmbench_suspect(row->pending.ns.min,
@@ -2973,6 +3059,7 @@ static int mmbench_start(unsigned long *seq)
 		goto out;
 	}
 	mmbench_task = get_task_struct(task);
+	mmbench_set_fault_mark(task, mmbench_fault_mark());
 	mmbench_state = MMBENCH_RUNNING;
 	*seq = mmbench_seq + 1;
 	wake_up_process(task);
