@@ -325,6 +325,8 @@ class GuestOutput:
                                   "MMBENCH-SUITE-END") or []
         self.negative = ktap.between(lines, "MMBENCH-NEGATIVE-BEGIN",
                                      "MMBENCH-NEGATIVE-END")
+        self.faults = ktap.between(lines, "MMBENCH-FAULTS-BEGIN",
+                                   "MMBENCH-FAULTS-END")
         self.dmesg = ktap.between(lines, "MMBENCH-DMESG-BEGIN",
                                   "MMBENCH-DMESG-END")
         self.fragment = ktap.between(lines, "MMBENCH-FRAGMENT-BEGIN",
@@ -722,17 +724,73 @@ def host_checks(text, results):
     return checks
 
 
+def section_checks(lines, what, path, required=True):
+    """The checks of a KTAP section of the guest's (the bad-input cases,
+    the fault injection): it ran, each of its cases, every planned case
+    reported.  Unless @required, a section that skips as a whole (1..0 #
+    SKIP: the kernel lacks what it needs) is fine."""
+    path.write_text("\n".join(lines or []) + "\n")
+    text = "\n".join(lines or [])
+    res = ktap.results(lines or [])
+    plan = re.search(r"^1\.\.(\d+)(.*)$", text, re.M)
+    if plan and plan.group(1) == "0" and "# SKIP" in plan.group(2):
+        say(f"{what}: skipped:{plan.group(2).split('# SKIP', 1)[1]}")
+        return [(not required, f"{what} ran in the guest",
+                 f"skipped:{plan.group(2)}")]
+    checks = [(lines is not None and bool(res), f"{what} ran in the guest",
+               f"no {what} section in the guest output" if lines is None
+               else f"no result; see {path}")]
+    checks += [(ok, f"guest: {name}", f"see {path}")
+               for ok, _, name, _, _ in res]
+    checks.append((bool(plan) and int(plan.group(1)) == len(res),
+                   f"every planned case of {what} reported",
+                   f"plan {plan.group(1) if plan else '?'}, "
+                   f"{len(res)} results"))
+    for line in lines or []:
+        if line.startswith("# rows:"):
+            say(f"{what}: {line[2:]}")
+    return checks
+
+
+def guest_cases(out, results, faults_required=False):
+    """The fault injection and bad-input cases of a guest in "test" mode."""
+    return (section_checks(out.faults, "fault injection",
+                           results / "faults.ktap", faults_required) +
+            section_checks(out.negative, "the bad-input cases",
+                           results / "negative.ktap"))
+
+
+def report_checks(out, results):
+    """On the debug kernel: each kind of report, counted over the whole
+    guest (suite, fault injection, bad-input cases, rmmod, kmemleak)."""
+    lines = (out.dmesg or []) + (out.kmemleak or [])
+    if not out.dmesg and out.console.exists():
+        lines = out.console.read_text(errors="replace").splitlines()
+    injected, _ = ktap.injected_failure_reports(lines)
+    counts = ktap.report_counts(lines)
+    say("debug kernel reports: " +
+        ", ".join(f"{kind} {n}" for kind, n in counts.items()) +
+        f"; {injected} page allocation failure reports of failures "
+        "injected on purpose (expected)")
+    return [(n == 0, f"{n} {kind} reports",
+             f"see {results / 'dmesg.log'} and kmemleak.log")
+            for kind, n in counts.items()]
+
+
 def debug_guest(args):
     """The suite on the debug kernel (KASAN, kmemleak, lockdep, ...),
-    built once and kept: every check of a run, the leak checks with them."""
+    built once and kept: every check of a run, fault injection, the
+    bad-input cases, then rmmod and kmemleak; each kind of report counted."""
     a = copy.copy(args)
     a.debug_kernel, a.kernel, a.headers, a.release = True, None, None, None
     setup = Setup(a)
     setup.prepare()
     results = guest.results_dir("-debug")
-    out = setup.boot("run", results)
+    out = setup.boot("test", results)
     with Phase("results"):
         checks = judge_suite(setup, out, results)
+        checks += guest_cases(out, results, faults_required=True)
+        checks += report_checks(out, results)
     return [(ok, f"debug kernel: {what}", why) for ok, what, why in checks]
 
 
@@ -755,19 +813,10 @@ def cmd_test(args):
     out = setup.boot("test", results)
     with Phase("results"):
         checks += judge_suite(setup, out, results)
-        neg = out.negative or []
-        (results / "negative.ktap").write_text("\n".join(neg) + "\n")
-        res = ktap.results(neg)
-        checks.append((out.negative is not None and bool(res),
-                       "the bad-input cases ran in the guest",
-                       "no negative section in the guest output"))
-        for ok, _, name, _, _ in res:
-            checks.append((ok, f"guest: {name}", "see negative.ktap"))
-        plan = re.search(r"^1\.\.(\d+)$", "\n".join(neg), re.M)
-        checks.append((bool(plan) and int(plan.group(1)) == len(res),
-                       "every planned bad-input case reported",
-                       f"plan {plan.group(1) if plan else '?'}, "
-                       f"{len(res)} results"))
+        checks += guest_cases(out, results,
+                              faults_required=args.debug_kernel)
+        if args.debug_kernel:
+            checks += report_checks(out, results)
     checks += small_guest(setup)
     checks += loaded_guest(setup)
     # The stock run's debug twin, unless a kernel of one's own is tested.

@@ -91,7 +91,8 @@ def make_initramfs(release, ko, kselftest, mode, params, env, results,
         (moddir / name).touch()
     run(["depmod", "-b", str(root), release])
 
-    for name in ("init", "negative.sh", "bench.sh", "fragment.sh"):
+    for name in ("init", "negative.sh", "faults.sh", "bench.sh",
+                 "fragment.sh"):
         shutil.copy2(GUEST_FILES / name,
                      root / ("init" if name == "init" else "mmbench/" + name))
     for dest, src in (files or {}).items():

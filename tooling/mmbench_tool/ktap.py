@@ -83,8 +83,70 @@ def kunit_parse(tree, path):
     return ok, out
 
 
+# What tooling/guest/faults.sh writes to /dev/kmsg around its run.
+FAULTS_BEGIN = "mmbench-faults: begin"
+FAULTS_END = "mmbench-faults: end"
+
+
+def injected_failure_reports(dmesg_lines):
+    """The reports of allocations failed on purpose: within the fault
+    injection window, from a "page allocation failure" line (warn_alloc)
+    to the end of its stack trace.  Returns (reports, lines left)."""
+    left, reports, window, report = [], 0, False, False
+    for line in dmesg_lines:
+        if FAULTS_BEGIN in line:
+            window = True
+        elif FAULTS_END in line:
+            window = report = False
+        if window and "page allocation failure:" in line:
+            reports += 1
+            report = True
+        if report:
+            if "</TASK>" in line or "Mem-Info:" in line:
+                report = False
+            continue
+        left.append(line)
+    return reports, left
+
+
+# The kinds of report a debug kernel makes, each line counted once, by the
+# first kind it matches.
+REPORT_KINDS = (
+    ("KASAN", re.compile(r"BUG: KASAN:")),
+    ("sleeping function called from invalid context",
+     re.compile(r"BUG: sleeping function called from invalid context")),
+    ("lockdep", re.compile(
+        r"WARNING: (possible (circular|recursive) locking|inconsistent lock "
+        r"state|suspicious RCU usage|bad unlock balance|lock held when "
+        r"returning|held lock freed)|INFO: (possible irq lock inversion|"
+        r"trying to register non-static key)|BUG: MAX_LOCKDEP")),
+    ("kmemleak", re.compile(r"kmemleak: \d+ new suspected memory leaks|"
+                            r"^unreferenced object 0x")),
+    ("WARN", re.compile(r"WARNING:")),
+    ("BUG or oops", re.compile(r"BUG:|kernel BUG at|Oops|general protection|"
+                               r"Kernel panic|soft lockup|hung_task|"
+                               r"RCU stall|self-detected stall")),
+)
+
+
+def report_counts(lines):
+    """{kind: lines that start a report of that kind} over @lines, with
+    the reports of failures injected on purpose left out."""
+    _, left = injected_failure_reports(lines)
+    counts = {kind: 0 for kind, _ in REPORT_KINDS}
+    for line in left:
+        for kind, pattern in REPORT_KINDS:
+            if pattern.search(line):
+                counts[kind] += 1
+                break
+    return counts
+
+
 def bad_kernel_lines(dmesg_lines):
-    return [line for line in dmesg_lines if BAD_KERNEL_LOG.search(line)]
+    """Lines of a report of the kernel's, but those of an allocation that
+    fault injection failed on purpose."""
+    _, left = injected_failure_reports(dmesg_lines)
+    return [line for line in left if BAD_KERNEL_LOG.search(line)]
 
 
 def over_ceiling(f):

@@ -26,6 +26,22 @@ class Ktap(unittest.TestCase):
                          {"status": "pass", "ns_per_op_median": "171.763"})
         self.assertTrue(ktap.runner_verdict(suite).startswith("not ok 1"))
 
+    def test_injected_failures_only_in_their_window(self):
+        trace = ["mmbench/0: page allocation failure: order:0, mode:0xcc0",
+                 "Call Trace:", " <TASK>", " dump_stack_lvl+0x5d/0x80",
+                 " </TASK>"]
+        log = (["boot"] + trace + ["mmbench-faults: begin"] + trace +
+               ["Mem-Info:", "mmbench-faults: end"] + trace)
+        reports, left = ktap.injected_failure_reports(log)
+        self.assertEqual(reports, 1)
+        # Outside the window a report is the kernel's: it counts.
+        self.assertEqual(ktap.bad_kernel_lines(log),
+                         ["Call Trace:", "Call Trace:"])
+        # A report of another kind in the window counts too.
+        self.assertEqual(ktap.bad_kernel_lines(
+            ["mmbench-faults: begin", "BUG: KASAN: use-after-free"]),
+            ["BUG: KASAN: use-after-free"])
+
     def test_between_without_end(self):
         self.assertEqual(ktap.between(["a", "B", "c"], "B", "E"), ["c"])
         self.assertIsNone(ktap.between(["a"], "B", "E"))

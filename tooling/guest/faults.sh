@@ -1,0 +1,113 @@
+#!/bin/sh
+# Fault injection for test_mmbench, run as root inside the mmbench guest on
+# a kernel with FAILSLAB, FAIL_PAGE_ALLOC and FAULT_INJECTION_DEBUG_FS (the
+# debug kernel).  Every benchmark runs once with 10 % of its allocations
+# failed, slab and page allocator alike (interval 1, any gfp, order 0 up),
+# restricted to the run by the task filter: the writer of "run" is marked
+# in /proc/self/make-it-fail and the module's threads take the mark.  Each
+# row must pass or say that its allocations failed, and how many; the rows
+# together cannot count more failures than the injectors made.  Prints KTAP.
+rel=$(uname -r)
+ko=/lib/modules/$rel/extra/test_mmbench.ko
+dbg=/sys/kernel/debug
+mb=/sys/kernel/mmbench
+# "times" counts down once per failure made: what is left tells how many.
+times=100000000
+n=0
+
+result() {	# result <0 = ok> <description> [diagnostic]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n $2"
+	else
+		[ -n "$3" ] && echo "$3" | sed 's/^/# /'
+		echo "not ok $n $2"
+	fi
+}
+
+# inject: both injectors at 10 %, for marked tasks only.
+inject() {
+	for f in failslab fail_page_alloc; do
+		d=$dbg/$f
+		echo 0 >$d/probability
+		echo 1 >$d/interval
+		echo $times >$d/times
+		echo 0 >$d/space
+		echo 0 >$d/verbose
+		echo Y >$d/task-filter
+		echo N >$d/ignore-gfp-wait
+	done
+	echo N >$dbg/fail_page_alloc/ignore-gfp-highmem
+	echo 0 >$dbg/fail_page_alloc/min-order
+	echo 10 >$dbg/failslab/probability
+	echo 10 >$dbg/fail_page_alloc/probability
+}
+
+# made <injector>: the failures it made since inject.
+made() {
+	echo $((times - $(cat $dbg/$1/times)))
+}
+
+echo "KTAP version 1"
+grep -q " $dbg " /proc/mounts || mount -t debugfs debugfs $dbg 2>/dev/null
+if [ ! -d $dbg/failslab ] || [ ! -d $dbg/fail_page_alloc ]; then
+	echo "1..0 # SKIP no failslab and fail_page_alloc in this kernel"
+	exit 0
+fi
+echo "1..6"
+
+insmod "$ko" run_on_load=0 samples=5
+rc=$?
+result $rc "test_mmbench loads for the fault injection run" "insmod: rc=$rc"
+echo "mmbench-faults: begin" >/dev/kmsg
+inject
+start=$(date +%s)
+# The writer's own open() and write() may fail too: try again.
+sh -c 'echo 1 >/proc/self/make-it-fail
+	i=0
+	while [ $i -lt 50 ]; do
+		echo 1 2>/dev/null >'$mb'/run && exit 0
+		i=$((i + 1))
+	done
+	exit 1'
+rc=$?
+took=$(($(date +%s) - start))
+echo 0 >$dbg/failslab/probability
+echo 0 >$dbg/fail_page_alloc/probability
+echo "mmbench-faults: end" >/dev/kmsg
+slab=$(made failslab)
+pages=$(made fail_page_alloc)
+state=$(cat $mb/state 2>&1)
+[ $rc -eq 0 ] && [ "$state" = done ]
+result $? "every benchmark ran with 10 % of allocations failed ($took s)" "writer rc=$rc state=$state"
+[ "$slab" -gt 0 ] && [ "$pages" -gt 0 ]
+result $? "failslab failed $slab allocations, fail_page_alloc $pages" "failslab=$slab fail_page_alloc=$pages"
+
+pass=0 counted=0 oom=0 sum=0 bad=""
+for d in $mb/*/; do
+	[ -f "$d/status" ] || continue
+	b=$(basename "$d")
+	st=$(cat "$d/status")
+	why=$(cat "$d/reason")
+	f=$(echo "$why" | sed -n 's/^\([0-9]*\) of [0-9]* allocations failed.*/\1/p')
+	if [ "$st" = pass ]; then
+		pass=$((pass + 1))
+	elif [ "$st" = unsupported ] && [ -n "$f" ] && [ "$f" -gt 0 ]; then
+		counted=$((counted + 1))
+		sum=$((sum + f))
+	elif [ "$st" = error ] && echo "$why" | grep -qE "^(out of memory|setup failed: -12)$"; then
+		oom=$((oom + 1))
+	else
+		bad="$bad $b: $st: $why;"
+	fi
+done
+echo "# rows: $pass passed, $counted counted $sum failed allocations, $oom could not set up (out of memory)"
+[ -z "$bad" ]
+result $? "every row passed or says its allocations failed" "$bad"
+[ "$sum" -gt 0 ] && [ "$sum" -le $((slab + pages)) ]
+result $? "the rows count $sum failed allocations, of $((slab + pages)) made" "rows=$sum injected=$((slab + pages))"
+
+rmmod test_mmbench
+left=$(grep -c '^mmbench ' /proc/slabinfo)
+[ ! -d /sys/module/test_mmbench ] && [ "$left" -eq 0 ]
+result $? "rmmod after the fault injection run leaves no module and no slab cache" "slab caches left: $left"
