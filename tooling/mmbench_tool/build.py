@@ -12,6 +12,14 @@ SELFTEST_DIR = "tools/testing/selftests/mm/mmbench"
 OVERLAY_FILES = ["lib/test_mmbench.c",
                  "Documentation/ABI/testing/sysfs-kernel-mmbench"]
 
+COMPAT = REPO / "tooling" / "compat"
+# The out-of-tree build folder's Kbuild: lib/test_mmbench.c is written
+# against mainline; the compat header maps that onto the kernel built
+# against, and its include/ is searched after the kernel's own.
+KBUILD = ("obj-m := test_mmbench.o\n"
+          f"ccflags-y += -include {COMPAT / 'mmbench_compat.h'}\n"
+          f"ccflags-y += -I{COMPAT / 'include'}\n")
+
 
 def default_release():
     """Release of the kernel linux-headers-6.12-cloud-amd64 points at."""
@@ -39,8 +47,8 @@ def build_module(headers, release, checks=False):
     bdir = OUT / "module" / release
     bdir.mkdir(parents=True, exist_ok=True)
     kbuild = bdir / "Kbuild"
-    if not kbuild.exists():
-        kbuild.write_text("obj-m := test_mmbench.o\n")
+    if not kbuild.exists() or kbuild.read_text() != KBUILD:
+        kbuild.write_text(KBUILD)
     src = bdir / "test_mmbench.c"
     if not src.is_symlink():
         src.unlink(missing_ok=True)
