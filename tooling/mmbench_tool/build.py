@@ -34,6 +34,24 @@ def default_release():
     return match.group(1)
 
 
+def kernel_release(headers):
+    """The release (uname -r) of the kernel @headers were built for.
+
+    UTS_RELEASE is what the kernel reports and what the module's vermagic
+    carries.  include/config/kernel.release, which "make kernelrelease"
+    prints, is not always that: in Debian's linux-headers-6.1.0-57-cloud-amd64
+    it says 6.1.192, the package version, for 6.1.0-57-cloud-amd64.
+    """
+    uts = headers / "include" / "generated" / "utsrelease.h"
+    if uts.exists():
+        match = re.search(r'^#define UTS_RELEASE "([^"]+)"', uts.read_text(),
+                          re.M)
+        if match:
+            return match.group(1)
+    return run(["make", "-s", "-C", str(headers), "kernelrelease"],
+               capture=True).strip().splitlines()[-1]
+
+
 def warnings_in(output):
     return [line for line in output.splitlines()
             if re.search(r"\b(warning|error):", line)]

@@ -210,9 +210,7 @@ class Setup:
                     debugkernel.build()
         elif a.headers:
             self.headers = a.headers.resolve()
-            self.release = a.release or run(
-                ["make", "-s", "-C", str(self.headers), "kernelrelease"],
-                capture=True).strip().splitlines()[-1]
+            self.release = a.release or build.kernel_release(self.headers)
             self.kernel = a.kernel.resolve()
         else:
             self.release = build.default_release()
