@@ -11,7 +11,8 @@
  * alignment, an order stays an inclusive order); where an older kernel has
  * no equivalent the build stops here with the reason rather than measure
  * something else under the same name.  Each mapping names the mainline
- * commit that introduced the API it provides.
+ * commit that introduced the API it provides, and the release it first
+ * appeared in, which is what its LINUX_VERSION_CODE check tests.
  */
 #ifndef _MMBENCH_COMPAT_H
 #define _MMBENCH_COMPAT_H
@@ -48,11 +49,12 @@
 
 /*
  * strscpy(dst, src) with the size taken from the array dst:
- * e6584c3964f2 ("string: Allow 2-argument strscpy()"), 6.8.  The inner
- * strscpy is the kernel's three-argument one: a macro is not expanded
- * again inside its own expansion.
+ * e6584c3964f2 ("string: Allow 2-argument strscpy()"), 6.9: it reached
+ * linux-next only after 6.8's merge window, so 6.8 has just the
+ * three-argument function.  The inner strscpy is that function: a macro
+ * is not expanded again inside its own expansion.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 8, 0)
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 9, 0)
 #define __mmbench_strscpy_pick(_1, _2, _3, name, ...)	name
 #define __mmbench_strscpy2(dst, src)	\
 	strscpy(dst, src, sizeof(dst) + __must_be_array(dst))
@@ -63,9 +65,10 @@
 #endif
 
 /*
- * abs_diff(a, b), the distance between two values of the same type,
- * in <linux/math.h> on mainline.  A macro there, so its absence is what
- * decides here.
+ * abs_diff(a, b), the distance between two values of the same type:
+ * 46f12960aad2 ("drm/i915: Move abs_diff() to math.h"), 6.6, which made
+ * i915's private helper the generic one in <linux/math.h>.  A macro there,
+ * so its absence is what decides here, not the version.
  */
 #ifndef abs_diff
 #define abs_diff(a, b) ({						\
@@ -109,7 +112,7 @@ mmbench_compat_kmem_cache_create(const char *name, unsigned int size,
 
 /*
  * alloc_pages_bulk(gfp, nr, page_array), which fills the empty slots of
- * the array and returns how many are filled: 6bf9b5b40a1d ("mm:
+ * the array and returns how many are filled: 6bf9b5b40af3 ("mm:
  * alloc_pages_bulk: rename API"), 6.14; the same call was
  * alloc_pages_bulk_array() before.
  */
@@ -138,7 +141,7 @@ mmbench_compat_page_frag_alloc_align(struct page_frag_cache *nc,
 
 /*
  * page_frag_cache_drain(nc), which frees what the cache still holds:
- * 4bc0d63a2395 ("mm: introduce page_frag_cache_drain()"), 6.9.  Before it
+ * a0727489ac22 ("net: introduce page_frag_cache_drain()"), 6.9.  Before it
  * the cache's page and its reference bias were the caller's to free.
  */
 static inline void page_frag_cache_drain(struct page_frag_cache *nc)
@@ -151,11 +154,12 @@ static inline void page_frag_cache_drain(struct page_frag_cache *nc)
 #endif
 
 /*
- * page_frag_cache_init(nc) in <linux/page_frag_cache.h>: 65941f10caf2
- * ("mm: move the page fragment allocator from page_alloc into its own
- * file") and 8ab79ed50cf1 ("mm: page_frag: avoid caller accessing
- * 'page_frag_cache' directly"), 6.13.  Before them a zeroed cache was an
- * empty one; the header of that name is in tooling/compat/include/.
+ * page_frag_cache_init(nc) in <linux/page_frag_cache.h>: the header is
+ * 65941f10caf2 ("mm: move the page fragment allocator from page_alloc
+ * into its own file") and the helper 3d18dfe69ce4 ("mm: page_frag: avoid
+ * caller accessing 'page_frag_cache' directly"), both 6.13.  Before them
+ * a zeroed cache was an empty one; the header of that name is in
+ * tooling/compat/include/.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 static inline void page_frag_cache_init(struct page_frag_cache *nc)
