@@ -52,6 +52,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/page_frag_cache.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/ptr_ring.h>
@@ -64,16 +65,6 @@
 #include <linux/utsname.h>
 #include <linux/vmstat.h>
 #include <linux/wait.h>
-/*
- * page_frag moved to a header of its own in 6.13, with new helpers and a
- * new layout; only calls that both have, on a zeroed cache, are used.  The
- * upstream series includes the new header and drops the test.
- */
-#ifdef __has_include
-#if __has_include("linux/page_frag_cache.h")
-#include <linux/page_frag_cache.h>
-#endif
-#endif
 
 /*
  * Counters the vmstat benchmarks update.  Each is shown in /proc but nothing
@@ -240,7 +231,7 @@ enum mmbench_team_kind {
  *	a bulk, so that each is the size its row names; else 1
  * @cache: the dedicated slab cache of the kmem_cache benchmarks
  * @ptrs: room for a batch of pages or a bulk of objects
- * @frag: the page_frag cache, zeroed before use
+ * @frag: the page_frag cache, initialised by the benchmark's setup
  * @n: what the ops of an allocator benchmark counted
  * @team: the CPUs of a multi-CPU benchmark
  * @team_ns: time of the latest team sample: the longest of its CPUs'
@@ -873,7 +864,7 @@ static void pages_bulk_op(struct mmbench_ctx *ctx)
 
 	for (done = 0; done < ctx->ops; done += n) {
 		n = min(ctx->ops - done, ctx->arg);
-		got = alloc_pages_bulk_array(MMBENCH_GFP_MAYFAIL, n, pages);
+		got = alloc_pages_bulk(MMBENCH_GFP_MAYFAIL, n, pages);
 		ctx->n.allocs += got;
 		ctx->n.failed += n - got;
 		for (i = 0; i < got; i++) {
@@ -991,10 +982,9 @@ static void kfree_bulk_op(struct mmbench_ctx *ctx)
 
 /* ---- page_frag ---- */
 
-/* A zeroed cache is an empty one, in every version of the API. */
 static int page_frag_setup(struct mmbench_ctx *ctx, char *reason)
 {
-	memset(&ctx->frag, 0, sizeof(ctx->frag));
+	page_frag_cache_init(&ctx->frag);
 	return 0;
 }
 
@@ -1368,6 +1358,7 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 		struct task_struct *task;
 
 		w->team = t;
+		page_frag_cache_init(&w->frag);
 		w->cpu = b->team == MMBENCH_TEAM_PAIR && i == 2 ? pop :
 			 b->team == MMBENCH_TEAM_PAIR ? push : cpu;
 		w->work = b->team == MMBENCH_TEAM_PAIR && i == 2 ? b->pop_work :
@@ -1656,7 +1647,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.op = pages_batch_op, .read = outstanding_read, .pages_back = true,
 	}, {
 		.name = "alloc_pages_bulk", .group = "page_alloc",
-		.unit = "order-0 page from alloc_pages_bulk_array(), freed",
+		.unit = "order-0 page from alloc_pages_bulk(), freed",
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
 		.list = &mmbench_bulk, .setup = pages_bulk_setup,
 		.op = pages_bulk_op, .read = outstanding_read, .pages_back = true,

@@ -12,6 +12,14 @@ SELFTEST_DIR = "tools/testing/selftests/mm/mmbench"
 OVERLAY_FILES = ["lib/test_mmbench.c",
                  "Documentation/ABI/testing/sysfs-kernel-mmbench"]
 
+COMPAT = REPO / "tooling" / "compat"
+# The out-of-tree build folder's Kbuild: lib/test_mmbench.c is written
+# against mainline; the compat header maps that onto the kernel built
+# against, and its include/ is searched after the kernel's own.
+KBUILD = ("obj-m := test_mmbench.o\n"
+          f"ccflags-y += -include {COMPAT / 'mmbench_compat.h'}\n"
+          f"ccflags-y += -I{COMPAT / 'include'}\n")
+
 
 def default_release():
     """Release of the kernel linux-headers-6.12-cloud-amd64 points at."""
@@ -24,6 +32,24 @@ def default_release():
     if not match:
         raise Failure("linux-headers-6.12-cloud-amd64 is not installed")
     return match.group(1)
+
+
+def kernel_release(headers):
+    """The release (uname -r) of the kernel @headers were built for.
+
+    UTS_RELEASE is what the kernel reports and what the module's vermagic
+    carries.  include/config/kernel.release, which "make kernelrelease"
+    prints, is not always that: in Debian's linux-headers-6.1.0-57-cloud-amd64
+    it says 6.1.192, the package version, for 6.1.0-57-cloud-amd64.
+    """
+    uts = headers / "include" / "generated" / "utsrelease.h"
+    if uts.exists():
+        match = re.search(r'^#define UTS_RELEASE "([^"]+)"', uts.read_text(),
+                          re.M)
+        if match:
+            return match.group(1)
+    return run(["make", "-s", "-C", str(headers), "kernelrelease"],
+               capture=True).strip().splitlines()[-1]
 
 
 def warnings_in(output):
@@ -39,8 +65,8 @@ def build_module(headers, release, checks=False):
     bdir = OUT / "module" / release
     bdir.mkdir(parents=True, exist_ok=True)
     kbuild = bdir / "Kbuild"
-    if not kbuild.exists():
-        kbuild.write_text("obj-m := test_mmbench.o\n")
+    if not kbuild.exists() or kbuild.read_text() != KBUILD:
+        kbuild.write_text(KBUILD)
     src = bdir / "test_mmbench.c"
     if not src.is_symlink():
         src.unlink(missing_ok=True)

@@ -7,6 +7,7 @@ import copy
 import re
 import signal
 import sys
+import time
 from pathlib import Path
 
 from . import (bench, build, debugkernel, deps, guest, ktap, names,
@@ -210,9 +211,7 @@ class Setup:
                     debugkernel.build()
         elif a.headers:
             self.headers = a.headers.resolve()
-            self.release = a.release or run(
-                ["make", "-s", "-C", str(self.headers), "kernelrelease"],
-                capture=True).strip().splitlines()[-1]
+            self.release = a.release or build.kernel_release(self.headers)
             self.kernel = a.kernel.resolve()
         else:
             self.release = build.default_release()
@@ -794,6 +793,33 @@ def debug_guest(args):
     return [(ok, f"debug kernel: {what}", why) for ok, what, why in checks]
 
 
+def kernel_guest(args, kernel):
+    """The suite on another of Debian's kernels (deps.KERNELS), installed
+    by name: the module built against it with W=1 and sparse, and every
+    check of a run."""
+    start = time.monotonic()
+    release = kernel.release()
+    with Phase(f"packages ({kernel.name})"):
+        deps.ensure(kernel.packages(release))
+    a = copy.copy(args)
+    a.debug_kernel, a.release = False, None
+    a.kernel = Path("/boot") / f"vmlinuz-{release}"
+    a.headers = Path("/lib/modules") / release / "build"
+    setup = Setup(a, checks=True)
+    setup.prepare()
+    results = guest.results_dir("-" + kernel.name.replace(" ", "-"))
+    out = setup.boot("run", results)
+    with Phase("results"):
+        checks = [(not setup.module_warnings,
+                   "module builds with W=1 and sparse (C=2) without warnings",
+                   "; ".join(setup.module_warnings[:5]))]
+        checks += judge_suite(setup, out, results)
+    say(f"{kernel.name} kernel {release}: {time.monotonic() - start:.0f} s "
+        "in all")
+    return [(ok, f"{kernel.name} kernel: {what}", why)
+            for ok, what, why in checks]
+
+
 def cmd_test(args):
     setup = Setup(args, checks=True)
     check_options(args)
@@ -819,8 +845,11 @@ def cmd_test(args):
             checks += report_checks(out, results)
     checks += small_guest(setup)
     checks += loaded_guest(setup)
-    # The stock run's debug twin, unless a kernel of one's own is tested.
+    # Debian's other kernels and the stock run's debug twin, unless a
+    # kernel of one's own is tested.
     if not args.kernel and not args.debug_kernel:
+        for kernel in deps.KERNELS:
+            checks += kernel_guest(args, kernel)
         checks += debug_guest(args)
     Phase.report()
     report(checks)
@@ -851,8 +880,9 @@ def main(argv):
         "this host, build with W=1 and sparse, run checkpatch --strict, "
         "run the suite and the bad-input cases in a QEMU guest, then the "
         f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
-        "block of order 9 or above, three times under host load, and on "
-        "the debug kernel (built once and kept), and end with the line "
+        "block of order 9 or above, three times under host load, on "
+        "Debian's 6.1 cloud and 6.12 rt kernels (installed by name), and "
+        "on the debug kernel (built once and kept), and end with the line "
         "'N passed, N failed'.", epilog=EXIT_CODES)
     _add_guest_options(p)
     p.set_defaults(func=cmd_test)

@@ -1,5 +1,6 @@
 """Install, from Debian's packages, what mmbench needs and is missing."""
 import os
+import re
 import subprocess
 
 from .common import Failure, run, say
@@ -66,3 +67,61 @@ def ensure(packages):
     still = [p for p in missing if not installed(p)]
     if still:
         raise Failure("still missing after apt-get: " + " ".join(still))
+
+
+class Kernel:
+    """A Debian kernel that ./mmbench test runs the suite on, installed
+    from Debian's packages by name: the newest build in the apt lists of
+    the series @pattern matches (a regular expression of the image
+    package's name, group 1 the release's sort key)."""
+
+    def __init__(self, name, pattern, why):
+        self.name = name
+        self.pattern = pattern
+        self.why = why
+
+    def newest(self, names):
+        """The release of the newest build of the series in @names (the
+        package names apt-cache search prints), or None."""
+        found = []
+        for line in names.splitlines():
+            m = re.match(self.pattern + r"(?:\s|$)", line)
+            if m:
+                found.append((int(m.group(1)), line.split()[0]))
+        if not found:
+            return None
+        return max(found)[1][len("linux-image-"):]
+
+    def release(self):
+        """Search the apt lists (once more after apt-get update, if the
+        series is not there) for the newest build: its release."""
+        for attempt in (1, 2):
+            out = run(["apt-cache", "search", "--names-only",
+                       self.pattern.replace(r"(\d+)", "[0-9]+") + "$"],
+                      capture=True, check=False)
+            release = self.newest(out)
+            if release or attempt == 2 or os.geteuid():
+                break
+            say(f"no {self.name} kernel in the apt lists: apt-get update")
+            run(["apt-get", "update", "-q"],
+                env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+        if not release:
+            raise Failure(f"no package matching {self.pattern} in the apt "
+                          "lists: apt-get update, or check the sources")
+        return release
+
+    def packages(self, release):
+        """The image and headers packages of @release, name -> reason."""
+        return {f"linux-image-{release}": f"the {self.name} kernel ({self.why})",
+                f"linux-headers-{release}":
+                    f"the {self.name} kernel's headers, to build the module"}
+
+
+# The kernels ./mmbench test runs the suite on besides the stock 6.12
+# cloud kernel.
+KERNELS = [
+    Kernel("6.1 cloud", r"^linux-image-6\.1\.0-(\d+)-cloud-amd64",
+           "Debian 12's default kernel series"),
+    Kernel("6.12 rt", r"^linux-image-6\.12\.(\d+)\+deb12-rt-amd64",
+           "Debian's 6.12 PREEMPT_RT kernel"),
+]

@@ -1,0 +1,76 @@
+"""The kernel release read from a headers tree: uname -r, not the package
+version that Debian's 6.1 headers put in include/config/kernel.release."""
+import argparse
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import support  # noqa: F401  (the import path of mmbench_tool)
+from mmbench_tool import build, cli, deps
+
+
+class Built(Exception):
+    """Setup.prepare reached the module build."""
+
+
+def debian_61_headers(top):
+    """A headers tree laid out as linux-headers-6.1.0-57-cloud-amd64's:
+    its Makefile prints include/config/kernel.release, which holds the
+    package version; UTS_RELEASE holds uname -r."""
+    tree = Path(top) / "linux-headers-6.1.0-57-cloud-amd64"
+    (tree / "include/config").mkdir(parents=True)
+    (tree / "include/generated").mkdir(parents=True)
+    (tree / "include/config/kernel.release").write_text("6.1.192\n")
+    (tree / "include/generated/utsrelease.h").write_text(
+        '#define UTS_RELEASE "6.1.0-57-cloud-amd64"\n')
+    (tree / "Makefile").write_text(
+        "kernelrelease:\n\t@cat include/config/kernel.release\n")
+    return tree
+
+
+class Release(unittest.TestCase):
+    def prepare(self, headers, kernel, release=None):
+        """The release Setup.prepare builds the module for."""
+        args = argparse.Namespace(
+            kernel=kernel, headers=headers, release=release,
+            debug_kernel=False, cpus=2, memory=1024, timeout=1800, param=[],
+            env=[], ceiling=[], accel="tcg")
+        seen = {}
+
+        def build_module(headers, release, checks=False):
+            seen["release"] = release
+            raise Built
+
+        with mock.patch.object(deps, "ensure"), \
+                mock.patch.object(build, "build_module", build_module), \
+                mock.patch.object(cli, "say"):
+            with self.assertRaises(Built):
+                cli.Setup(args).prepare()
+        return seen["release"]
+
+    def test_uname_release_not_package_version(self):
+        with tempfile.TemporaryDirectory() as top:
+            headers = debian_61_headers(top)
+            kernel = Path(top) / "vmlinuz"
+            kernel.write_text("")
+            self.assertEqual(self.prepare(headers, kernel),
+                             "6.1.0-57-cloud-amd64")
+
+    def test_release_option_wins(self):
+        with tempfile.TemporaryDirectory() as top:
+            headers = debian_61_headers(top)
+            kernel = Path(top) / "vmlinuz"
+            kernel.write_text("")
+            self.assertEqual(self.prepare(headers, kernel, "6.1.0-x"),
+                             "6.1.0-x")
+
+    def test_without_utsrelease_make_decides(self):
+        with tempfile.TemporaryDirectory() as top:
+            headers = debian_61_headers(top)
+            (headers / "include/generated/utsrelease.h").unlink()
+            self.assertEqual(build.kernel_release(headers), "6.1.192")
+
+
+if __name__ == "__main__":
+    unittest.main()
