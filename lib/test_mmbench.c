@@ -113,7 +113,7 @@
 /* Longest sample: with preemption or irqs off above all. */
 #define MMBENCH_MAX_SAMPLE_NS	(100 * NSEC_PER_MSEC)
 #define MMBENCH_NAME_LEN	48
-#define MMBENCH_REASON_LEN	128
+#define MMBENCH_REASON_LEN	192
 #define MMBENCH_LIST_LEN	256
 
 enum mmbench_context {
@@ -192,7 +192,8 @@ struct mmbench_bench;
  * struct mmbench_counts - what the ops of an allocator benchmark counted
  * @allocs: successful allocations
  * @frees: frees
- * @failed: allocations that failed
+ * @failed: allocation calls that failed, and the objects a bulk call fell
+ *	short by (the rest of a batch is not tried after a failure)
  * @corrupt: blocks whose marks written at allocation were gone at free
  */
 struct mmbench_counts {
@@ -223,6 +224,8 @@ enum mmbench_team_kind {
  * @pgdat: page_pgdat(@page)
  * @ops: ops in the sample about to run
  * @sized: @ops is the row's final size: the warm-up and the timed samples
+ * @faults: fault injection mark of the task that started the run, which
+ *	the samples take (see mmbench_fault_mark())
  * @arg: the row's value of its list: D in ns, an order, a size in bytes,
  *	objects per bulk call
  * @inject_ns: ndelay() added to every op, 0 for none
@@ -254,6 +257,7 @@ struct mmbench_ctx {
 	struct pglist_data *pgdat;
 	u32 ops;
 	bool sized;
+	int faults;
 	u32 arg;
 	u32 inject_ns;
 	u32 batch;
@@ -833,8 +837,9 @@ static void pages_batch_op(struct mmbench_ctx *ctx)
 		n = min(ctx->ops - done, ctx->batch);
 		for (got = 0; got < n; got++) {
 			pages[got] = alloc_pages(MMBENCH_GFP_MAYFAIL, order);
+			/* The rest of the batch is not tried: not failed. */
 			if (unlikely(!pages[got])) {
-				ctx->n.failed += n - got;
+				ctx->n.failed++;
 				break;
 			}
 			mmbench_mark(page_address(pages[got]), size);
@@ -966,7 +971,7 @@ static void kfree_bulk_op(struct mmbench_ctx *ctx)
 			ctx->ptrs[got] = kmalloc(MMBENCH_BULK_SIZE,
 						 MMBENCH_GFP_MAYFAIL);
 			if (unlikely(!ctx->ptrs[got])) {
-				ctx->n.failed += n - got;
+				ctx->n.failed++;
 				break;
 			}
 			mmbench_mark(ctx->ptrs[got], MMBENCH_BULK_SIZE);
@@ -1299,9 +1304,10 @@ static void team_teardown(struct mmbench_ctx *ctx)
 /*
  * Fault injection's task-filter (failslab, fail_page_alloc) fails the
  * allocations of tasks marked in /proc/<pid>/make-it-fail.  A run started
- * by a marked task (a writer of "run", a loader) runs its rows marked:
- * their setup, samples and teardown, and the team's threads, which take
- * the mark of the run's thread.  The run's own buffers are not failed.
+ * by a marked task (a writer of "run", a loader) takes the mark into its
+ * samples, those of a team's threads too: the paths measured fail, not the
+ * run's buffers or a row's setup and teardown (kmem_cache_create() has
+ * error paths of its own, outside what is measured).
  */
 #ifdef CONFIG_FAULT_INJECTION
 static int mmbench_fault_mark(void)
@@ -1371,7 +1377,7 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 			goto out;
 		}
 		w->task = get_task_struct(task);
-		mmbench_set_fault_mark(task, mmbench_fault_mark());
+		mmbench_set_fault_mark(task, ctx->faults);
 		wake_up_process(task);
 	}
 	ret = 0;
@@ -2609,6 +2615,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	}
 
 	start = ktime_get_ns();
+	mmbench_set_fault_mark(current, ctx->faults);
 	ops = mmbench_size(b, c, ctx, run, r);
 	ctx->ops = ops;
 	ctx->sized = true;
@@ -2648,6 +2655,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 			}
 		}
 	}
+	mmbench_set_fault_mark(current, 0);
 	if (ctx->team)
 		r->team_cpus = ctx->team->nr;
 	if (b->teardown)
@@ -2689,6 +2697,11 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	} else if (ctx->abort) {
 		r->status = MMBENCH_ERROR;
 		strscpy(r->reason, ctx->abort);
+	} else if (ctx->n.failed) {
+		r->status = MMBENCH_UNSUPPORTED;
+		snprintf(r->reason, sizeof(r->reason),
+			 "%llu of %llu allocations failed: short of memory for this order, size or bulk, or fault injection",
+			 ctx->n.failed, ctx->n.failed + ctx->n.allocs);
 	} else if (!kept && (kthread_should_stop() ||
 			     !(r->preempted + r->migrated + r->stolen))) {
 		r->status = kthread_should_stop() ? MMBENCH_ERROR :
@@ -2696,21 +2709,21 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		strscpy(r->reason, kthread_should_stop() ? "stopped" :
 			"budget_ms ran out before a sample was kept");
 	} else if (!kept) {
+		char remarks[MMBENCH_REASON_LEN];
+
 		/* The machine, not the path: no sample ran undisturbed. */
 		r->status = MMBENCH_NOISY;
+		strscpy(remarks, r->reason);
 		snprintf(r->reason, sizeof(r->reason),
 			 "every sample dropped: %u preempted, %u migrated, %u with steal time",
 			 r->preempted, r->migrated, r->stolen);
+		if (remarks[0])
+			mmbench_remark(r->reason, "%s", remarks);
 	} else if (raw_smp_processor_id() != run->cpu) {
 		r->status = MMBENCH_ERROR;
 		snprintf(r->reason, sizeof(r->reason),
 			 "moved from CPU %d to CPU %d: CPU %d went offline",
 			 run->cpu, raw_smp_processor_id(), run->cpu);
-	} else if (ctx->n.failed) {
-		r->status = MMBENCH_UNSUPPORTED;
-		snprintf(r->reason, sizeof(r->reason),
-			 "%llu of %llu allocations failed: short of memory for this order, size or bulk, or fault injection",
-			 ctx->n.failed, ctx->n.failed + ctx->n.allocs);
 	} else {
 		r->status = MMBENCH_PASS;
 		if (kept < mmbench_samples)
@@ -2869,9 +2882,9 @@ static int mmbench_thread(void *data)
 	const char *clock_error;
 	unsigned int i, nr = 0;
 	u64 start = ktime_get_ns();
-	int faults = mmbench_fault_mark();
 	s64 drift;
 
+	ctx.faults = mmbench_fault_mark();
 	mmbench_set_fault_mark(current, 0);
 
 	for (i = 0; i < mmbench_nr_rows; i++) {
@@ -2910,9 +2923,7 @@ static int mmbench_thread(void *data)
 			strscpy(row->pending.reason, clock_error);
 			continue;
 		}
-		mmbench_set_fault_mark(current, faults);
 		mmbench_row_run(row, &ctx, &run);
-		mmbench_set_fault_mark(current, 0);
 		if (i && !row->bench->team && row->pending.status == MMBENCH_PASS &&
 		    mmbench_rows[0].pending.status == MMBENCH_PASS &&
 		    mmbench_suspect(row->pending.ns.min,

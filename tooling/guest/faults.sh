@@ -4,9 +4,13 @@
 # debug kernel).  Every benchmark runs once with 10 % of its allocations
 # failed, slab and page allocator alike (interval 1, any gfp, order 0 up),
 # restricted to the run by the task filter: the writer of "run" is marked
-# in /proc/self/make-it-fail and the module's threads take the mark.  Each
-# row must pass or say that its allocations failed, and how many; the rows
-# together cannot count more failures than the injectors made.  Prints KTAP.
+# in /proc/self/make-it-fail and the module's rows take the mark.  Each
+# row must pass or say that its allocations failed, and how many.  A row
+# of the page allocator or slab makes an allocation call every op (every
+# bulk, for a bulk API): with 64 calls in its samples, one of them
+# failed for sure (0.9^64 = 0.1 %), so it must not pass; with fewer it is
+# not judged (a row of page_frag refills its page now and then, and is
+# not judged either).  A vmstat row makes none: it must pass.  Prints KTAP.
 rel=$(uname -r)
 ko=/lib/modules/$rel/extra/test_mmbench.ko
 dbg=/sys/kernel/debug
@@ -62,14 +66,15 @@ result $rc "test_mmbench loads for the fault injection run" "insmod: rc=$rc"
 echo "mmbench-faults: begin" >/dev/kmsg
 inject
 start=$(date +%s)
-# The writer's own open() and write() may fail too: try again.
+# The writer's own open() and write() may fail too: try again (quietly:
+# its errors go where the unmarked shell opened them).
 sh -c 'echo 1 >/proc/self/make-it-fail
 	i=0
 	while [ $i -lt 50 ]; do
-		echo 1 2>/dev/null >'$mb'/run && exit 0
+		echo 1 >'$mb'/run && exit 0
 		i=$((i + 1))
 	done
-	exit 1'
+	exit 1' 2>/dev/null
 rc=$?
 took=$(($(date +%s) - start))
 echo 0 >$dbg/failslab/probability
@@ -83,14 +88,34 @@ result $? "every benchmark ran with 10 % of allocations failed ($took s)" "write
 [ "$slab" -gt 0 ] && [ "$pages" -gt 0 ]
 result $? "failslab failed $slab allocations, fail_page_alloc $pages" "failslab=$slab fail_page_alloc=$pages"
 
-pass=0 counted=0 oom=0 sum=0 bad=""
+pass=0 counted=0 oom=0 sum=0 bad="" missed="" few=""
 for d in $mb/*/; do
 	[ -f "$d/status" ] || continue
 	b=$(basename "$d")
 	st=$(cat "$d/status")
 	why=$(cat "$d/reason")
+	group=$(cat "$d/group")
 	f=$(echo "$why" | sed -n 's/^\([0-9]*\) of [0-9]* allocations failed.*/\1/p')
-	if [ "$st" = pass ]; then
+	# Allocation calls of the samples, kept or dropped (at least): a bulk
+	# API's calls take "bulk" ops each.
+	ran=$(($(cat "$d/samples") + $(cat "$d/samples_preempted") +
+		$(cat "$d/samples_migrated") + $(cat "$d/samples_stolen")))
+	calls=$((ran * $(cat "$d/ops_per_sample")))
+	case "$b" in
+	kfree_bulk_*) ;;
+	*_bulk_*) calls=$((calls / $(cat "$d/bulk"))) ;;
+	esac
+	case "$group:$st" in
+	page_alloc:pass | slab:pass | page_alloc:noisy | slab:noisy)
+		if [ "$calls" -ge 64 ]; then
+			missed="$missed $b ($st, $calls allocation calls: $why)"
+		else
+			few="$few $b ($calls)"
+		fi ;;
+	vmstat:pass | vmstat:noisy | calibration:*) ;;
+	vmstat:*) bad="$bad $b: $st: $why;" ;;
+	esac
+	if [ "$st" = pass ] || [ "$st" = noisy ]; then
 		pass=$((pass + 1))
 	elif [ "$st" = unsupported ] && [ -n "$f" ] && [ "$f" -gt 0 ]; then
 		counted=$((counted + 1))
@@ -101,11 +126,12 @@ for d in $mb/*/; do
 		bad="$bad $b: $st: $why;"
 	fi
 done
-echo "# rows: $pass passed, $counted counted $sum failed allocations, $oom could not set up (out of memory)"
+echo "# rows: $pass passed (or noisy), $counted counted $sum failed allocations, $oom could not set up (out of memory)"
 [ -z "$bad" ]
 result $? "every row passed or says its allocations failed" "$bad"
-[ "$sum" -gt 0 ] && [ "$sum" -le $((slab + pages)) ]
-result $? "the rows count $sum failed allocations, of $((slab + pages)) made" "rows=$sum injected=$((slab + pages))"
+[ -n "$few" ] && echo "# not judged, too few allocation calls to be sure one failed:$few"
+[ -z "$missed" ] && [ "$sum" -gt 0 ]
+result $? "no page allocator or slab row of 64 allocation calls or more passed" "passed:$missed; rows counted $sum"
 
 rmmod test_mmbench
 left=$(grep -c '^mmbench ' /proc/slabinfo)

@@ -335,11 +335,17 @@ class GuestOutput:
         self.finished = any(line.startswith("MMBENCH-GUEST-END")
                             for line in lines)
 
+    def kernel_log(self):
+        """The kernel's log: the guest's dmesg at the end, and the serial
+        console (warnings and worse), which has what dmesg's ring buffer
+        may have overwritten in a long run."""
+        console = []
+        if self.console.exists():
+            console = self.console.read_text(errors="replace").splitlines()
+        return ktap.merge_logs(self.dmesg or [], console)
+
     def kernel_problems(self):
-        text = self.dmesg or []
-        if not self.dmesg and self.console.exists():
-            text = self.console.read_text(errors="replace").splitlines()
-        return ktap.bad_kernel_lines(text)
+        return ktap.bad_kernel_lines(self.kernel_log())
 
 
 def judge_suite(setup, out, results):
@@ -762,9 +768,7 @@ def guest_cases(out, results, faults_required=False):
 def report_checks(out, results):
     """On the debug kernel: each kind of report, counted over the whole
     guest (suite, fault injection, bad-input cases, rmmod, kmemleak)."""
-    lines = (out.dmesg or []) + (out.kmemleak or [])
-    if not out.dmesg and out.console.exists():
-        lines = out.console.read_text(errors="replace").splitlines()
+    lines = out.kernel_log() + (out.kmemleak or [])
     injected, _ = ktap.injected_failure_reports(lines)
     counts = ktap.report_counts(lines)
     say("debug kernel reports: " +

@@ -10,6 +10,7 @@ kernel's headers (--kernel IMAGE --headers DIR).
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -65,6 +66,16 @@ def _make(src, obj, log, *targets):
                       f"exited with {rc} (log: {log})")
 
 
+def prune(keep):
+    """Remove the debug kernels of other configurations (some 350 MB each):
+    the fragment or the source changed, and they are not booted again."""
+    for old in sorted((OUT / "debug-kernel").glob("*")):
+        if old.name in (keep, "src") or not (old / "build.log").exists():
+            continue
+        say(f"removing the debug kernel of an older configuration: {old}")
+        shutil.rmtree(old, ignore_errors=True)
+
+
 def build():
     """Return (bzImage, build tree, release) of the debug kernel."""
     k = key()
@@ -76,6 +87,7 @@ def build():
         say(f"debug kernel {release} (config {k}) already built "
             f"(it took {float(took):.0f} s): reusing {obj}")
         return image, obj, release
+    prune(k)
     # A pristine copy of the source: O= builds need one clean.
     src = unpack_source(OUT / "debug-kernel" / "src")
     # A build stopped half-way is taken up where it stopped: make only

@@ -166,7 +166,7 @@ def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout):
     cmd = ["qemu-system-x86_64", "-smp", str(cpus), "-m", str(memory),
            "-nodefaults", "-display", "none", "-no-reboot",
            "-kernel", str(kernel), "-initrd", str(initrd),
-           "-append", "console=ttyS0 panic=-1 oops=panic loglevel=4",
+           "-append", "console=ttyS0 panic=-1 oops=panic loglevel=5",
            "-serial", f"file:{console}", "-serial", "stdio"]
     cmd[1:1] = ["-accel", "kvm", "-cpu", "host"] if kvm else ["-accel", "tcg"]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,

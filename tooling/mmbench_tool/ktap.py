@@ -83,6 +83,28 @@ def kunit_parse(tree, path):
     return ok, out
 
 
+PRINTK_TIME = re.compile(r"^\[\s*(\d+\.\d+)\]")
+
+
+def merge_logs(*logs):
+    """One kernel log out of several views of it (dmesg, the console): in
+    the order of the printk timestamps, each line once.  A line without a
+    timestamp keeps the place after the line before it."""
+    keyed, seen = [], set()
+    for log in logs:
+        when = 0.0
+        for line in log:
+            line = line.rstrip("\r")
+            m = PRINTK_TIME.match(line)
+            if m:
+                when = float(m.group(1))
+            if line in seen and m:
+                continue
+            seen.add(line)
+            keyed.append((when, len(keyed), line))
+    return [line for _, _, line in sorted(keyed)]
+
+
 # What tooling/guest/faults.sh writes to /dev/kmsg around its run.
 FAULTS_BEGIN = "mmbench-faults: begin"
 FAULTS_END = "mmbench-faults: end"

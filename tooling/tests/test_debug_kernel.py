@@ -82,3 +82,58 @@ class DebugKernel(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DebugKernelChecks(unittest.TestCase):
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.dir = Path(tmp.name)
+
+    def test_prune_keeps_the_current_kernel_and_the_source(self):
+        from mmbench_tool import debugkernel
+        for name in ("src", "aaa", "bbb", "notakernel"):
+            (self.dir / "debug-kernel" / name).mkdir(parents=True)
+        for name in ("aaa", "bbb"):
+            (self.dir / "debug-kernel" / name / "build.log").write_text("")
+        with mock.patch.object(debugkernel, "OUT", self.dir), \
+                mock.patch.object(debugkernel, "say"):
+            debugkernel.prune("bbb")
+        self.assertEqual(sorted(p.name for p in
+                                (self.dir / "debug-kernel").iterdir()),
+                         ["bbb", "notakernel", "src"])
+
+    def test_each_kind_of_report_counted(self):
+        from mmbench_tool import ktap
+        log = ["BUG: KASAN: slab-use-after-free in team_op+0x1/0x2",
+               "BUG: sleeping function called from invalid context at x",
+               "WARNING: possible circular locking dependency detected",
+               "WARNING: CPU: 0 PID: 1 at mm/slub.c:1 f+0x1/0x2",
+               "kmemleak: 2 new suspected memory leaks (see /sys/...)",
+               "unreferenced object 0xffff888003a1c000 (size 64):",
+               "mmbench-faults: begin",
+               "mmbench/0: page allocation failure: order:0, mode:0xcc0",
+               "Call Trace:", " </TASK>",
+               "mmbench-faults: end"]
+        self.assertEqual(ktap.report_counts(log), {
+            "KASAN": 1, "sleeping function called from invalid context": 1,
+            "lockdep": 1, "kmemleak": 2, "WARN": 1, "BUG or oops": 0})
+        self.assertEqual(ktap.injected_failure_reports(log)[0], 1)
+
+    def test_a_section_that_skips_is_required_on_the_debug_kernel(self):
+        from mmbench_tool import cli
+        skip = ["KTAP version 1",
+                "1..0 # SKIP no failslab and fail_page_alloc in this kernel"]
+        with mock.patch.object(cli, "say"):
+            stock = cli.section_checks(skip, "fault injection",
+                                       self.dir / "f.ktap", required=False)
+            debug = cli.section_checks(skip, "fault injection",
+                                       self.dir / "f.ktap", required=True)
+            missing = cli.section_checks(None, "fault injection",
+                                         self.dir / "f.ktap")
+            short = cli.section_checks(["1..2", "ok 1 a"], "x",
+                                       self.dir / "x.ktap")
+        self.assertEqual([c[0] for c in stock], [True])
+        self.assertEqual([c[0] for c in debug], [False])
+        self.assertFalse(missing[0][0])
+        self.assertEqual([c[0] for c in short], [True, True, False])

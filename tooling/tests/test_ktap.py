@@ -42,6 +42,14 @@ class Ktap(unittest.TestCase):
             ["mmbench-faults: begin", "BUG: KASAN: use-after-free"]),
             ["BUG: KASAN: use-after-free"])
 
+    def test_merge_logs_keeps_order_and_each_line_once(self):
+        dmesg = ["[    5.000000] b", "[    9.000000] d"]
+        console = ["SeaBIOS", "[    1.000000] a", "[    5.000000] b",
+                   "[    7.000000] c"]
+        self.assertEqual(ktap.merge_logs(dmesg, console),
+                         ["SeaBIOS", "[    1.000000] a", "[    5.000000] b",
+                          "[    7.000000] c", "[    9.000000] d"])
+
     def test_between_without_end(self):
         self.assertEqual(ktap.between(["a", "B", "c"], "B", "E"), ["c"])
         self.assertIsNone(ktap.between(["a"], "B", "E"))
