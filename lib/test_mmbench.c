@@ -192,8 +192,8 @@ struct mmbench_bench;
  * struct mmbench_counts - what the ops of an allocator benchmark counted
  * @allocs: successful allocations
  * @frees: frees
- * @failed: allocation calls that failed, and the objects a bulk call fell
- *	short by (the rest of a batch is not tried after a failure)
+ * @failed: allocation calls that failed, a bulk call that fell short too
+ *	(the rest of a batch is not tried after a failure)
  * @corrupt: blocks whose marks written at allocation were gone at free
  */
 struct mmbench_counts {
@@ -246,6 +246,8 @@ enum mmbench_team_kind {
  * @abort: why the benchmark cannot go on, or NULL; points to @why or to
  *	a string constant, never into the team, which teardown frees
  * @why: room for @abort
+ * @why_partial: @why is what team_op() saw when it gave up waiting: the
+ *	stalled worker's reason, once the team is torn down, replaces it
  * @bench: the benchmark running
  * @delta: 1, read from memory so that count_vm_events() takes a variable
  *	delta as its callers do
@@ -275,6 +277,7 @@ struct mmbench_ctx {
 	u64 team_busy[2];
 	const char *abort;
 	char why[MMBENCH_REASON_LEN];
+	bool why_partial;
 	const struct mmbench_bench *bench;
 	long delta;
 	long before;
@@ -871,7 +874,7 @@ static void pages_bulk_op(struct mmbench_ctx *ctx)
 		n = min(ctx->ops - done, ctx->arg);
 		got = alloc_pages_bulk(MMBENCH_GFP_MAYFAIL, n, pages);
 		ctx->n.allocs += got;
-		ctx->n.failed += n - got;
+		ctx->n.failed += got < n;
 		for (i = 0; i < got; i++) {
 			mmbench_mark(page_address(pages[i]), PAGE_SIZE);
 			mmbench_inject(ctx);
@@ -939,7 +942,7 @@ static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
 		if (unlikely(!kmem_cache_alloc_bulk(ctx->cache,
 						    MMBENCH_GFP_MAYFAIL, n,
 						    ctx->ptrs))) {
-			ctx->n.failed += n;
+			ctx->n.failed++;
 			continue;
 		}
 		ctx->n.allocs += n;
@@ -1054,9 +1057,9 @@ struct mmbench_worker {
  * @sized: the sample is at the row's final size
  * @arg: the row's value (unused by the team benchmarks so far)
  * @gen: number of the latest sample; a worker starts when it changes.
- *	Published with smp_store_release() after @ops, @ready, @running and
- *	@done are reset, read with smp_load_acquire(), so that a worker that
- *	sees the new number sees them reset
+ *	Published with smp_store_release() after @ops, @sized, @arg, @ready,
+ *	@running and @done are set, read with smp_load_acquire(), so that a
+ *	worker that sees the new number sees them set
  * @go: set to @gen by the last worker ready: the release of all
  * @ready: workers ready for the sample
  * @running: workers not yet done with the sample
@@ -1281,8 +1284,12 @@ static void team_teardown(struct mmbench_ctx *ctx)
 		ctx->n.failed += w->n.failed;
 		ctx->n.corrupt += w->n.corrupt;
 	}
-	/* The workers are gone: the stalled one's reason is whole now. */
-	if (atomic_read(&t->stalled) && t->why[0]) {
+	/*
+	 * The workers are gone: the stalled one's reason is whole now, and
+	 * replaces what team_op() could say when it gave up waiting.
+	 */
+	if (atomic_read(&t->stalled) && t->why[0] &&
+	    (!ctx->abort || ctx->why_partial)) {
 		strscpy(ctx->why, t->why);
 		ctx->abort = ctx->why;
 	}
@@ -1434,6 +1441,7 @@ static void team_op(struct mmbench_ctx *ctx)
 						 nsecs_to_jiffies(MMBENCH_STALL_NS))) {
 			strscpy(ctx->why, "a team sample did not end within 6 s");
 			ctx->abort = ctx->why;
+			ctx->why_partial = true;
 			return;
 		}
 	}
@@ -2000,7 +2008,7 @@ static struct mmbench_uint_param inject_stall_ms_param = {
 module_param_cb(inject_stall_ms, &uint_range_ops, &inject_stall_ms_param,
 		0444);
 MODULE_PARM_DESC(inject_stall_ms,
-		 "Test only: ms that the last worker of each multi-CPU benchmark sleeps once, before its work, so that the team stalls on purpose, 0..10000 (default 0)");
+		 "Test only: ms that the last worker of each multi-CPU benchmark sleeps once, in the warm-up, 0..10000 (default 0): over 4000 the team stalls (team_op() gives up), over 2000 a pair whose sample overflows the 1024-entry ring too (push_cpu gives up)");
 
 static int cpu_set(const char *val, const struct kernel_param *kp)
 {
@@ -2588,6 +2596,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	ctx->bench = b;
 	ctx->team = NULL;
 	ctx->abort = NULL;
+	ctx->why_partial = false;
 	ctx->arg = row->arg;
 	ctx->inject_ns = row->inject_ns ?
 			 row->inject_ns + mmbench_inject_extra_ns : 0;
@@ -2697,33 +2706,32 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	} else if (ctx->abort) {
 		r->status = MMBENCH_ERROR;
 		strscpy(r->reason, ctx->abort);
-	} else if (ctx->n.failed) {
-		r->status = MMBENCH_UNSUPPORTED;
-		snprintf(r->reason, sizeof(r->reason),
-			 "%llu of %llu allocations failed: short of memory for this order, size or bulk, or fault injection",
-			 ctx->n.failed, ctx->n.failed + ctx->n.allocs);
-	} else if (!kept && (kthread_should_stop() ||
-			     !(r->preempted + r->migrated + r->stolen))) {
-		r->status = kthread_should_stop() ? MMBENCH_ERROR :
-						    MMBENCH_UNSUPPORTED;
-		strscpy(r->reason, kthread_should_stop() ? "stopped" :
-			"budget_ms ran out before a sample was kept");
-	} else if (!kept) {
-		char remarks[MMBENCH_REASON_LEN];
-
-		/* The machine, not the path: no sample ran undisturbed. */
-		r->status = MMBENCH_NOISY;
-		strscpy(remarks, r->reason);
-		snprintf(r->reason, sizeof(r->reason),
-			 "every sample dropped: %u preempted, %u migrated, %u with steal time",
-			 r->preempted, r->migrated, r->stolen);
-		if (remarks[0])
-			mmbench_remark(r->reason, "%s", remarks);
+	} else if (!kept && kthread_should_stop()) {
+		r->status = MMBENCH_ERROR;
+		strscpy(r->reason, "stopped");
 	} else if (raw_smp_processor_id() != run->cpu) {
 		r->status = MMBENCH_ERROR;
 		snprintf(r->reason, sizeof(r->reason),
 			 "moved from CPU %d to CPU %d: CPU %d went offline",
 			 run->cpu, raw_smp_processor_id(), run->cpu);
+	} else if (ctx->n.failed) {
+		r->status = MMBENCH_UNSUPPORTED;
+		snprintf(r->reason, sizeof(r->reason),
+			 "%llu allocation calls failed, %llu objects allocated: short of memory for this order, size or bulk, or fault injection",
+			 ctx->n.failed, ctx->n.allocs);
+	} else if (!kept && !(r->preempted + r->migrated + r->stolen)) {
+		r->status = MMBENCH_UNSUPPORTED;
+		strscpy(r->reason, "budget_ms ran out before a sample was kept");
+	} else if (!kept) {
+		/* The machine, not the path: no sample ran undisturbed. */
+		r->status = MMBENCH_NOISY;
+		/* Unused without an abort: room to keep the remarks. */
+		strscpy(ctx->why, r->reason);
+		snprintf(r->reason, sizeof(r->reason),
+			 "every sample dropped: %u preempted, %u migrated, %u with steal time",
+			 r->preempted, r->migrated, r->stolen);
+		if (ctx->why[0])
+			mmbench_remark(r->reason, "%s", ctx->why);
 	} else {
 		r->status = MMBENCH_PASS;
 		if (kept < mmbench_samples)

@@ -41,10 +41,12 @@
  * the largest order, see 23baf831a32c ("mm, treewide: redefine MAX_ORDER
  * sanely"), so it must not be taken as it is there.
  */
+#ifndef MAX_PAGE_ORDER
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
 #define MAX_PAGE_ORDER	(MAX_ORDER - 1)
-#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 8, 0)
+#else
 #define MAX_PAGE_ORDER	MAX_ORDER
+#endif
 #endif
 
 /*
@@ -88,8 +90,9 @@
  * make); without CONFIG_HARDENED_USERCOPY the region is dropped and the
  * cache would be merged, so there is no equivalent.  The flag takes the
  * bit mainline gave it, unused before 6.5, and never reaches the kernel.
+ * Keyed on the flag, not the version: a distribution may have backported it.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+#ifndef SLAB_NO_MERGE
 #ifndef CONFIG_HARDENED_USERCOPY
 #error "before 6.5 a cache of its own needs CONFIG_HARDENED_USERCOPY"
 #endif

@@ -95,7 +95,7 @@ for d in $mb/*/; do
 	st=$(cat "$d/status")
 	why=$(cat "$d/reason")
 	group=$(cat "$d/group")
-	f=$(echo "$why" | sed -n 's/^\([0-9]*\) of [0-9]* allocations failed.*/\1/p')
+	f=$(echo "$why" | sed -n 's/^\([0-9]*\) allocation calls failed.*/\1/p')
 	# Allocation calls of the samples, kept or dropped (at least): a bulk
 	# API's calls take "bulk" ops each.
 	ran=$(($(cat "$d/samples") + $(cat "$d/samples_preempted") +
@@ -126,7 +126,7 @@ for d in $mb/*/; do
 		bad="$bad $b: $st: $why;"
 	fi
 done
-echo "# rows: $pass passed (or noisy), $counted counted $sum failed allocations, $oom could not set up (out of memory)"
+echo "# rows: $pass passed (or noisy), $counted counted $sum failed allocation calls, $oom could not set up (out of memory)"
 [ -z "$bad" ]
 result $? "every row passed or says its allocations failed" "$bad"
 [ -n "$few" ] && echo "# not judged, too few allocation calls to be sure one failed:$few"

@@ -643,7 +643,7 @@ def fragmented(out, results):
         low += [f"{name}_order{o}" for o in range(4)]
     bad_high = [r for r in high
                 if rows.get(r, {}).get("status") != "unsupported" or
-                "allocations failed" not in rows[r].get("reason", "")]
+                "allocation calls failed" not in rows[r].get("reason", "")]
     bad_low = [r for r in low if rows.get(r, {}).get("status") != "pass"]
     where = f"see {results / 'fragmented.ktap'}"
     unavailable = [line for line in lines
