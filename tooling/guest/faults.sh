@@ -49,7 +49,24 @@ inject() {
 
 # made <injector>: the failures it made since inject.
 made() {
-	echo $((times - $(cat $dbg/$1/times)))
+	echo $((times - $(num $dbg/$1/times)))
+}
+
+# num <file>: its number, 0 if it cannot be read.
+num() {
+	v=$(cat "$1" 2>/dev/null)
+	case "$v" in
+	'' | *[!0-9-]*) echo 0 ;;
+	*) echo "$v" ;;
+	esac
+}
+
+# uninject: no more failures, for anyone.
+uninject() {
+	for f in failslab fail_page_alloc; do
+		echo 0 >$dbg/$f/probability
+		echo N >$dbg/$f/task-filter
+	done
 }
 
 echo "KTAP version 1"
@@ -67,8 +84,9 @@ echo "mmbench-faults: begin" >/dev/kmsg
 inject
 start=$(date +%s)
 # The writer's own open() and write() may fail too: try again (quietly:
-# its errors go where the unmarked shell opened them).
-sh -c 'echo 1 >/proc/self/make-it-fail
+# its errors go where the unmarked shell opened them).  A run that hangs
+# is stopped, so that fault injection ends all the same.
+timeout 900 sh -c 'echo 1 >/proc/self/make-it-fail
 	i=0
 	while [ $i -lt 50 ]; do
 		echo 1 >'$mb'/run && exit 0
@@ -77,11 +95,10 @@ sh -c 'echo 1 >/proc/self/make-it-fail
 	exit 1' 2>/dev/null
 rc=$?
 took=$(($(date +%s) - start))
-echo 0 >$dbg/failslab/probability
-echo 0 >$dbg/fail_page_alloc/probability
-echo "mmbench-faults: end" >/dev/kmsg
 slab=$(made failslab)
 pages=$(made fail_page_alloc)
+uninject
+echo "mmbench-faults: end" >/dev/kmsg
 state=$(cat $mb/state 2>&1)
 [ $rc -eq 0 ] && [ "$state" = done ]
 result $? "every benchmark ran with 10 % of allocations failed ($took s)" "writer rc=$rc state=$state"
@@ -98,12 +115,12 @@ for d in $mb/*/; do
 	f=$(echo "$why" | sed -n 's/^\([0-9]*\) allocation calls failed.*/\1/p')
 	# Allocation calls of the samples, kept or dropped (at least): a bulk
 	# API's calls take "bulk" ops each.
-	ran=$(($(cat "$d/samples") + $(cat "$d/samples_preempted") +
-		$(cat "$d/samples_migrated") + $(cat "$d/samples_stolen")))
-	calls=$((ran * $(cat "$d/ops_per_sample")))
+	ran=$(($(num "$d/samples") + $(num "$d/samples_preempted") +
+		$(num "$d/samples_migrated") + $(num "$d/samples_stolen")))
+	calls=$((ran * $(num "$d/ops_per_sample")))
 	case "$b" in
 	kfree_bulk_*) ;;
-	*_bulk_*) calls=$((calls / $(cat "$d/bulk"))) ;;
+	*_bulk_*) bulk=$(num "$d/bulk"); calls=$((calls / (bulk ? bulk : 1))) ;;
 	esac
 	case "$group:$st" in
 	page_alloc:pass | slab:pass | page_alloc:noisy | slab:noisy)

@@ -386,18 +386,24 @@ if [ "$ncpu" -ge 2 ]; then
 		d=/sys/kernel/mmbench/$b
 		st=$(cat $d/status 2>&1); why=$(cat $d/reason 2>&1)
 		left=$(cat $d/counter_delta 2>&1)
-		[ "$st" = error ] && echo "$why" | grep -qE "^(CPU [0-9]+ waited 2 s for |a team sample did not end)" &&
+		# A pair's push_cpu gives up on the full ring; else team_op().
+		case $b in
+		*_concurrent) want="^a team sample did not end within 4 s" ;;
+		*) want="^CPU 0 waited 2 s for pop_cpu to empty the ring" ;;
+		esac
+		[ "$st" = error ] && echo "$why" | grep -q "$want" &&
 			{ [ "$left" = 0 ] || [ "$left" = none ]; }
 		result $? "a stalled $b team says why and frees every block ($why)" "status=$st reason=$why counter_delta=$left"
 	done
 	loaded && rmmod test_mmbench
 
 	# A worker's CPU taken offline mid-row: the row says so, frees every
-	# block and does not pass.  CPU 1's worker sleeps 1.5 s in a sample
-	# (inject_stall_ms, short of a stall), the CPU goes offline meanwhile
-	# and the worker wakes up on CPU 0.
+	# block and does not pass.  CPU 1's worker sleeps 3 s in a sample
+	# (inject_stall_ms, short of a stall: 1000 ops fit the ring, and
+	# team_op() waits 4 s), the CPU goes offline meanwhile and the worker
+	# wakes up on CPU 0.
 	for b in $teams; do
-		insmod "$ko" run_on_load=0 benchmarks=$b inject_stall_ms=1500 iterations=2048 samples=5
+		insmod "$ko" run_on_load=0 benchmarks=$b cpus=0,1 push_cpu=0 pop_cpu=1 inject_stall_ms=3000 iterations=1000 samples=5
 		echo 1 >/sys/kernel/mmbench/run &
 		run=$!
 		# Its thread, then the thread asleep (D) at two polls in a row.
@@ -427,13 +433,14 @@ if [ "$ncpu" -ge 2 ]; then
 		echo 0 >/sys/devices/system/cpu/cpu1/online
 		wait $run
 		echo 1 >/sys/devices/system/cpu/cpu1/online
+		back=$(cat /sys/devices/system/cpu/cpu1/online)
 		d=/sys/kernel/mmbench/$b
 		st=$(cat $d/status 2>&1); why=$(cat $d/reason 2>&1)
 		left=$(cat $d/counter_delta 2>&1)
 		loaded && rmmod test_mmbench
 		[ "$st" = error ] && echo "$why" | grep -q "^CPU 1 went offline: its worker ran on CPU 0" &&
-			{ [ "$left" = 0 ] || [ "$left" = none ]; }
-		result $? "$b with CPU 1 taken offline mid-row says so and frees every block ($why)" "status=$st reason=$why counter_delta=$left polls=$i/600"
+			{ [ "$left" = 0 ] || [ "$left" = none ]; } && [ "$back" = 1 ]
+		result $? "$b with CPU 1 taken offline mid-row says so and frees every block ($why)" "status=$st reason=$why counter_delta=$left polls=$i/600 cpu1_online=$back"
 	done
 
 	# cpus= whose CPUs all went offline after the load: unsupported.

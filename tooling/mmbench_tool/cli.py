@@ -103,6 +103,7 @@ def check_options(a):
     benches = names.benchmarks()
     params = dict(p.split("=", 1) for p in module_params(a))
     names.check_parameter_names(params)
+    names.check_parameter_values(params)
     names.check_selection(params, benches)
     ceiled = names.ceiling_names()
     if "MMBENCH_CEILINGS" in env:

@@ -73,6 +73,44 @@ def check_parameter_names(params, source=MODULE_SOURCE):
                           f"it has: {', '.join(sorted(known))}")
 
 
+def _number(token, text):
+    """@token as an integer: a literal, or a #define of one in @text."""
+    m = re.fullmatch(r"(\d+)U?", token)
+    if m:
+        return int(m.group(1))
+    m = re.search(rf"^#define {re.escape(token)}\s+(\d+)U?\s*$", text, re.M)
+    return int(m.group(1)) if m else None
+
+
+def uint_ranges(source=MODULE_SOURCE):
+    """{parameter: (min, max)} of the module's unsigned parameters that
+    take a range (uint_range_ops with a struct mmbench_uint_param)."""
+    text = source.read_text()
+    ranges = {}
+    for name, var in re.findall(r"^module_param_cb\((\w+), &uint_range_ops,"
+                                r"\s*&(\w+),", text, re.M):
+        m = re.search(rf"struct mmbench_uint_param {var} = \{{[^}}]*?"
+                      r"\.min = (\w+), \.max = (\w+),", text)
+        if not m:
+            continue
+        lo, hi = _number(m.group(1), text), _number(m.group(2), text)
+        if lo is not None and hi is not None:
+            ranges[name] = (lo, hi)
+    return ranges
+
+
+def check_parameter_values(params, source=MODULE_SOURCE):
+    """Refuse a value the module would refuse, for its ranged unsigned
+    parameters: a decimal number within the range."""
+    for name, (lo, hi) in uint_ranges(source).items():
+        if name not in params:
+            continue
+        value = params[name]
+        if not re.fullmatch(r"\d+", value) or not lo <= int(value) <= hi:
+            raise Failure(f"--param {name}={value}: want a decimal number "
+                          f"from {lo} to {hi}")
+
+
 def ceiling_names(path=CEILINGS):
     """Names the ceilings file at @path gives a ceiling."""
     names = set()

@@ -56,6 +56,18 @@ class Refused(support.Options, unittest.TestCase):
                      says="did you mean samples?")
         self.accepted("--param", "samples=3", "--param", "inject_extra_ns=0")
 
+    def test_values_out_of_the_module_range(self):
+        for value in ("-1", "10001", "abc", "0x10"):
+            self.refused("--param", f"inject_stall_ms={value}",
+                         says=f"inject_stall_ms={value}: want a decimal "
+                              "number from 0 to 10000")
+        self.refused("--param", "samples=0",
+                     says="want a decimal number from 1 to 1000")
+        self.refused("--env", "MMBENCH_PARAMS=iterations=100000001",
+                     says="from 0 to 100000000")
+        self.accepted("--param", "inject_stall_ms=10000", "--param",
+                      "sample_us=100")
+
     def test_inject_into_several_cpus(self):
         self.refused("--param", "inject_into=alloc_pages_concurrent",
                      "--param", "inject_ndelay=200",
