@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from . import (bench, build, debugkernel, deps, guest, ktap, names,
+               series,
                verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 
@@ -860,6 +861,33 @@ def cmd_test(args):
     return 0 if nfail == 0 else 1
 
 
+def cmd_export(args):
+    with Phase("packages"):
+        deps.ensure(deps.EXPORT_PACKAGES)
+    with Phase("export"):
+        branch, files = series.export(args.output.resolve(),
+                                      results=args.results)
+    say(f"branch {branch} of {series.PRISTINE}")
+    for f in files:
+        print(f)
+    if not args.check:
+        return 0
+    # The checks run in the tree the series is applied to by git am.
+    tree = series.applied_tree()
+    bad = 0
+    for f in files[1:]:
+        issues = series.checkpatch(tree, f)
+        bad += bool(issues)
+        say(f"checkpatch --strict {f.name}: "
+            + ("clean" if not issues else "; ".join(issues)))
+    for what, issues in (("kernel-doc -none lib/test_mmbench.c",
+                          series.kernel_doc(tree)),
+                         ("get_abi.pl validate", series.abi_validate(tree))):
+        bad += bool(issues)
+        say(f"{what}: " + ("clean" if not issues else "; ".join(issues)))
+    return 1 if bad else 0
+
+
 def main(argv):
     parser = argparse.ArgumentParser(
         prog="mmbench",
@@ -914,6 +942,23 @@ def main(argv):
                    help="the host idle, every host CPU busy, or one boot "
                         "each (default both)")
     p.set_defaults(func=cmd_verdicts)
+    p = sub.add_parser(
+        "export", help="write the upstream patch series",
+        description="Commit the series of tooling/upstream/series on a new "
+        "branch of a git tree of linux-source-6.12 (made once under "
+        f"{OUT}), and write it with git format-patch --cover-letter, the "
+        "cover letter quoting the figures of the latest run.",
+        epilog=EXIT_CODES)
+    p.add_argument("-o", "--output", type=Path, default=OUT / "series",
+                   help=f"folder of the patch files (default {OUT}/series;"
+                        " its old *.patch files are removed)")
+    p.add_argument("--results", type=Path,
+                   help="results folder the cover letter's figures come "
+                        f"from (default {OUT}/results/latest)")
+    p.add_argument("--check", action="store_true",
+                   help="run checkpatch.pl --strict on each patch and "
+                        "kernel-doc on the module; exit 1 on any report")
+    p.set_defaults(func=cmd_export)
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     # A kill is an interrupt: the guest and any busy loop are stopped.
