@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import (bench, build, debugkernel, deps, guest, ktap, names,
+from . import (bench, build, debugkernel, deps, guest, intree, ktap, names,
                series,
                verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
@@ -608,6 +608,58 @@ def checkpatch(tree):
     return checks
 
 
+def series_checks(setup):
+    """The checks of the upstream series, in the tree it was applied to:
+    checkpatch --strict of each patch file, kernel-doc, get_abi.pl, the
+    in-tree build with W=1, and each patch but the last built alone."""
+    tree = setup.tree
+    patches = sorted(series.BUILD_SERIES.glob("0*.patch"))
+    checks = [(bool(patches), f"series: the {len(patches)} patches apply "
+               "with git am on linux-source-6.12", str(series.BUILD_SERIES))]
+    for n, patch in enumerate(patches, 1):
+        issues = series.checkpatch(tree, patch)
+        checks.append((not issues, f"series: checkpatch --strict is clean "
+                       f"on patch {n}/{len(patches)} ({patch.name})",
+                       "; ".join(issues[:5])))
+    issues = series.kernel_doc(tree)
+    checks.append((not issues, "series: kernel-doc -none is clean on "
+                   "lib/test_mmbench.c", "; ".join(issues[:5])))
+    issues = series.abi_validate(tree)
+    checks.append((not issues, "series: get_abi.pl validate is clean on "
+                   "Documentation/ABI", "; ".join(issues[:5])))
+    release = build.default_release()
+    headers = Path("/lib/modules") / release / "build"
+    with Phase("in-tree build"):
+        try:
+            ko, warnings, took = intree.build(tree, release, headers)
+            why = "; ".join(warnings[:5])
+        except Failure as e:
+            ko, warnings, took, why = None, ["failed"], {}, str(e)
+        say("in-tree build: " + ", ".join(f"{k} {v:.1f} s"
+                                          for k, v in took.items()))
+    checks.append((ko is not None and not warnings,
+                   f"in-tree: {intree.OPTION}=m with Debian's config, "
+                   "make M=lib W=1 test_mmbench.ko builds without warnings",
+                   why))
+    with Phase("bisect builds"):
+        def module(t):
+            return intree.build(t, release, headers)[1]
+
+        def kselftest(t):
+            return build.build_kselftest(
+                t, install=OUT / "kselftest-bisect")[1]
+        try:
+            done, total = series.bisect_builds(tree, module, kselftest)
+            for n, subject, what, warnings in done:
+                checks.append((not warnings, f"series: after patch {n}/"
+                               f"{total} ({subject}) the {what} builds "
+                               "without warnings", "; ".join(warnings[:5])))
+        except Failure as e:
+            checks.append((False, "series: each patch builds on its own",
+                           str(e)))
+    return checks
+
+
 def _fragment_value(lines, marker, key):
     """The integer @key=<n> on the line starting with @marker, or None."""
     for line in lines:
@@ -831,10 +883,11 @@ def cmd_test(args):
          "module builds with W=1 and sparse (C=2) without warnings",
          "; ".join(setup.module_warnings[:5])),
         (not setup.kselftest_warnings,
-         "kselftest builds without warnings",
+         "kselftest builds in the series tree without warnings",
          "; ".join(setup.kselftest_warnings[:5])),
     ]
     checks += checkpatch(setup.tree)
+    checks += series_checks(setup)
     results = guest.results_dir()
     checks += host_checks(unit, results)
     out = setup.boot("test", results)
