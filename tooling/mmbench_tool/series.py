@@ -152,8 +152,9 @@ def commit_series(tree, patches, name, email, date=None):
             hunks = index.with_name("mmbench-export-hunks")
             hunks.write_text(p.diff)
             try:
-                git(tree, "apply", "--cached", "--whitespace=error-all",
-                    str(hunks), env=env)
+                if p.diff.strip():
+                    git(tree, "apply", "--cached", "--whitespace=error-all",
+                        str(hunks), env=env)
             except Failure as e:
                 raise Failure(f"tooling/upstream/{p.hunks}: its hunks do not "
                               "apply on linux-source-6.12") from e
