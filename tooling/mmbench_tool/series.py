@@ -10,6 +10,7 @@ one commit (made once, kept under out/), and runs git format-patch on them.
 import os
 import re
 import shutil
+import textwrap
 import time
 from pathlib import Path
 
@@ -214,15 +215,14 @@ def figures_text(table):
             if table.get(name, {}).get("status") == "pass"]
     if not rows:
         return None
-    lines = [f"kernel {fp.get('release', '?')}, preempt "
-             f"{fp.get('preempt', '?')}, debug options: "
-             f"{fp.get('debug', '?')};",
-             f"CPU {fp.get('cpu_model', '?')}, hypervisor "
-             f"{fp.get('hypervisor', '?')}; the median of each row's "
-             "samples and",
-             "the same net of the empty loop (baseline); "
-             f"{len(rows)} of "
-             f"{sum(1 for f in table.values() if 'status' in f)} rows:", ""]
+    head = (f"Kernel {fp.get('release', '?')}, preempt "
+            f"{fp.get('preempt', '?')}, debug options: "
+            f"{fp.get('debug', '?')}; CPU {fp.get('cpu_model', '?')}, "
+            f"hypervisor {fp.get('hypervisor', '?')}.  The median of each "
+            "row's samples, and the same net of the empty loop (baseline); "
+            f"{len(rows)} of "
+            f"{sum(1 for f in table.values() if 'status' in f)} rows:")
+    lines = textwrap.wrap(head, width=72) + [""]
     width = max(len(name) for name, _ in rows)
     lines.append(f"  {'row':<{width}}  {'ns/op':>10}  {'net ns/op':>10}")
     for name, f in rows:
