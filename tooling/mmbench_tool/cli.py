@@ -959,6 +959,8 @@ def main(argv):
         "test", help="run mmbench's own tests",
         description="Run the front end's unit tests (tooling/tests) on "
         "this host, build with W=1 and sparse, run checkpatch --strict, "
+        "check the upstream series (checkpatch of each patch, kernel-doc, "
+        "get_abi.pl) and build it in the 6.12 tree, patch by patch, "
         "run the suite and the bad-input cases in a QEMU guest, then the "
         f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
         "block of order 9 or above, three times under host load, on "
