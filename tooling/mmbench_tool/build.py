@@ -7,10 +7,6 @@ from pathlib import Path
 from .common import OUT, REPO, Failure, run, say
 
 SOURCE_TARBALL = Path("/usr/src/linux-source-6.12.tar.xz")
-SELFTEST_DIR = "tools/testing/selftests/mm/mmbench"
-# Overlay files copied into the tree as they are.
-OVERLAY_FILES = ["lib/test_mmbench.c",
-                 "Documentation/ABI/testing/sysfs-kernel-mmbench"]
 
 COMPAT = REPO / "tooling" / "compat"
 # The out-of-tree build folder's Kbuild: lib/test_mmbench.c is written
@@ -84,59 +80,6 @@ def build_module(headers, release, checks=False):
     return ko, warnings_in(out)
 
 
-def _replace_or_insert_block(text, block, name, after):
-    """Put Kconfig @block for symbol @name in @text, after symbol @after."""
-    pattern = re.compile(rf"^config {name}\n.*?(?=^(?:config|menuconfig|endmenu|endif|if|menu|source)\b)",
-                         re.M | re.S)
-    if pattern.search(text):
-        return pattern.sub(lambda m: block, text, count=1)
-    anchor = re.compile(rf"^config {after}\n.*?(?=^(?:config|menuconfig|endmenu|endif)\b)",
-                        re.M | re.S)
-    match = anchor.search(text)
-    if not match:
-        raise Failure(f"lib/Kconfig.debug has no config {after} to put "
-                      f"{name} after")
-    return text[:match.end()] + block + "\n" + text[match.end():]
-
-
-def _apply_overlay(tree):
-    for rel in OVERLAY_FILES:
-        dst = tree / rel
-        if not dst.exists() or dst.read_bytes() != (REPO / rel).read_bytes():
-            shutil.copyfile(REPO / rel, dst)
-    src_dir, dst_dir = REPO / SELFTEST_DIR, tree / SELFTEST_DIR
-    if dst_dir.exists():
-        shutil.rmtree(dst_dir)
-    shutil.copytree(src_dir, dst_dir)
-
-    kconfig = tree / "lib" / "Kconfig.debug"
-    block = (REPO / "lib" / "Kconfig.debug").read_text()
-    text = kconfig.read_text()
-    new = _replace_or_insert_block(text, block, "TEST_MMBENCH", "TEST_VMALLOC")
-    if new != text:
-        kconfig.write_text(new)
-
-    # Robots run "make kselftest" or gen_tar with the default TARGETS.
-    targets = tree / "tools/testing/selftests/Makefile"
-    text = targets.read_text()
-    if "TARGETS += mm/mmbench\n" not in text:
-        anchor = "TARGETS += mm\n"
-        if anchor not in text:
-            raise Failure("tools/testing/selftests/Makefile has no "
-                          "'TARGETS += mm' to anchor on")
-        targets.write_text(text.replace(anchor, anchor +
-                                        "TARGETS += mm/mmbench\n", 1))
-
-    makefile = tree / "lib" / "Makefile"
-    line = (REPO / "lib" / "Makefile").read_text()
-    text = makefile.read_text()
-    if line not in text:
-        anchor = "obj-$(CONFIG_TEST_VMALLOC) += test_vmalloc.o\n"
-        if anchor not in text:
-            raise Failure("lib/Makefile has no test_vmalloc line to anchor on")
-        makefile.write_text(text.replace(anchor, anchor + line, 1))
-
-
 def tarball_id():
     """What identifies the source tarball: path, size, mtime."""
     if not SOURCE_TARBALL.exists():
@@ -163,15 +106,20 @@ def unpack_source(tree):
 
 
 def assemble_tree():
-    """Unpack linux-source-6.12 once, apply the overlay; return the tree."""
-    tree = unpack_source(OUT / "linux-6.12")
-    _apply_overlay(tree)
-    return tree
+    """The kernel tree the kselftest is built in: a git work tree of
+    linux-source-6.12 with the upstream series applied by git am, redone
+    only when the series changed; return the tree."""
+    from . import series
+    return series.applied_tree()
 
 
-def build_kselftest(tree):
-    """Build and install the mm/mmbench kselftest; return (dir, warnings)."""
-    install = OUT / "kselftest"
+def build_kselftest(tree, install=None):
+    """Build and install the mm/mmbench kselftest of @tree into @install
+    (default out/kselftest); return (install, warnings)."""
+    install = install or OUT / "kselftest"
+    # Compiled anew each time: a warning shows only when it compiles.
+    (tree / "tools/testing/selftests/mm/mmbench/mmbench_test").unlink(
+        missing_ok=True)
     out = run(["make", "-C", str(tree / "tools/testing/selftests"),
                "TARGETS=mm/mmbench", "install", f"INSTALL_PATH={install}"],
               capture=True)

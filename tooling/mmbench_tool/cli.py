@@ -10,7 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import (bench, build, debugkernel, deps, guest, ktap, names,
+from . import (bench, build, debugkernel, deps, guest, intree, ktap, names,
+               series,
                verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 
@@ -614,6 +615,58 @@ def checkpatch(tree):
     return checks
 
 
+def series_checks(setup):
+    """The checks of the upstream series, in the tree it was applied to:
+    checkpatch --strict of each patch file, kernel-doc, get_abi.pl, the
+    in-tree build with W=1, and each patch but the last built alone."""
+    tree = setup.tree
+    patches = sorted(series.BUILD_SERIES.glob("0*.patch"))
+    checks = [(bool(patches), f"series: the {len(patches)} patches apply "
+               "with git am on linux-source-6.12", str(series.BUILD_SERIES))]
+    for n, patch in enumerate(patches, 1):
+        issues = series.checkpatch(tree, patch)
+        checks.append((not issues, f"series: checkpatch --strict is clean "
+                       f"on patch {n}/{len(patches)} ({patch.name})",
+                       "; ".join(issues[:5])))
+    issues = series.kernel_doc(tree)
+    checks.append((not issues, "series: kernel-doc -none is clean on "
+                   "lib/test_mmbench.c", "; ".join(issues[:5])))
+    issues = series.abi_validate(tree)
+    checks.append((not issues, "series: get_abi.pl validate is clean on "
+                   "Documentation/ABI", "; ".join(issues[:5])))
+    release = build.default_release()
+    headers = Path("/lib/modules") / release / "build"
+    with Phase("in-tree build"):
+        try:
+            ko, warnings, took = intree.build(tree, release, headers)
+            why = "; ".join(warnings[:5])
+        except Failure as e:
+            ko, warnings, took, why = None, ["failed"], {}, str(e)
+        say("in-tree build: " + ", ".join(f"{k} {v:.1f} s"
+                                          for k, v in took.items()))
+    checks.append((ko is not None and not warnings,
+                   f"in-tree: {intree.OPTION}=m with Debian's config, "
+                   "make M=lib W=1 test_mmbench.ko builds without warnings",
+                   why))
+    with Phase("bisect builds"):
+        def module(t):
+            return intree.build(t, release, headers)[1]
+
+        def kselftest(t):
+            return build.build_kselftest(
+                t, install=OUT / "kselftest-bisect")[1]
+        try:
+            done, total = series.bisect_builds(tree, module, kselftest)
+            for n, subject, what, warnings in done:
+                checks.append((not warnings, f"series: after patch {n}/"
+                               f"{total} ({subject}) the {what} builds "
+                               "without warnings", "; ".join(warnings[:5])))
+        except Failure as e:
+            checks.append((False, "series: each patch builds on its own",
+                           str(e)))
+    return checks
+
+
 def _fragment_value(lines, marker, key):
     """The integer @key=<n> on the line starting with @marker, or None."""
     for line in lines:
@@ -835,10 +888,11 @@ def cmd_test(args):
          "module builds with W=1 and sparse (C=2) without warnings",
          "; ".join(setup.module_warnings[:5])),
         (not setup.kselftest_warnings,
-         "kselftest builds without warnings",
+         "kselftest builds in the series tree without warnings",
          "; ".join(setup.kselftest_warnings[:5])),
     ]
     checks += checkpatch(setup.tree)
+    checks += series_checks(setup)
     results = guest.results_dir()
     checks += host_checks(unit, results)
     out = setup.boot("test", results)
@@ -865,6 +919,33 @@ def cmd_test(args):
     return 0 if nfail == 0 else 1
 
 
+def cmd_export(args):
+    with Phase("packages"):
+        deps.ensure(deps.EXPORT_PACKAGES)
+    with Phase("export"):
+        branch, files = series.export(args.output.resolve(),
+                                      results=args.results)
+    say(f"branch {branch} of {series.PRISTINE}")
+    for f in files:
+        print(f)
+    if not args.check:
+        return 0
+    # The checks run in the tree the series is applied to by git am.
+    tree = series.applied_tree()
+    bad = 0
+    for f in files[1:]:
+        issues = series.checkpatch(tree, f)
+        bad += bool(issues)
+        say(f"checkpatch --strict {f.name}: "
+            + ("clean" if not issues else "; ".join(issues)))
+    for what, issues in (("kernel-doc -none lib/test_mmbench.c",
+                          series.kernel_doc(tree)),
+                         ("get_abi.pl validate", series.abi_validate(tree))):
+        bad += bool(issues)
+        say(f"{what}: " + ("clean" if not issues else "; ".join(issues)))
+    return 1 if bad else 0
+
+
 def main(argv):
     parser = argparse.ArgumentParser(
         prog="mmbench",
@@ -883,6 +964,8 @@ def main(argv):
         "test", help="run mmbench's own tests",
         description="Run the front end's unit tests (tooling/tests) on "
         "this host, build with W=1 and sparse, run checkpatch --strict, "
+        "check the upstream series (checkpatch of each patch, kernel-doc, "
+        "get_abi.pl) and build it in the 6.12 tree, patch by patch, "
         "run the suite and the bad-input cases in a QEMU guest, then the "
         f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
         "block of order 9 or above, three times under host load, on "
@@ -919,6 +1002,23 @@ def main(argv):
                    help="the host idle, every host CPU busy, or one boot "
                         "each (default both)")
     p.set_defaults(func=cmd_verdicts)
+    p = sub.add_parser(
+        "export", help="write the upstream patch series",
+        description="Commit the series of tooling/upstream/series on a new "
+        "branch of a git tree of linux-source-6.12 (made once under "
+        f"{OUT}), and write it with git format-patch --cover-letter, the "
+        "cover letter quoting the figures of the latest run.",
+        epilog=EXIT_CODES)
+    p.add_argument("-o", "--output", type=Path, default=OUT / "series",
+                   help=f"folder of the patch files (default {OUT}/series;"
+                        " its old *.patch files are removed)")
+    p.add_argument("--results", type=Path,
+                   help="results folder the cover letter's figures come "
+                        f"from (default {OUT}/results/latest)")
+    p.add_argument("--check", action="store_true",
+                   help="run checkpatch.pl --strict on each patch and "
+                        "kernel-doc on the module; exit 1 on any report")
+    p.set_defaults(func=cmd_export)
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     # A kill is an interrupt: the guest and any busy loop are stopped.

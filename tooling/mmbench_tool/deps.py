@@ -22,6 +22,8 @@ PACKAGES = {
     "rsync": "the kselftest install target copies with it",
     "xz-utils": "to unpack linux-source",
     "perl": "checkpatch.pl",
+    "git": "the pristine kernel tree the upstream series is committed on "
+           "and applied to (git am)",
     "python3": "this tool and kunit.py",
 }
 
@@ -37,6 +39,21 @@ DEBUG_KERNEL_PACKAGES = {
 # only ./mmbench test needs these
 TEST_PACKAGES = {
     "sparse": "static checks of the module (make C=2)",
+    "python3-ply": "checkpatch.pl's SPDX license check (spdxcheck.py)",
+    "flex": "make olddefconfig of the in-tree build",
+    "bison": "make olddefconfig of the in-tree build",
+    "bc": "make modules_prepare of the in-tree build",
+    "libelf-dev": "objtool, which modules_prepare builds",
+    "libssl-dev": "sign-file, which modules_prepare builds",
+}
+
+# only ./mmbench export needs these
+EXPORT_PACKAGES = {
+    "linux-source-6.12": "the tree the series is committed on",
+    "xz-utils": "to unpack linux-source",
+    "git": "to commit the series and write it with git format-patch",
+    "perl": "checkpatch.pl, kernel-doc and get_abi.pl (--check)",
+    "python3-ply": "checkpatch.pl's SPDX license check (--check)",
 }
 
 

@@ -1,0 +1,348 @@
+"""The upstream patch series: made on a pristine git tree of linux-source-6.12.
+
+tooling/upstream/series lists the patches in order: each names a file of
+that folder (the commit message, then the hunks of the kernel's own files
+the patch changes: Kconfig, Makefiles, MAINTAINERS, an index) and the files
+of this repository the patch adds as they are.  export() commits them, one
+commit a patch, on a branch of a git tree that holds the source tarball as
+one commit (made once, kept under out/), and runs git format-patch on them.
+"""
+import os
+import re
+import shutil
+import textwrap
+import time
+from pathlib import Path
+
+from .build import SOURCE_TARBALL, tarball_id, unpack_source
+from .common import OUT, REPO, Failure, run, say
+
+UPSTREAM = REPO / "tooling" / "upstream"
+PRISTINE = OUT / "pristine-6.12"
+TAG = "pristine"
+STAMP = ".git/mmbench-pristine"
+# What the pristine commit is made by: fixed, so that it is the same commit
+# wherever it is made from the same tarball.
+PRISTINE_ENV = {"GIT_AUTHOR_NAME": "linux-source-6.12",
+                "GIT_AUTHOR_EMAIL": "linux-source@localhost",
+                "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
+                "GIT_COMMITTER_NAME": "linux-source-6.12",
+                "GIT_COMMITTER_EMAIL": "linux-source@localhost",
+                "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
+COVER = UPSTREAM / "cover-letter"
+
+
+class Patch:
+    """One entry of the series file: @hunks (a file of UPSTREAM) and the
+    repository files (or folders) it adds, @files."""
+
+    def __init__(self, hunks, files):
+        self.hunks = hunks
+        self.files = files
+        text = (UPSTREAM / hunks).read_text()
+        self.message, sep, self.diff = text.partition("\n---\n")
+        if not sep:
+            raise Failure(f"tooling/upstream/{hunks}: no '---' line between "
+                          "the commit message and the hunks")
+        self.subject = self.message.split("\n", 1)[0]
+
+
+def parse_series(text, where="tooling/upstream/series"):
+    """[(hunks file, [files])] of a series file's @text."""
+    entries = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        if not words[0].endswith(".patch"):
+            raise Failure(f"{where}:{n}: want '<name>.patch [file ...]'")
+        entries.append((words[0], words[1:]))
+    if not entries:
+        raise Failure(f"{where}: no patch")
+    return entries
+
+
+def series():
+    """The Patch objects of tooling/upstream/series, in order."""
+    entries = parse_series((UPSTREAM / "series").read_text())
+    patches = [Patch(hunks, files) for hunks, files in entries]
+    for p in patches:
+        for rel in p.files:
+            if not (REPO / rel).exists():
+                raise Failure(f"tooling/upstream/series: {p.hunks} adds "
+                              f"{rel}, which this repository lacks")
+    return patches
+
+
+def git(tree, *args, env=None, capture=True, check=True):
+    full = dict(os.environ, **(env or {}))
+    out = run(["git", "-C", str(tree), *args], env=full, capture=capture,
+              check=check)
+    return out.strip() if capture and isinstance(out, str) else out
+
+
+def pristine():
+    """The git tree of linux-source-6.12, its one commit tagged 'pristine';
+    made once (a stamp names the tarball), then reused."""
+    stamp = PRISTINE / STAMP
+    want = tarball_id() + "\n"
+    if stamp.exists() and stamp.read_text() == want:
+        return PRISTINE
+    start = time.monotonic()
+    if PRISTINE.exists():
+        shutil.rmtree(PRISTINE)
+    unpack_source(PRISTINE)
+    (PRISTINE / ".mmbench-unpacked").unlink()
+    say(f"committing {SOURCE_TARBALL} as one commit in {PRISTINE} "
+        "(about a minute, once)")
+    git(PRISTINE, "init", "-q", "-b", "master")
+    # The tarball's own .gitignore files hide nothing it ships.
+    git(PRISTINE, "add", "-f", "-A", ".")
+    git(PRISTINE, "commit", "-q", "-m",
+        f"linux-source-6.12 as Debian ships it\n\n{tarball_id()}",
+        env=PRISTINE_ENV)
+    git(PRISTINE, "tag", TAG)
+    git(PRISTINE, "gc", "-q", "--auto")
+    stamp.write_text(want)
+    say(f"pristine tree made in {time.monotonic() - start:.0f} s")
+    return PRISTINE
+
+
+def identity():
+    """(name, email) of this repository's git configuration."""
+    try:
+        name = git(REPO, "config", "user.name")
+        email = git(REPO, "config", "user.email")
+    except Failure as e:
+        raise Failure("set git config user.name and user.email in this "
+                      "repository: the series is authored with them") from e
+    return name, email
+
+
+def repo_files(rel):
+    """The files of this repository at @rel (a file, or a folder: the files
+    git tracks or would track there, build products left out)."""
+    out = git(REPO, "ls-files", "--cached", "--others", "--exclude-standard",
+              "--", rel)
+    files = sorted({f for f in out.splitlines() if (REPO / f).is_file()})
+    if not files:
+        raise Failure(f"{rel}: no file to add")
+    return files
+
+
+def commit_message(patch, name, email):
+    return (patch.message.rstrip("\n") +
+            f"\n\nSigned-off-by: {name} <{email}>\n")
+
+
+def commit_series(tree, patches, name, email, date=None):
+    """Commit @patches onto the 'pristine' tag of @tree without touching its
+    work tree (a temporary index); return the last commit."""
+    index = tree / ".git" / "mmbench-export-index"
+    index.unlink(missing_ok=True)
+    env = {"GIT_INDEX_FILE": str(index),
+           "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
+           "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
+    if date:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    try:
+        git(tree, "read-tree", TAG, env=env)
+        head = git(tree, "rev-parse", f"{TAG}^{{commit}}")
+        for p in patches:
+            hunks = index.with_name("mmbench-export-hunks")
+            hunks.write_text(p.diff)
+            try:
+                if p.diff.strip():
+                    git(tree, "apply", "--cached", "--whitespace=error-all",
+                        str(hunks), env=env)
+            except Failure as e:
+                raise Failure(f"tooling/upstream/{p.hunks}: its hunks do not "
+                              "apply on linux-source-6.12") from e
+            for rel in p.files:
+                for f in repo_files(rel):
+                    blob = git(tree, "hash-object", "-w", str(REPO / f))
+                    mode = "100755" if os.access(REPO / f, os.X_OK) \
+                        else "100644"
+                    git(tree, "update-index", "--add", "--cacheinfo",
+                        f"{mode},{blob},{f}", env=env)
+            tree_id = git(tree, "write-tree", env=env)
+            msg = index.with_name("mmbench-export-msg")
+            msg.write_text(commit_message(p, name, email))
+            head = git(tree, "commit-tree", tree_id, "-p", head, "-F",
+                       str(msg), env=env)
+    finally:
+        index.unlink(missing_ok=True)
+    return head
+
+
+def export(outdir, branch=None, results=None, cover=True):
+    """Write the series to @outdir with git format-patch --cover-letter, from
+    a new branch of the pristine tree; return (branch, [patch files])."""
+    tree = pristine()
+    patches = series()
+    name, email = identity()
+    head = commit_series(tree, patches, name, email)
+    branch = branch or "mmbench/" + time.strftime("%Y%m%d-%H%M%S")
+    git(tree, "branch", "-f", branch, head)
+    if outdir.exists():
+        for old in outdir.glob("*.patch"):
+            old.unlink()
+    outdir.mkdir(parents=True, exist_ok=True)
+    out = git(tree, "format-patch", *(["--cover-letter"] if cover else []),
+              "--thread", "-o", str(outdir), f"{TAG}..{branch}")
+    files = [Path(line) for line in out.splitlines() if line.endswith(".patch")]
+    if cover:
+        fill_cover_letter(files[0], cover_figures(results))
+    return branch, files
+
+
+# The rows the cover letter quotes: one or two of each kind.
+COVER_ROWS = ("baseline", "inc_dec_zone_page_state", "count_vm_event",
+              "alloc_pages_order0", "alloc_pages_order3",
+              "alloc_pages_batch_order0", "alloc_pages_bulk_64",
+              "kmalloc_64", "kmalloc_4096", "kmem_cache_64",
+              "kmem_cache_bulk_64", "kfree_bulk_64", "page_frag_64",
+              "alloc_pages_concurrent", "kmalloc_concurrent",
+              "page_frag_concurrent", "ptr_ring_remote",
+              "kmalloc_remote_free", "page_frag_remote_free", "ndelay_200")
+
+
+def figures_text(table):
+    """The cover letter's figures from a run's {row: {key: value}}."""
+    fp = table.get("fingerprint", {})
+    rows = [(name, table[name]) for name in COVER_ROWS
+            if table.get(name, {}).get("status") == "pass"]
+    if not rows:
+        return None
+    head = (f"Kernel {fp.get('release', '?')}, preempt "
+            f"{fp.get('preempt', '?')}, debug options: "
+            f"{fp.get('debug', '?')}; CPU {fp.get('cpu_model', '?')}, "
+            f"hypervisor {fp.get('hypervisor', '?')}.  The median of each "
+            "row's samples, and the same net of the empty loop (baseline); "
+            f"{len(rows)} of "
+            f"{sum(1 for f in table.values() if 'status' in f)} rows:")
+    lines = textwrap.wrap(head, width=72) + [""]
+    width = max(len(name) for name, _ in rows)
+    lines.append(f"  {'row':<{width}}  {'ns/op':>10}  {'net ns/op':>10}")
+    for name, f in rows:
+        lines.append(f"  {name:<{width}}  "
+                     f"{float(f['ns_per_op_median']):>10.1f}  "
+                     f"{float(f['net_ns_per_op']):>10.1f}")
+    return "\n".join(lines) + "\n"
+
+
+def cover_figures(results=None):
+    """The figures of @results (a results folder; default the latest run)."""
+    from . import ktap
+    results = results or OUT / "results" / "latest"
+    path = results / "mmbench_test.ktap"
+    if path.exists():
+        text = figures_text(ktap.figures(path.read_text().splitlines()))
+        if text:
+            return text
+    say(f"no figures in {path}: the cover letter says so; "
+        "run ./mmbench run --accel tcg first")
+    return ("\n  (no run found: run ./mmbench run and export again)\n")
+
+
+def fill_cover_letter(path, figures):
+    """Put tooling/upstream/cover-letter, @figures in it, into the cover
+    letter git format-patch wrote at @path."""
+    subject, _, blurb = COVER.read_text().partition("\n\n")
+    lines = len((REPO / "lib" / "test_mmbench.c").read_text().splitlines())
+    blurb = blurb.replace("@FIGURES@\n", "\n" + figures + "\n")
+    blurb = blurb.replace("@MODULE_LINES@", str(lines))
+    text = path.read_text()
+    if "*** SUBJECT HERE ***" not in text or "*** BLURB HERE ***" not in text:
+        raise Failure(f"{path}: not a cover letter of git format-patch")
+    text = text.replace("*** SUBJECT HERE ***", subject.strip(), 1)
+    text = text.replace("*** BLURB HERE ***", blurb.rstrip("\n"), 1)
+    path.write_text(text)
+
+
+TREE = OUT / "linux-6.12-series"
+BUILD_SERIES = OUT / "series-build"
+TREE_STAMP = ".mmbench-series"
+
+
+def applied_tree():
+    """A work tree of the pristine tree with the series applied by git am
+    (made once, ~20 s; then only what the series changes is rewritten, so
+    builds in it stay valid); return it."""
+    branch, files = export(BUILD_SERIES, branch="mmbench/build", cover=False)
+    tree = pristine()
+    want = git(tree, "rev-parse", f"{branch}^{{tree}}") + "\n"
+    stamp = TREE / TREE_STAMP
+    if stamp.exists() and stamp.read_text() == want:
+        return TREE
+    if not (TREE / ".git").exists():
+        if TREE.exists():
+            shutil.rmtree(TREE)
+        say(f"checking out the pristine tree into {TREE} (once)")
+        git(tree, "worktree", "prune")
+        git(tree, "worktree", "add", "-q", "--detach", str(TREE), TAG)
+    name, email = identity()
+    env = {"GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
+    git(TREE, "am", "--abort", check=False)
+    git(TREE, "checkout", "-q", "-f", "--detach", TAG)
+    stamp.unlink(missing_ok=True)
+    try:
+        git(TREE, "am", "-q", *[str(f) for f in files], env=env)
+    except Failure as e:
+        git(TREE, "am", "--abort", check=False)
+        raise Failure(f"the series in {BUILD_SERIES} does not apply with "
+                      f"git am on linux-source-6.12: {e}") from e
+    got = git(TREE, "rev-parse", "HEAD^{tree}") + "\n"
+    if got != want:
+        raise Failure(f"{TREE}: git am made tree {got.strip()}, the series "
+                      f"branch has {want.strip()}")
+    stamp.write_text(want)
+    say(f"applied the series ({len(files)} patches) with git am in {TREE}")
+    return TREE
+
+
+def checkpatch(tree, patch):
+    """checkpatch.pl --strict of @tree on the patch file @patch: [issue]."""
+    out = run(["perl", "scripts/checkpatch.pl", "--strict", "--terse",
+               "--show-types", str(patch)], cwd=tree, capture=True,
+              check=False)
+    return [line for line in out.splitlines()
+            if re.search(r"(ERROR|WARNING|CHECK):", line)]
+
+
+def kernel_doc(tree, rel="lib/test_mmbench.c"):
+    """scripts/kernel-doc -none of @tree on @rel: [line it printed]."""
+    out = run(["perl", "scripts/kernel-doc", "-none", rel], cwd=tree,
+              capture=True, check=False)
+    return [line for line in out.splitlines() if line.strip()]
+
+
+def abi_validate(tree):
+    """scripts/get_abi.pl validate of @tree's Documentation/ABI (6.12's
+    name for it; mainline has get_abi.py): [line it printed]."""
+    out = run(["perl", "scripts/get_abi.pl", "validate"], cwd=tree,
+              capture=True, check=False)
+    return [line for line in out.splitlines() if line.strip()]
+
+
+def bisect_builds(tree, build_module, build_kselftest):
+    """Check out each patch of the series applied in @tree but the last
+    and build what is there by then (@build_module, @build_kselftest:
+    functions of the tree that return their warnings); return
+    [(patch number, subject, what, warnings)] and leave the tree at the
+    whole series."""
+    head = git(tree, "rev-parse", "HEAD")
+    commits = git(tree, "rev-list", "--reverse", f"{TAG}..HEAD").split()
+    done = []
+    try:
+        for n, commit in enumerate(commits[:-1], 1):
+            git(tree, "checkout", "-q", "--detach", commit)
+            subject = git(tree, "log", "-1", "--format=%s")
+            if (tree / "lib/test_mmbench.c").exists():
+                done.append((n, subject, "module", build_module(tree)))
+            if (tree / "tools/testing/selftests/mm/mmbench/Makefile").exists():
+                done.append((n, subject, "kselftest", build_kselftest(tree)))
+    finally:
+        git(tree, "checkout", "-q", "--detach", head)
+    return done, len(commits)

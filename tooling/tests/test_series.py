@@ -1,0 +1,274 @@
+"""The upstream series: its files in tooling/upstream, the commits it makes
+on a git tree (a small stand-in for linux-source-6.12), the cover letter.
+That the real series applies to linux-source-6.12 and builds is a check
+of ./mmbench test, not a unit test."""
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import support  # noqa: F401  (the import path of mmbench_tool)
+from mmbench_tool import series
+from mmbench_tool.common import Failure
+
+KERNEL_DIRS = ("lib/", "tools/testing/selftests/", "Documentation/")
+
+
+def git(tree, *args):
+    return subprocess.run(["git", "-C", str(tree), *args], check=True,
+                          text=True, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT).stdout.strip()
+
+
+class SeriesFile(unittest.TestCase):
+    def test_entries_comments_and_blank_lines(self):
+        got = series.parse_series("# a comment\n\none.patch a b  # why\n"
+                                  "two.patch\n")
+        self.assertEqual(got, [("one.patch", ["a", "b"]), ("two.patch", [])])
+
+    def test_refuses_a_line_that_names_no_patch(self):
+        with self.assertRaisesRegex(Failure, r"series:2: want"):
+            series.parse_series("one.patch\nlib/test_mmbench.c\n",
+                                where="series")
+
+    def test_refuses_an_empty_series(self):
+        with self.assertRaisesRegex(Failure, "no patch"):
+            series.parse_series("# nothing\n")
+
+    def test_a_patch_file_needs_its_separator(self):
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(series, "UPSTREAM", Path(d)):
+            (Path(d) / "x.patch").write_text("subject\n\nbody\n")
+            with self.assertRaisesRegex(Failure, "no '---' line"):
+                series.Patch("x.patch", [])
+
+
+class TheSeries(unittest.TestCase):
+    """tooling/upstream as it is in this repository."""
+
+    def setUp(self):
+        self.patches = series.series()
+
+    def test_adds_files_at_kernel_paths_only(self):
+        for p in self.patches:
+            for rel in p.files:
+                self.assertTrue(rel.startswith(KERNEL_DIRS), rel)
+
+    def test_adds_the_module_first_then_the_kselftest_then_the_docs(self):
+        self.assertEqual([p.files[0].split("/")[0] for p in self.patches],
+                         ["lib", "tools", "Documentation"])
+
+    def test_hunks_touch_only_files_the_series_does_not_add(self):
+        added = {f for p in self.patches for f in p.files}
+        for p in self.patches:
+            for touched in re.findall(r"^\+\+\+ b/(\S+)", p.diff, re.M):
+                self.assertNotIn(touched, added, p.hunks)
+
+    def test_maintainers_covers_every_file_it_adds(self):
+        # checkpatch asks for a MAINTAINERS update with every new file
+        entries = []
+        for p in self.patches:
+            self.assertIn("+++ b/MAINTAINERS", p.diff, p.hunks)
+            entries += re.findall(r"^\+F:\t(\S+)", p.diff, re.M)
+            for rel in p.files:
+                self.assertTrue(any(rel == e or rel.startswith(e) or
+                                    (rel + "/").startswith(e)
+                                    for e in entries), rel)
+
+    def test_commit_messages_read_as_kernel_commits(self):
+        for p in self.patches:
+            subject, blank, *body = p.message.rstrip("\n").split("\n")
+            self.assertRegex(subject, r"^[\w/.-]+: [a-z]", p.hunks)
+            self.assertLessEqual(len(subject), 75, p.hunks)
+            self.assertEqual(blank, "", p.hunks)
+            for line in body:
+                self.assertLessEqual(len(line), 75, f"{p.hunks}: {line}")
+            self.assertNotIn("Signed-off-by", p.message)
+
+    def test_the_kconfig_entry_has_a_help_text(self):
+        kconfig = self.patches[0].diff
+        self.assertIn("+config TEST_MMBENCH\n", kconfig)
+        self.assertIn("+obj-$(CONFIG_TEST_MMBENCH) += test_mmbench.o\n",
+                      kconfig)
+        self.assertIn("+TARGETS += mm/mmbench\n", self.patches[1].diff)
+
+    def test_signed_off_by_the_author(self):
+        msg = series.commit_message(self.patches[0], "A B", "a@b")
+        self.assertTrue(msg.endswith("\n\nSigned-off-by: A B <a@b>\n"))
+
+
+class OnAGitTree(unittest.TestCase):
+    """commit_series, format-patch, git am and bisect_builds on a small
+    git tree tagged 'pristine', as export() uses them on the kernel's."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.tree = Path(self.tmp.name) / "tree"
+        (self.tree / "lib").mkdir(parents=True)
+        (self.tree / "lib/Makefile").write_text("obj-y += a.o\n")
+        env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+        self.env = mock.patch.dict(os.environ, env)
+        self.env.start()
+        git(self.tree, "init", "-q")
+        git(self.tree, "add", ".")
+        git(self.tree, "commit", "-q", "-m", "pristine")
+        git(self.tree, "tag", series.TAG)
+
+    def tearDown(self):
+        self.env.stop()
+        self.tmp.cleanup()
+
+    def patch(self, hunks_text, files, subject):
+        p = series.Patch.__new__(series.Patch)
+        p.hunks, p.files, p.subject = "x.patch", files, subject
+        p.message = f"{subject}\n\nWhy.\n"
+        p.diff = hunks_text
+        return p
+
+    def two_patches(self):
+        makefile = ("diff --git a/lib/Makefile b/lib/Makefile\n"
+                    "--- a/lib/Makefile\n+++ b/lib/Makefile\n"
+                    "@@ -1 +1,2 @@\n obj-y += a.o\n"
+                    "+obj-$(CONFIG_TEST_MMBENCH) += test_mmbench.o\n")
+        return [self.patch(makefile, ["lib/test_mmbench.c"], "lib: one"),
+                self.patch("", ["tools/testing/selftests/mm/mmbench"],
+                           "selftests/mm: two")]
+
+    def test_commits_one_patch_each_without_touching_the_work_tree(self):
+        head = series.commit_series(self.tree, self.two_patches(), "A B",
+                                    "a@b")
+        log = git(self.tree, "log", "--format=%an <%ae>|%s", head)
+        self.assertEqual(log.splitlines(), ["A B <a@b>|selftests/mm: two",
+                                            "A B <a@b>|lib: one",
+                                            "t <t@t>|pristine"])
+        self.assertIn("test_mmbench.o",
+                      git(self.tree, "show", f"{head}:lib/Makefile"))
+        self.assertEqual(
+            git(self.tree, "show", f"{head}:lib/test_mmbench.c"),
+            (support.REPO / "lib/test_mmbench.c").read_text().rstrip("\n"))
+        files = git(self.tree, "ls-tree", "-r", "--name-only", head,
+                    "tools/testing/selftests/mm/mmbench").splitlines()
+        self.assertIn("tools/testing/selftests/mm/mmbench/mmbench_test.c",
+                      files)
+        self.assertNotIn("tools/testing/selftests/mm/mmbench/mmbench_test",
+                         files)
+        self.assertEqual(git(self.tree, "status", "--porcelain"), "")
+        self.assertEqual(git(self.tree, "rev-parse", "HEAD"),
+                         git(self.tree, "rev-parse", "pristine^{commit}"))
+
+    def test_hunks_that_do_not_apply_name_their_file(self):
+        bad = self.patch("diff --git a/lib/Makefile b/lib/Makefile\n"
+                         "--- a/lib/Makefile\n+++ b/lib/Makefile\n"
+                         "@@ -1 +1,2 @@\n obj-y += nothing.o\n+x\n", [],
+                         "lib: bad")
+        with self.assertRaisesRegex(Failure, "x.patch: its hunks do not"):
+            series.commit_series(self.tree, [bad], "A", "a@b")
+
+    def test_format_patch_output_applies_with_git_am(self):
+        head = series.commit_series(self.tree, self.two_patches(), "A", "a@b")
+        out = Path(self.tmp.name) / "out"
+        git(self.tree, "format-patch", "-q", "-o", str(out),
+            f"pristine..{head}")
+        patches = sorted(out.glob("*.patch"))
+        self.assertEqual(len(patches), 2)
+        git(self.tree, "am", "-q", *map(str, patches))
+        self.assertEqual(git(self.tree, "rev-parse", "HEAD^{tree}"),
+                         git(self.tree, "rev-parse", f"{head}^{{tree}}"))
+
+    def test_bisect_builds_each_patch_but_the_last_and_comes_back(self):
+        head = series.commit_series(self.tree, self.two_patches(), "A", "a@b")
+        git(self.tree, "checkout", "-q", "--detach", head)
+        seen = []
+
+        def module(tree):
+            seen.append(("module", git(tree, "log", "-1", "--format=%s")))
+            return []
+
+        def kselftest(tree):
+            seen.append(("kselftest", git(tree, "log", "-1", "--format=%s")))
+            return ["warning: x"]
+        done, total = series.bisect_builds(self.tree, module, kselftest)
+        self.assertEqual(total, 2)
+        self.assertEqual(seen, [("module", "lib: one")])
+        self.assertEqual(done, [(1, "lib: one", "module", [])])
+        self.assertEqual(git(self.tree, "rev-parse", "HEAD"), head)
+
+
+class CoverLetter(unittest.TestCase):
+    TABLE = {"fingerprint": {"release": "6.12.117+deb12-cloud-amd64",
+                             "cpu_model": "QEMU Virtual CPU version 2.5+",
+                             "hypervisor": "tcg", "preempt": "voluntary",
+                             "debug": "none"},
+             "baseline": {"status": "pass", "ns_per_op_median": "3.302",
+                          "net_ns_per_op": "0.000"},
+             "kmalloc_64": {"status": "pass", "ns_per_op_median": "344.468",
+                            "net_ns_per_op": "340.873"},
+             "kmalloc_4096": {"status": "noisy"},
+             "not_quoted": {"status": "pass", "ns_per_op_median": "1",
+                            "net_ns_per_op": "1"}}
+
+    def test_quotes_the_rows_that_passed_with_the_machine(self):
+        text = series.figures_text(self.TABLE)
+        self.assertIn("Kernel 6.12.117+deb12-cloud-amd64", text)
+        self.assertRegex(text, r"hypervisor\stcg")
+        self.assertRegex(text, r"2 of\s4 rows")
+        self.assertRegex(text, r"kmalloc_64 +344\.5 +340\.9")
+        self.assertNotIn("kmalloc_4096", text)
+        self.assertNotIn("not_quoted", text)
+        for line in text.splitlines():
+            self.assertLessEqual(len(line), 75, line)
+
+    def test_no_row_no_figures(self):
+        self.assertIsNone(series.figures_text({"baseline": {"status":
+                                                            "noisy"}}))
+
+    def test_fills_git_format_patchs_placeholders(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "0000-cover-letter.patch"
+            path.write_text("Subject: [PATCH 0/3] *** SUBJECT HERE ***\n\n"
+                            "*** BLURB HERE ***\n\nA (3):\n")
+            series.fill_cover_letter(path, "  FIGURES\n")
+            text = path.read_text()
+        subject = series.COVER.read_text().split("\n", 1)[0]
+        self.assertIn(f"[PATCH 0/3] {subject}\n", text)
+        self.assertIn("\n  FIGURES\n", text)
+        self.assertNotIn("@", text.replace("@FIG", ""))
+        self.assertNotIn("***", text)
+
+    def test_refuses_what_is_not_a_cover_letter(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "0001-x.patch"
+            path.write_text("Subject: [PATCH 1/3] x\n")
+            with self.assertRaisesRegex(Failure, "not a cover letter"):
+                series.fill_cover_letter(path, "")
+
+    def test_without_a_run_it_says_so(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.assertIn("no run found", series.cover_figures(Path(d)))
+
+
+
+class ExportCommand(unittest.TestCase):
+    def test_writes_where_asked_and_lists_the_patches(self):
+        import contextlib
+        import io
+
+        from mmbench_tool import cli, deps
+        files = [Path("/o/0000-cover-letter.patch"), Path("/o/0001-x.patch")]
+        out = io.StringIO()
+        with mock.patch.object(deps, "ensure"), \
+                mock.patch.object(series, "export",
+                                  return_value=("b", files)) as export, \
+                contextlib.redirect_stdout(out):
+            rc = cli.main(["export", "-o", "/o", "--results", "/r"])
+        self.assertEqual(rc, 0)
+        export.assert_called_once_with(Path("/o"), results=Path("/r"))
+        self.assertIn("/o/0001-x.patch\n", out.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
