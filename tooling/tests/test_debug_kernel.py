@@ -8,12 +8,16 @@ from unittest import mock
 import support
 
 
-class DebugKernel(unittest.TestCase):
+class InTempDir(unittest.TestCase):
+    """A test with a directory of its own, self.dir, removed after it."""
+
     def setUp(self):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         self.dir = Path(tmp.name)
 
+
+class DebugKernel(InTempDir):
     def test_not_with_another_kernel(self):
         rc, out = support.options_only(
             "run", "--accel", "tcg", "--debug-kernel",
@@ -80,16 +84,8 @@ class DebugKernel(unittest.TestCase):
              "pool available: 15999)"]), [])
 
 
-if __name__ == "__main__":
-    unittest.main()
 
-
-class DebugKernelChecks(unittest.TestCase):
-    def setUp(self):
-        tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(tmp.cleanup)
-        self.dir = Path(tmp.name)
-
+class DebugKernelChecks(InTempDir):
     def test_prune_keeps_the_current_kernel_and_the_source(self):
         from mmbench_tool import debugkernel
         for name in ("src", "aaa", "bbb", "notakernel"):
@@ -137,3 +133,7 @@ class DebugKernelChecks(unittest.TestCase):
         self.assertEqual([c[0] for c in debug], [False])
         self.assertFalse(missing[0][0])
         self.assertEqual([c[0] for c in short], [True, True, False])
+
+
+if __name__ == "__main__":
+    unittest.main()
