@@ -109,7 +109,9 @@
 #define MMBENCH_CLOCK_SHARE	100
 /* Fewest samples whose spread says anything: below, noise_pct is "none". */
 #define MMBENCH_MIN_NOISE_SAMPLES	3
-#define MMBENCH_NO_NOISE		U64_MAX
+/* A figure not measured, shown as "none". */
+#define MMBENCH_NONE		S64_MIN
+#define MMBENCH_NONE_LONG	LONG_MIN
 /* Longest sample: with preemption or irqs off above all. */
 #define MMBENCH_MAX_SAMPLE_NS	(100 * NSEC_PER_MSEC)
 #define MMBENCH_NAME_LEN	48
@@ -361,10 +363,7 @@ static const char * const mmbench_status_names[] = {
 struct mmbench_stat {
 	u64 min;
 	u64 median;
-	u64 mean;
-	u64 stddev;
 	u64 mad;
-	u64 max;
 };
 
 /**
@@ -375,30 +374,29 @@ struct mmbench_stat {
  * @context: context the samples ran in
  * @ops: ops per sample
  * @samples: samples kept (the warm-up sample is not counted)
+ * @dropped: samples dropped: @preempted + @migrated + @stolen
  * @preempted: samples dropped because the thread was switched out
  * @migrated: samples dropped because the thread changed CPU
  * @stolen: samples dropped because the hypervisor ran something else on
  *	the CPU (steal time)
- * @interrupted: samples kept during which the CPU took an interrupt
- * @noise: median absolute deviation of @ns over its median, in 1/1000 %;
- *	MMBENCH_NO_NOISE with fewer than MMBENCH_MIN_NOISE_SAMPLES samples
- * @cycles_valid: get_cycles() advanced during the samples
+ * @noise: @ns.mad over @ns.median, in 1/1000 %; MMBENCH_NONE with fewer
+ *	than MMBENCH_MIN_NOISE_SAMPLES samples
  * @ns: ns/op over the samples, in ps
- * @cycles: cycles/op over the samples, in 1/1000 cycle
+ * @cycles: get_cycles() ticks per op over the samples, in 1/1000 tick
  * @net_ns: @ns median minus the baseline's, in ps
- * @net_cycles: @cycles median minus the baseline's, in 1/1000 cycle
+ * @net_cycles: @cycles median minus the baseline's, in 1/1000 cycle;
+ *	MMBENCH_NONE if get_cycles() did not advance
  * @team_cpus: CPUs of a multi-CPU benchmark
  * @skew_ns: largest spread of the CPUs' start times over the samples
  * @wait_ns: time push_cpu and pop_cpu waited on the ring, summed
  * @busy_ns: time push_cpu and pop_cpu worked, not waiting, summed
  * @team_ops: ops of the samples summed, for @wait_ns
- * @has_free_pages: the benchmark's pages must all come back
  * @free_pages_delta: free pages of the benchmark CPU's node after the run
- *	minus before, those on the per-CPU lists included
+ *	minus before, those on the per-CPU lists included; MMBENCH_NONE_LONG
+ *	if not measured
  * @free_pages_slack: how far below the start @free_pages_delta may be
- * @has_counter: the benchmark updates a counter
  * @counter_delta: counter value after the run minus before; 0 when the path
- *	left the counter where it found it
+ *	left the counter where it found it, MMBENCH_NONE_LONG if not measured
  * @loop_min: the fastest sample of the empty loop measured again right
  *	after this row, when the row looked suspect against the baseline;
  *	0 if not measured
@@ -410,12 +408,11 @@ struct mmbench_result {
 	enum mmbench_context context;
 	u32 ops;
 	u32 samples;
+	u32 dropped;
 	u32 preempted;
 	u32 migrated;
 	u32 stolen;
-	u32 interrupted;
-	u64 noise;
-	bool cycles_valid;
+	s64 noise;
 	struct mmbench_stat ns;
 	struct mmbench_stat cycles;
 	s64 net_ns;
@@ -425,22 +422,32 @@ struct mmbench_result {
 	u64 wait_ns[2];
 	u64 busy_ns[2];
 	u64 team_ops;
-	bool has_free_pages;
 	long free_pages_delta;
 	long free_pages_slack;
-	bool has_counter;
 	long counter_delta;
 	u64 loop_min;
 };
 
+/* What a row's directory shows beside the files every row has. */
+#define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
+#define MMBENCH_SHOWS_ORDER	BIT(1)	/* order */
+#define MMBENCH_SHOWS_SIZE	BIT(2)	/* size_bytes */
+#define MMBENCH_SHOWS_BULK	BIT(3)	/* bulk */
+#define MMBENCH_SHOWS_INJECT	BIT(4)	/* inject_ndelay */
+#define MMBENCH_SHOWS_COUNTER	BIT(5)	/* counter_delta */
+#define MMBENCH_SHOWS_PAGES	BIT(6)	/* free_pages_delta */
+#define MMBENCH_SHOWS_TEAM	BIT(7)	/* team_cpus */
+/* net_cycles_per_op: where get_cycles() counts CPU cycles (the TSC). */
+#define MMBENCH_SHOWS_CYCLES	(IS_ENABLED(CONFIG_X86_TSC) ? 0 : BIT(8))
+
 /**
- * struct mmbench_row - a benchmark as run: one per benchmark, one per delay
- *	for the ndelay benchmark, one more per benchmark with ndelay injected
+ * struct mmbench_row - a benchmark as run: one per benchmark, one per value
+ *	of its list, one more per benchmark with ndelay injected
  * @bench: the benchmark
  * @name: its sysfs directory, e.g. "ndelay_200" or "count_vm_event+ndelay_50"
  * @arg: ctx->arg for the row
  * @inject_ns: ctx->inject_ns for the row
- * @selected: runs in every run
+ * @shows: MMBENCH_SHOWS_* of its directory
  * @kobj: its sysfs directory
  * @result: published results, under mmbench_lock
  * @pending: results of the run in flight, touched by its thread only
@@ -450,11 +457,21 @@ struct mmbench_row {
 	char name[MMBENCH_NAME_LEN];
 	u32 arg;
 	u32 inject_ns;
-	bool selected;
-	struct kobject *kobj;
+	unsigned int shows;
+	struct kobject kobj;
 	struct mmbench_result result;
 	struct mmbench_result pending;
 };
+
+/* A result with nothing measured yet. */
+static void mmbench_result_reset(struct mmbench_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->noise = MMBENCH_NONE;
+	r->net_cycles = MMBENCH_NONE;
+	r->free_pages_delta = MMBENCH_NONE_LONG;
+	r->counter_delta = MMBENCH_NONE_LONG;
+}
 
 /* Append a remark to a row's @reason, after a "; " if it has one. */
 static __printf(2, 3) void mmbench_remark(char *reason, const char *fmt, ...)
@@ -2239,7 +2256,6 @@ static DECLARE_WAIT_QUEUE_HEAD(mmbench_wq);
  * @preempted: the thread was switched out in a stretch
  * @migrated: the thread changed CPU
  * @stolen: the hypervisor reported steal time on the CPU meanwhile
- * @interrupted: the CPU took an interrupt or ran a softirq meanwhile
  */
 struct mmbench_sample {
 	u64 ns;
@@ -2248,7 +2264,6 @@ struct mmbench_sample {
 	bool preempted;
 	bool migrated;
 	bool stolen;
-	bool interrupted;
 };
 
 /**
@@ -2277,17 +2292,6 @@ struct mmbench_run {
 	u64 clock_step_ns;
 	u64 min_sample_ns;
 };
-
-/* Interrupts and softirqs @cpu has taken so far. */
-static unsigned long mmbench_irqs(int cpu)
-{
-	unsigned long n = kstat_cpu_irqs_sum(cpu);
-	int i;
-
-	for (i = 0; i < NR_SOFTIRQS; i++)
-		n += kstat_softirqs_cpu(i, cpu);
-	return n;
-}
 
 static u64 mmbench_steal(int cpu)
 {
@@ -2348,7 +2352,6 @@ static void mmbench_sample(const struct mmbench_bench *b,
 {
 	u32 ops = ctx->ops, left = ops, most = ops;
 	int cpu = raw_smp_processor_id();
-	unsigned long irqs = mmbench_irqs(cpu);
 	u64 steal = mmbench_steal(cpu);
 
 	memset(s, 0, sizeof(*s));
@@ -2361,14 +2364,12 @@ static void mmbench_sample(const struct mmbench_bench *b,
 	} while (left);
 	ctx->ops = ops;
 	s->stolen = mmbench_steal(cpu) != steal;
-	s->interrupted = mmbench_irqs(cpu) != irqs;
 
 	if (b->team) {
 		/* This thread slept through the sample; its CPUs did not. */
 		s->ns = ctx->team_ns;
 		s->cycles = ctx->team_cycles;
 		s->preempted = ctx->team_preempted;
-		s->interrupted = false;
 		s->stolen = false;
 	}
 }
@@ -2457,28 +2458,14 @@ static u64 mmbench_median(const u64 *sorted, u32 n)
 	return n & 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-/*
- * min, median, mean, standard deviation, median absolute deviation and max
- * of @n values; overwrites @v.
- */
+/* min, median and median absolute deviation of @n values; overwrites @v. */
 static void mmbench_summarise(u64 *v, u32 n, struct mmbench_stat *st)
 {
-	u64 sum = 0, var = 0, d;
 	u32 i;
 
 	sort(v, n, sizeof(*v), u64_cmp, NULL);
 	st->min = v[0];
-	st->max = v[n - 1];
 	st->median = mmbench_median(v, n);
-	for (i = 0; i < n; i++)
-		sum += v[i];
-	st->mean = div_u64(sum, n);
-	for (i = 0; i < n; i++) {
-		/* Clamped so that the square fits: 4 ms per op at most. */
-		d = min_t(u64, abs_diff(v[i], st->mean), U32_MAX);
-		var += div_u64(d * d, n);
-	}
-	st->stddev = int_sqrt64(var);
 	for (i = 0; i < n; i++)
 		v[i] = abs_diff(v[i], st->median);
 	sort(v, n, sizeof(*v), u64_cmp, NULL);
@@ -2562,6 +2549,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	u32 kept = 0, attempts = 0, ops;
 	struct mmbench_sample s;
 	enum mmbench_context c;
+	long free_before = 0;
 	u64 start;
 	int ret;
 
@@ -2604,17 +2592,13 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	ctx->unit = 1;
 	ctx->sized = false;
 	memset(&ctx->n, 0, sizeof(ctx->n));
-	r->has_counter = !!b->read;
 	if (b->read)
 		ctx->before = b->read(ctx);
-	r->has_free_pages = b->pages_back;
 	if (b->pages_back)
-		r->free_pages_delta = -mmbench_free_pages(ctx->pgdat);
+		free_before = mmbench_free_pages(ctx->pgdat);
 	ret = b->setup ? b->setup(ctx, r->reason) : 0;
 	if (ret) {
 		/* Nothing ran: no counter or free pages to report. */
-		r->has_counter = false;
-		r->has_free_pages = false;
 		r->status = ret == -EOPNOTSUPP ? MMBENCH_UNSUPPORTED :
 						 MMBENCH_ERROR;
 		if (!r->reason[0])
@@ -2644,7 +2628,6 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		} else if (s.stolen) {
 			r->stolen++;
 		} else {
-			r->interrupted += s.interrupted;
 			/* A team's CPUs time themselves; see team_op(). */
 			if (!b->team) {
 				s.ns -= min(s.ns, run->clock_ns * s.reads);
@@ -2672,27 +2655,28 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 
 	r->ops = ops;
 	r->samples = kept;
+	r->dropped = r->preempted + r->migrated + r->stolen;
 	if (b->read)
 		r->counter_delta = mmbench_counter_delta(b, ctx);
 	if (b->pages_back) {
-		r->free_pages_delta += mmbench_free_pages(ctx->pgdat);
+		r->free_pages_delta = mmbench_free_pages(ctx->pgdat) -
+				      free_before;
 		r->free_pages_slack = mmbench_free_pages_slack(ctx);
 	}
 	if (kept) {
 		mmbench_summarise(run->ps, kept, &r->ns);
 		mmbench_summarise(run->mcyc, kept, &r->cycles);
-		r->cycles_valid = r->cycles.max != 0;
-		r->noise = kept < MMBENCH_MIN_NOISE_SAMPLES ? MMBENCH_NO_NOISE :
-			   div64_u64(r->ns.mad * 100000,
-				     max(r->ns.median, 1ULL));
+		if (kept >= MMBENCH_MIN_NOISE_SAMPLES)
+			r->noise = div64_u64(r->ns.mad * 100000,
+					     max(r->ns.median, 1ULL));
 	}
 
 	/* What the path did is judged first: no timing trouble hides it. */
-	if (r->counter_delta) {
+	if (b->read && r->counter_delta) {
 		r->status = MMBENCH_FAIL;
 		snprintf(r->reason, sizeof(r->reason),
 			 "counter off by %ld after the run", r->counter_delta);
-	} else if (r->has_free_pages &&
+	} else if (b->pages_back &&
 		   r->free_pages_delta < -r->free_pages_slack) {
 		r->status = MMBENCH_FAIL;
 		snprintf(r->reason, sizeof(r->reason),
@@ -2719,7 +2703,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		snprintf(r->reason, sizeof(r->reason),
 			 "%llu allocation calls failed, %llu objects allocated: short of memory for this order, size or bulk, or fault injection",
 			 ctx->n.failed, ctx->n.allocs);
-	} else if (!kept && !(r->preempted + r->migrated + r->stolen)) {
+	} else if (!kept && !r->dropped) {
 		r->status = MMBENCH_UNSUPPORTED;
 		strscpy(r->reason, "budget_ms ran out before a sample was kept");
 	} else if (!kept) {
@@ -2751,7 +2735,8 @@ static void mmbench_judge(struct mmbench_row *row,
 	if (!r->samples)
 		return;
 	r->net_ns = (s64)r->ns.median - base->ns.median;
-	r->net_cycles = (s64)r->cycles.median - base->cycles.median;
+	if (r->cycles.median && base->cycles.median)
+		r->net_cycles = (s64)r->cycles.median - base->cycles.median;
 	/* A team's ops cross CPUs through memory: nothing to fold away. */
 	if (r->status == MMBENCH_PASS && r != base && !row->bench->team &&
 	    r->loop_min && mmbench_suspect(r->ns.min, r->loop_min)) {
@@ -2776,7 +2761,7 @@ static s64 mmbench_rebaseline(struct mmbench_row *row,
 
 	if (first.status != MMBENCH_PASS)
 		return MMBENCH_NO_DRIFT;
-	memset(&row->pending, 0, sizeof(row->pending));
+	mmbench_result_reset(&row->pending);
 	mmbench_row_run(row, ctx, run);
 	if (row->pending.status != MMBENCH_PASS) {
 		row->pending = first;
@@ -2793,20 +2778,35 @@ static s64 mmbench_rebaseline(struct mmbench_row *row,
 	return drift;
 }
 
+/*
+ * The row in the kernel log; a team's also with the start skew and, for a
+ * pair, the time each side waited on the ring and worked, in ns/op.
+ */
 static void mmbench_log(const struct mmbench_row *row)
 {
 	const struct mmbench_result *r = &row->pending;
+	u64 ops = max(r->team_ops, 1ULL);
 
 	if (r->status != MMBENCH_PASS) {
 		pr_info("%s: %s: %s\n", row->name,
 			mmbench_status_names[r->status], r->reason);
 		return;
 	}
-	pr_info("%s: median %llu.%03llu ns, net %lld ps, %llu.%03llu cycles per op (%s), %s, %u samples of %u ops on CPU %d\n",
+	pr_info("%s: median %llu.%03llu ns, net %lld ps, %llu.%03llu %s per op (%s), %s, %u samples of %u ops on CPU %d\n",
 		row->name, r->ns.median / 1000, r->ns.median % 1000,
 		r->net_ns, r->cycles.median / 1000, r->cycles.median % 1000,
+		IS_ENABLED(CONFIG_X86_TSC) ? "cycles" : "get_cycles() ticks",
 		row->bench->unit, mmbench_context_names[r->context],
 		r->samples, r->ops, r->cpu);
+	if (row->bench->team == MMBENCH_TEAM_ALL)
+		pr_info("%s: %u CPUs, start skew at most %llu ns\n", row->name,
+			r->team_cpus, r->skew_ns);
+	else if (row->bench->team == MMBENCH_TEAM_PAIR)
+		pr_info("%s: start skew at most %llu ns; per op, push_cpu waited %llu ns and worked %llu ns, pop_cpu waited %llu ns and worked %llu ns\n",
+			row->name, r->skew_ns, div64_u64(r->wait_ns[0], ops),
+			div64_u64(r->busy_ns[0], ops),
+			div64_u64(r->wait_ns[1], ops),
+			div64_u64(r->busy_ns[1], ops));
 }
 
 /* A sample around nothing: what reading the clocks costs. */
@@ -2875,6 +2875,7 @@ static void mmbench_loop_again(struct mmbench_row *row,
 	if (!loop)
 		return;
 	loop->bench = mmbench_rows[0].bench;
+	mmbench_result_reset(&loop->pending);
 	mmbench_row_run(loop, ctx, run);
 	if (loop->pending.status == MMBENCH_PASS)
 		row->pending.loop_min = loop->pending.ns.min;
@@ -2888,21 +2889,18 @@ static int mmbench_thread(void *data)
 	const struct mmbench_result *base;
 	char clock_why[MMBENCH_REASON_LEN];
 	const char *clock_error;
-	unsigned int i, nr = 0;
+	unsigned int i;
 	u64 start = ktime_get_ns();
 	s64 drift;
 
 	ctx.faults = mmbench_fault_mark();
 	mmbench_set_fault_mark(current, 0);
 
-	for (i = 0; i < mmbench_nr_rows; i++) {
-		memset(&mmbench_rows[i].pending, 0,
-		       sizeof(mmbench_rows[i].pending));
-		nr += mmbench_rows[i].selected;
-	}
+	for (i = 0; i < mmbench_nr_rows; i++)
+		mmbench_result_reset(&mmbench_rows[i].pending);
 	run.deadline = start + (u64)mmbench_budget_ms * NSEC_PER_MSEC;
 	run.row_budget_ns = div_u64((u64)mmbench_budget_ms * NSEC_PER_MSEC,
-				    max(nr, 1U));
+				    mmbench_nr_rows);
 	run.ps = kcalloc(mmbench_samples, sizeof(*run.ps), GFP_KERNEL);
 	run.mcyc = kcalloc(mmbench_samples, sizeof(*run.mcyc), GFP_KERNEL);
 	/* Short of memory, say so in the results, not through the OOM killer. */
@@ -2918,8 +2916,6 @@ static int mmbench_thread(void *data)
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		struct mmbench_row *row = &mmbench_rows[i];
 
-		if (!row->selected)
-			continue;
 		if (!run.ps || !run.mcyc || !ctx.page || !ctx.ptrs) {
 			row->pending.status = MMBENCH_ERROR;
 			strscpy(row->pending.reason, "out of memory");
@@ -2946,8 +2942,6 @@ static int mmbench_thread(void *data)
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		struct mmbench_result *r = &mmbench_rows[i].pending;
 
-		if (!mmbench_rows[i].selected)
-			continue;
 		if (base->status == MMBENCH_PASS) {
 			mmbench_judge(&mmbench_rows[i], base);
 		} else if (i && r->status == MMBENCH_PASS) {
@@ -3006,9 +3000,7 @@ static void mmbench_abandon(void)
 		for (i = 0; i < mmbench_nr_rows; i++) {
 			struct mmbench_result *r = &mmbench_rows[i].result;
 
-			if (!mmbench_rows[i].selected)
-				continue;
-			memset(r, 0, sizeof(*r));
+			mmbench_result_reset(r);
 			r->status = MMBENCH_ERROR;
 			strscpy(r->reason, "stopped before it started");
 		}
@@ -3085,334 +3077,184 @@ static bool mmbench_published(unsigned long seq)
 
 /* ---- sysfs ---- */
 
-enum mmbench_field {
-	F_STATUS, F_REASON, F_GROUP, F_CPU, F_CONTEXT, F_OPS, F_SAMPLES,
-	F_PREEMPTED, F_MIGRATED, F_STOLEN, F_INTERRUPTED, F_NOISE, F_ARG,
-	F_INJECT,
-	F_NS_MIN, F_NS_MEDIAN, F_NS_MEAN, F_NS_STDDEV, F_NS_MAD, F_NS_MAX,
-	F_NS_NET, F_CYC_MIN, F_CYC_MEDIAN, F_CYC_MEAN, F_CYC_STDDEV, F_CYC_MAD,
-	F_CYC_MAX, F_CYC_NET, F_COUNTER_DELTA, F_TEAM_CPUS, F_SKEW,
-	F_AGGREGATE, F_PUSH_WAIT, F_POP_WAIT, F_PUSH_BUSY, F_POP_BUSY,
-	F_FREE_DELTA, F_FREE_SLACK,
-};
-
-struct mmbench_attr {
-	struct kobj_attribute attr;
-	enum mmbench_field field;
-};
-
 static ssize_t emit_fixed(char *buf, s64 v)
 {
 	u64 a = abs(v);
 
+	if (v == MMBENCH_NONE)
+		return sysfs_emit(buf, "none\n");
 	return sysfs_emit(buf, "%s%llu.%03llu\n", v < 0 ? "-" : "", a / 1000,
 			  a % 1000);
 }
 
-static ssize_t emit_cycles(char *buf, const struct mmbench_result *r, s64 v)
-{
-	if (!r->cycles_valid)
-		return sysfs_emit(buf, "unsupported\n");
-	return emit_fixed(buf, v);
-}
+/* How a row's file prints the field it shows. */
+enum mmbench_fmt {
+	MMBENCH_FMT_U32,	/* u32 */
+	MMBENCH_FMT_INT,	/* int */
+	MMBENCH_FMT_LONG,	/* long, MMBENCH_NONE_LONG as "none" */
+	MMBENCH_FMT_FIXED,	/* s64 in 1/1000, MMBENCH_NONE as "none" */
+	MMBENCH_FMT_STR,	/* char array */
+	MMBENCH_FMT_GROUP,	/* the benchmark's group */
+	MMBENCH_FMT_STATUS,	/* enum mmbench_status */
+	MMBENCH_FMT_CONTEXT,	/* enum mmbench_context */
+};
 
-static const struct mmbench_row *mmbench_row_of(struct kobject *kobj)
-{
-	unsigned int i;
+/**
+ * struct mmbench_attr - a file of a row's directory
+ * @attr: the file
+ * @offset: offset of the field it shows in struct mmbench_row
+ * @fmt: how the field prints
+ * @only: the file exists only in rows with all of these MMBENCH_SHOWS_*
+ */
+struct mmbench_attr {
+	struct attribute attr;
+	unsigned short offset;
+	unsigned short fmt;
+	unsigned short only;
+};
 
-	for (i = 0; i < mmbench_nr_rows; i++)
-		if (mmbench_rows[i].kobj == kobj)
-			return &mmbench_rows[i];
-	return NULL;
-}
-
-static ssize_t result_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
+static ssize_t mmbench_row_show(struct kobject *kobj, struct attribute *attr,
+				char *buf)
 {
-	enum mmbench_field f = container_of(attr, struct mmbench_attr,
-					    attr)->field;
-	const struct mmbench_row *row = mmbench_row_of(kobj);
-	const struct mmbench_result *r;
+	const struct mmbench_attr *a = container_of(attr, struct mmbench_attr,
+						    attr);
+	struct mmbench_row *row = container_of(kobj, struct mmbench_row, kobj);
+	const void *p = (const void *)row + a->offset;
 	ssize_t ret;
 
-	if (!row)
-		return -ENOENT;
-	switch (f) {
-	case F_GROUP:
-		return sysfs_emit(buf, "%s\n", row->bench->group);
-	case F_ARG:
-		return sysfs_emit(buf, "%u\n", row->arg);
-	case F_INJECT:
-		return sysfs_emit(buf, "%u\n", row->inject_ns);
-	default:
-		break;
-	}
-
 	mutex_lock(&mmbench_lock);
-	r = &row->result;
-	switch (f) {
-	case F_STATUS:
-		ret = sysfs_emit(buf, "%s\n", mmbench_status_names[r->status]);
+	switch (a->fmt) {
+	case MMBENCH_FMT_U32:
+		ret = sysfs_emit(buf, "%u\n", *(const u32 *)p);
 		break;
-	case F_REASON:
-		ret = sysfs_emit(buf, "%s\n", r->reason);
+	case MMBENCH_FMT_INT:
+		ret = sysfs_emit(buf, "%d\n", *(const int *)p);
 		break;
-	case F_CPU:
-		ret = sysfs_emit(buf, "%d\n", r->cpu);
+	case MMBENCH_FMT_LONG:
+		ret = *(const long *)p == MMBENCH_NONE_LONG ?
+		      sysfs_emit(buf, "none\n") :
+		      sysfs_emit(buf, "%ld\n", *(const long *)p);
 		break;
-	case F_CONTEXT:
+	case MMBENCH_FMT_FIXED:
+		ret = emit_fixed(buf, *(const s64 *)p);
+		break;
+	case MMBENCH_FMT_STR:
+		ret = sysfs_emit(buf, "%s\n", (const char *)p);
+		break;
+	case MMBENCH_FMT_GROUP:
+		ret = sysfs_emit(buf, "%s\n", row->bench->group);
+		break;
+	case MMBENCH_FMT_STATUS:
 		ret = sysfs_emit(buf, "%s\n",
-				 mmbench_context_names[r->context]);
-		break;
-	case F_OPS:
-		ret = sysfs_emit(buf, "%u\n", r->ops);
-		break;
-	case F_SAMPLES:
-		ret = sysfs_emit(buf, "%u\n", r->samples);
-		break;
-	case F_PREEMPTED:
-		ret = sysfs_emit(buf, "%u\n", r->preempted);
-		break;
-	case F_MIGRATED:
-		ret = sysfs_emit(buf, "%u\n", r->migrated);
-		break;
-	case F_STOLEN:
-		ret = sysfs_emit(buf, "%u\n", r->stolen);
-		break;
-	case F_INTERRUPTED:
-		ret = sysfs_emit(buf, "%u\n", r->interrupted);
-		break;
-	case F_NOISE:
-		ret = r->noise != MMBENCH_NO_NOISE ? emit_fixed(buf, r->noise) :
-						     sysfs_emit(buf, "none\n");
-		break;
-	case F_NS_MIN:
-		ret = emit_fixed(buf, r->ns.min);
-		break;
-	case F_NS_MEDIAN:
-		ret = emit_fixed(buf, r->ns.median);
-		break;
-	case F_NS_MEAN:
-		ret = emit_fixed(buf, r->ns.mean);
-		break;
-	case F_NS_STDDEV:
-		ret = emit_fixed(buf, r->ns.stddev);
-		break;
-	case F_NS_MAD:
-		ret = emit_fixed(buf, r->ns.mad);
-		break;
-	case F_NS_MAX:
-		ret = emit_fixed(buf, r->ns.max);
-		break;
-	case F_NS_NET:
-		ret = emit_fixed(buf, r->net_ns);
-		break;
-	case F_CYC_MIN:
-		ret = emit_cycles(buf, r, r->cycles.min);
-		break;
-	case F_CYC_MEDIAN:
-		ret = emit_cycles(buf, r, r->cycles.median);
-		break;
-	case F_CYC_MEAN:
-		ret = emit_cycles(buf, r, r->cycles.mean);
-		break;
-	case F_CYC_STDDEV:
-		ret = emit_cycles(buf, r, r->cycles.stddev);
-		break;
-	case F_CYC_MAD:
-		ret = emit_cycles(buf, r, r->cycles.mad);
-		break;
-	case F_CYC_MAX:
-		ret = emit_cycles(buf, r, r->cycles.max);
-		break;
-	case F_CYC_NET:
-		ret = emit_cycles(buf, r, r->net_cycles);
-		break;
-	case F_TEAM_CPUS:
-		ret = sysfs_emit(buf, "%u\n", r->team_cpus);
-		break;
-	case F_SKEW:
-		ret = sysfs_emit(buf, "%llu\n", r->skew_ns);
-		break;
-	case F_AGGREGATE:
-		ret = emit_fixed(buf, div_u64(r->ns.median,
-					      max(r->team_cpus, 1U)));
-		break;
-	case F_PUSH_WAIT:
-		ret = emit_fixed(buf, div64_u64(r->wait_ns[0] * 1000,
-						max(r->team_ops, 1ULL)));
-		break;
-	case F_POP_WAIT:
-		ret = emit_fixed(buf, div64_u64(r->wait_ns[1] * 1000,
-						max(r->team_ops, 1ULL)));
-		break;
-	case F_PUSH_BUSY:
-		ret = emit_fixed(buf, div64_u64(r->busy_ns[0] * 1000,
-						max(r->team_ops, 1ULL)));
-		break;
-	case F_POP_BUSY:
-		ret = emit_fixed(buf, div64_u64(r->busy_ns[1] * 1000,
-						max(r->team_ops, 1ULL)));
-		break;
-	case F_FREE_DELTA:
-		ret = r->has_free_pages ?
-		      sysfs_emit(buf, "%ld\n", r->free_pages_delta) :
-		      sysfs_emit(buf, "none\n");
-		break;
-	case F_FREE_SLACK:
-		ret = r->has_free_pages ?
-		      sysfs_emit(buf, "%ld\n", r->free_pages_slack) :
-		      sysfs_emit(buf, "none\n");
-		break;
-	case F_COUNTER_DELTA:
-		ret = r->has_counter ? sysfs_emit(buf, "%ld\n", r->counter_delta) :
-				       sysfs_emit(buf, "none\n");
+				 mmbench_status_names[*(const int *)p]);
 		break;
 	default:
-		ret = -EINVAL;
+		ret = sysfs_emit(buf, "%s\n",
+				 mmbench_context_names[*(const int *)p]);
+		break;
 	}
 	mutex_unlock(&mmbench_lock);
 	return ret;
 }
 
-#define MMBENCH_ATTR(_name, _field)					\
+#define MMBENCH_ATTR(_name, _field, _fmt, _only)			\
 	static struct mmbench_attr mmbench_attr_##_name = {		\
-		.attr = __ATTR(_name, 0444, result_show, NULL),		\
-		.field = _field,					\
+		.attr = { .name = __stringify(_name), .mode = 0444 },	\
+		.offset = offsetof(struct mmbench_row, _field),		\
+		.fmt = MMBENCH_FMT_##_fmt,				\
+		.only = _only,						\
 	}
 
-MMBENCH_ATTR(status, F_STATUS);
-MMBENCH_ATTR(reason, F_REASON);
-MMBENCH_ATTR(group, F_GROUP);
-MMBENCH_ATTR(cpu, F_CPU);
-MMBENCH_ATTR(context, F_CONTEXT);
-MMBENCH_ATTR(ops_per_sample, F_OPS);
-MMBENCH_ATTR(samples, F_SAMPLES);
-MMBENCH_ATTR(samples_preempted, F_PREEMPTED);
-MMBENCH_ATTR(samples_migrated, F_MIGRATED);
-MMBENCH_ATTR(samples_stolen, F_STOLEN);
-MMBENCH_ATTR(samples_interrupted, F_INTERRUPTED);
-MMBENCH_ATTR(noise_pct, F_NOISE);
-MMBENCH_ATTR(delay_ns, F_ARG);
-MMBENCH_ATTR(order, F_ARG);
-MMBENCH_ATTR(size_bytes, F_ARG);
-MMBENCH_ATTR(bulk, F_ARG);
-MMBENCH_ATTR(inject_ndelay, F_INJECT);
-MMBENCH_ATTR(ns_per_op_min, F_NS_MIN);
-MMBENCH_ATTR(ns_per_op_median, F_NS_MEDIAN);
-MMBENCH_ATTR(ns_per_op_mean, F_NS_MEAN);
-MMBENCH_ATTR(ns_per_op_stddev, F_NS_STDDEV);
-MMBENCH_ATTR(ns_per_op_mad, F_NS_MAD);
-MMBENCH_ATTR(ns_per_op_max, F_NS_MAX);
-MMBENCH_ATTR(net_ns_per_op, F_NS_NET);
-MMBENCH_ATTR(cycles_per_op_min, F_CYC_MIN);
-MMBENCH_ATTR(cycles_per_op_median, F_CYC_MEDIAN);
-MMBENCH_ATTR(cycles_per_op_mean, F_CYC_MEAN);
-MMBENCH_ATTR(cycles_per_op_stddev, F_CYC_STDDEV);
-MMBENCH_ATTR(cycles_per_op_mad, F_CYC_MAD);
-MMBENCH_ATTR(cycles_per_op_max, F_CYC_MAX);
-MMBENCH_ATTR(net_cycles_per_op, F_CYC_NET);
-MMBENCH_ATTR(counter_delta, F_COUNTER_DELTA);
-MMBENCH_ATTR(team_cpus, F_TEAM_CPUS);
-MMBENCH_ATTR(start_skew_ns_max, F_SKEW);
-MMBENCH_ATTR(aggregate_ns_per_op, F_AGGREGATE);
-MMBENCH_ATTR(push_wait_ns_per_op, F_PUSH_WAIT);
-MMBENCH_ATTR(pop_wait_ns_per_op, F_POP_WAIT);
-MMBENCH_ATTR(push_busy_ns_per_op, F_PUSH_BUSY);
-MMBENCH_ATTR(pop_busy_ns_per_op, F_POP_BUSY);
-MMBENCH_ATTR(free_pages_delta, F_FREE_DELTA);
-MMBENCH_ATTR(free_pages_slack, F_FREE_SLACK);
+MMBENCH_ATTR(status, result.status, STATUS, 0);
+MMBENCH_ATTR(reason, result.reason, STR, 0);
+MMBENCH_ATTR(group, bench, GROUP, 0);
+MMBENCH_ATTR(cpu, result.cpu, INT, 0);
+MMBENCH_ATTR(context, result.context, CONTEXT, 0);
+MMBENCH_ATTR(samples, result.samples, U32, 0);
+MMBENCH_ATTR(samples_dropped, result.dropped, U32, 0);
+MMBENCH_ATTR(ops_per_sample, result.ops, U32, 0);
+MMBENCH_ATTR(noise_pct, result.noise, FIXED, 0);
+MMBENCH_ATTR(ns_per_op_min, result.ns.min, FIXED, 0);
+MMBENCH_ATTR(ns_per_op_median, result.ns.median, FIXED, 0);
+MMBENCH_ATTR(ns_per_op_mad, result.ns.mad, FIXED, 0);
+MMBENCH_ATTR(net_ns_per_op, result.net_ns, FIXED, 0);
+MMBENCH_ATTR(net_cycles_per_op, result.net_cycles, FIXED,
+	     MMBENCH_SHOWS_CYCLES);
+MMBENCH_ATTR(delay_ns, arg, U32, MMBENCH_SHOWS_DELAY);
+MMBENCH_ATTR(order, arg, U32, MMBENCH_SHOWS_ORDER);
+MMBENCH_ATTR(size_bytes, arg, U32, MMBENCH_SHOWS_SIZE);
+MMBENCH_ATTR(bulk, arg, U32, MMBENCH_SHOWS_BULK);
+MMBENCH_ATTR(inject_ndelay, inject_ns, U32, MMBENCH_SHOWS_INJECT);
+MMBENCH_ATTR(counter_delta, result.counter_delta, LONG,
+	     MMBENCH_SHOWS_COUNTER);
+MMBENCH_ATTR(free_pages_delta, result.free_pages_delta, LONG,
+	     MMBENCH_SHOWS_PAGES);
+MMBENCH_ATTR(team_cpus, result.team_cpus, U32, MMBENCH_SHOWS_TEAM);
 
-static struct attribute *mmbench_result_attrs[] = {
-	&mmbench_attr_status.attr.attr,
-	&mmbench_attr_reason.attr.attr,
-	&mmbench_attr_group.attr.attr,
-	&mmbench_attr_cpu.attr.attr,
-	&mmbench_attr_context.attr.attr,
-	&mmbench_attr_ops_per_sample.attr.attr,
-	&mmbench_attr_samples.attr.attr,
-	&mmbench_attr_samples_preempted.attr.attr,
-	&mmbench_attr_samples_migrated.attr.attr,
-	&mmbench_attr_samples_stolen.attr.attr,
-	&mmbench_attr_samples_interrupted.attr.attr,
-	&mmbench_attr_noise_pct.attr.attr,
-	&mmbench_attr_delay_ns.attr.attr,
-	&mmbench_attr_order.attr.attr,
-	&mmbench_attr_size_bytes.attr.attr,
-	&mmbench_attr_bulk.attr.attr,
-	&mmbench_attr_inject_ndelay.attr.attr,
-	&mmbench_attr_ns_per_op_min.attr.attr,
-	&mmbench_attr_ns_per_op_median.attr.attr,
-	&mmbench_attr_ns_per_op_mean.attr.attr,
-	&mmbench_attr_ns_per_op_stddev.attr.attr,
-	&mmbench_attr_ns_per_op_mad.attr.attr,
-	&mmbench_attr_ns_per_op_max.attr.attr,
-	&mmbench_attr_net_ns_per_op.attr.attr,
-	&mmbench_attr_cycles_per_op_min.attr.attr,
-	&mmbench_attr_cycles_per_op_median.attr.attr,
-	&mmbench_attr_cycles_per_op_mean.attr.attr,
-	&mmbench_attr_cycles_per_op_stddev.attr.attr,
-	&mmbench_attr_cycles_per_op_mad.attr.attr,
-	&mmbench_attr_cycles_per_op_max.attr.attr,
-	&mmbench_attr_net_cycles_per_op.attr.attr,
-	&mmbench_attr_counter_delta.attr.attr,
-	&mmbench_attr_team_cpus.attr.attr,
-	&mmbench_attr_start_skew_ns_max.attr.attr,
-	&mmbench_attr_aggregate_ns_per_op.attr.attr,
-	&mmbench_attr_push_wait_ns_per_op.attr.attr,
-	&mmbench_attr_pop_wait_ns_per_op.attr.attr,
-	&mmbench_attr_push_busy_ns_per_op.attr.attr,
-	&mmbench_attr_pop_busy_ns_per_op.attr.attr,
-	&mmbench_attr_free_pages_delta.attr.attr,
-	&mmbench_attr_free_pages_slack.attr.attr,
+static struct attribute *mmbench_row_attrs[] = {
+	&mmbench_attr_status.attr,
+	&mmbench_attr_reason.attr,
+	&mmbench_attr_group.attr,
+	&mmbench_attr_cpu.attr,
+	&mmbench_attr_context.attr,
+	&mmbench_attr_samples.attr,
+	&mmbench_attr_samples_dropped.attr,
+	&mmbench_attr_ops_per_sample.attr,
+	&mmbench_attr_noise_pct.attr,
+	&mmbench_attr_ns_per_op_min.attr,
+	&mmbench_attr_ns_per_op_median.attr,
+	&mmbench_attr_ns_per_op_mad.attr,
+	&mmbench_attr_net_ns_per_op.attr,
+	&mmbench_attr_net_cycles_per_op.attr,
+	&mmbench_attr_delay_ns.attr,
+	&mmbench_attr_order.attr,
+	&mmbench_attr_size_bytes.attr,
+	&mmbench_attr_bulk.attr,
+	&mmbench_attr_inject_ndelay.attr,
+	&mmbench_attr_counter_delta.attr,
+	&mmbench_attr_free_pages_delta.attr,
+	&mmbench_attr_team_cpus.attr,
 	NULL,
 };
 
-/*
- * The row's list value under the list's name (delay_ns, order, size_bytes,
- * bulk) only in rows of that list; inject_ndelay only where injected.
- */
-static umode_t mmbench_result_visible(struct kobject *kobj,
-				      struct attribute *attr, int n)
+static umode_t mmbench_row_visible(struct kobject *kobj,
+				   struct attribute *attr, int n)
 {
-	const struct mmbench_row *row = mmbench_row_of(kobj);
+	const struct mmbench_row *row = container_of(kobj, struct mmbench_row,
+						     kobj);
+	const struct mmbench_attr *a = container_of(attr, struct mmbench_attr,
+						    attr);
 
-	if (attr == &mmbench_attr_delay_ns.attr.attr)
-		return row && row->bench->list == &mmbench_delays ?
-		       attr->mode : 0;
-	if (attr == &mmbench_attr_order.attr.attr)
-		return row && row->bench->list == &mmbench_orders ?
-		       attr->mode : 0;
-	if (attr == &mmbench_attr_size_bytes.attr.attr)
-		return row && (row->bench->list == &mmbench_sizes ||
-			       row->bench->list == &mmbench_frag_sizes) ?
-		       attr->mode : 0;
-	if (attr == &mmbench_attr_bulk.attr.attr)
-		return row && row->bench->list == &mmbench_bulk ?
-		       attr->mode : 0;
-	if (attr == &mmbench_attr_inject_ndelay.attr.attr)
-		return row && row->inject_ns ? attr->mode : 0;
-	if (attr == &mmbench_attr_free_pages_delta.attr.attr ||
-	    attr == &mmbench_attr_free_pages_slack.attr.attr)
-		return row && row->bench->pages_back ? attr->mode : 0;
-	if (attr == &mmbench_attr_team_cpus.attr.attr ||
-	    attr == &mmbench_attr_start_skew_ns_max.attr.attr)
-		return row && row->bench->team ? attr->mode : 0;
-	if (attr == &mmbench_attr_aggregate_ns_per_op.attr.attr)
-		return row && row->bench->team == MMBENCH_TEAM_ALL ?
-		       attr->mode : 0;
-	if (attr == &mmbench_attr_push_wait_ns_per_op.attr.attr ||
-	    attr == &mmbench_attr_pop_wait_ns_per_op.attr.attr ||
-	    attr == &mmbench_attr_push_busy_ns_per_op.attr.attr ||
-	    attr == &mmbench_attr_pop_busy_ns_per_op.attr.attr)
-		return row && row->bench->team == MMBENCH_TEAM_PAIR ?
-		       attr->mode : 0;
-	return attr->mode;
+	return (row->shows & a->only) == a->only ? attr->mode : 0;
 }
 
-static const struct attribute_group mmbench_result_group = {
-	.attrs = mmbench_result_attrs,
-	.is_visible = mmbench_result_visible,
+static const struct attribute_group mmbench_row_group = {
+	.attrs = mmbench_row_attrs,
+	.is_visible = mmbench_row_visible,
+};
+__ATTRIBUTE_GROUPS(mmbench_row);
+
+/*
+ * The rows live until the module exits, which waits for each release: a
+ * release may come late (DEBUG_KOBJECT_RELEASE), after the files are gone.
+ */
+static atomic_t mmbench_rows_alive = ATOMIC_INIT(0);
+static DECLARE_COMPLETION(mmbench_rows_released);
+
+static void mmbench_row_release(struct kobject *kobj)
+{
+	if (atomic_dec_and_test(&mmbench_rows_alive))
+		complete(&mmbench_rows_released);
+}
+
+static const struct sysfs_ops mmbench_row_sysfs_ops = {
+	.show = mmbench_row_show,
+};
+
+static const struct kobj_type mmbench_row_ktype = {
+	.release = mmbench_row_release,
+	.sysfs_ops = &mmbench_row_sysfs_ops,
+	.default_groups = mmbench_row_groups,
 };
 
 static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -3616,20 +3458,25 @@ static const struct attribute_group *mmbench_top_groups[] = {
 
 static struct kobject *mmbench_kobj;
 
+/*
+ * kobject_del() removes the files now and waits for their readers; the
+ * rows are freed once each has been released.
+ */
 static void mmbench_sysfs_remove(void)
 {
 	unsigned int i;
 
-	/*
-	 * kobject_del() removes the files now and waits for their readers;
-	 * the last kobject_put() may come later (DEBUG_KOBJECT_RELEASE), when
-	 * the rows and the show functions are gone.
-	 */
 	for (i = 0; i < mmbench_nr_rows; i++) {
-		kobject_del(mmbench_rows[i].kobj);
-		kobject_put(mmbench_rows[i].kobj);
-		mmbench_rows[i].kobj = NULL;
+		struct kobject *kobj = &mmbench_rows[i].kobj;
+
+		if (!kobj->state_initialized)
+			continue;
+		if (kobj->state_in_sysfs)
+			kobject_del(kobj);
+		kobject_put(kobj);
 	}
+	if (!atomic_dec_and_test(&mmbench_rows_alive))
+		wait_for_completion(&mmbench_rows_released);
 	kobject_del(mmbench_kobj);
 	kobject_put(mmbench_kobj);
 	mmbench_kobj = NULL;
@@ -3640,18 +3487,16 @@ static int mmbench_sysfs_create(void)
 	unsigned int i;
 	int ret;
 
+	/* One reference of the rows' count is mmbench_sysfs_remove()'s. */
+	atomic_set(&mmbench_rows_alive, 1);
 	mmbench_kobj = kobject_create_and_add("mmbench", kernel_kobj);
 	if (!mmbench_kobj)
 		return -ENOMEM;
 	for (i = 0; i < mmbench_nr_rows; i++) {
-		struct mmbench_row *row = &mmbench_rows[i];
-
-		row->kobj = kobject_create_and_add(row->name, mmbench_kobj);
-		if (!row->kobj) {
-			ret = -ENOMEM;
-			goto err;
-		}
-		ret = sysfs_create_group(row->kobj, &mmbench_result_group);
+		atomic_inc(&mmbench_rows_alive);
+		ret = kobject_init_and_add(&mmbench_rows[i].kobj,
+					   &mmbench_row_ktype, mmbench_kobj,
+					   "%s", mmbench_rows[i].name);
 		if (ret)
 			goto err;
 	}
@@ -3668,7 +3513,7 @@ err:
 /* ---- rows ---- */
 
 static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
-			    u32 inject_ns, bool selected)
+			    u32 inject_ns)
 {
 	struct mmbench_row *row = &mmbench_rows[mmbench_nr_rows++];
 	int len;
@@ -3676,7 +3521,23 @@ static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
 	row->bench = b;
 	row->arg = arg;
 	row->inject_ns = inject_ns;
-	row->selected = selected;
+	if (b->list == &mmbench_delays)
+		row->shows |= MMBENCH_SHOWS_DELAY;
+	else if (b->list == &mmbench_orders)
+		row->shows |= MMBENCH_SHOWS_ORDER;
+	else if (b->list == &mmbench_sizes || b->list == &mmbench_frag_sizes)
+		row->shows |= MMBENCH_SHOWS_SIZE;
+	else if (b->list == &mmbench_bulk)
+		row->shows |= MMBENCH_SHOWS_BULK;
+	if (inject_ns)
+		row->shows |= MMBENCH_SHOWS_INJECT;
+	if (b->read)
+		row->shows |= MMBENCH_SHOWS_COUNTER;
+	if (b->pages_back)
+		row->shows |= MMBENCH_SHOWS_PAGES;
+	if (b->team)
+		row->shows |= MMBENCH_SHOWS_TEAM;
+	mmbench_result_reset(&row->result);
 	len = b->list ? scnprintf(row->name, sizeof(row->name), "%s_%s%u",
 				  b->name, b->list->suffix, arg) :
 			scnprintf(row->name, sizeof(row->name), "%s", b->name);
@@ -3686,8 +3547,8 @@ static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
 }
 
 /*
- * One row per benchmark, per value of a benchmark's list, and per benchmark
- * with ndelay injected.
+ * The baseline, then one row per benchmark selected, per value of a
+ * benchmark's list, and per benchmark with ndelay injected.
  */
 static int mmbench_build_rows(void)
 {
@@ -3698,18 +3559,18 @@ static int mmbench_build_rows(void)
 		return -ENOMEM;
 	for (i = 0; i < MMBENCH_NR; i++) {
 		const struct mmbench_bench *b = &mmbench_benches[i];
-		bool selected = !i || test_bit(i, mmbench_selected);
 
+		if (i && !test_bit(i, mmbench_selected))
+			continue;
 		if (!b->list) {
-			mmbench_add_row(b, 0, 0, selected);
+			mmbench_add_row(b, 0, 0);
 			continue;
 		}
 		for (d = 0; d < b->list->nr; d++)
-			mmbench_add_row(b, b->list->vals[d], 0, selected);
+			mmbench_add_row(b, b->list->vals[d], 0);
 	}
 	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR)
-		mmbench_add_row(&mmbench_benches[i], 0, mmbench_inject_ns,
-				true);
+		mmbench_add_row(&mmbench_benches[i], 0, mmbench_inject_ns);
 	return 0;
 }
 

@@ -50,7 +50,7 @@ while [ $i -le "$loads" ]; do
 		echo "MMBENCH-BENCH load=$i row=$row status=$(cat "$dir/status")" \
 			"median=$(cat "$dir/ns_per_op_median")" \
 			"net=$(cat "$dir/net_ns_per_op")" \
-			"stddev=$(cat "$dir/ns_per_op_stddev")"
+			"mad=$(cat "$dir/ns_per_op_mad")"
 	done
 	rmmod test_mmbench
 	i=$((i + 1))

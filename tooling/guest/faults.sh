@@ -115,8 +115,7 @@ for d in $mb/*/; do
 	f=$(echo "$why" | sed -n 's/^\([0-9]*\) allocation calls failed.*/\1/p')
 	# Allocation calls of the samples, kept or dropped (at least): a bulk
 	# API's calls take "bulk" ops each.
-	ran=$(($(num "$d/samples") + $(num "$d/samples_preempted") +
-		$(num "$d/samples_migrated") + $(num "$d/samples_stolen")))
+	ran=$(($(num "$d/samples") + $(num "$d/samples_dropped")))
 	calls=$((ran * $(num "$d/ops_per_sample")))
 	case "$b" in
 	kfree_bulk_*) ;;

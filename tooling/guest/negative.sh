@@ -78,7 +78,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..112"
+echo "1..113"
 refused iterations=100000001 "iterations=100000001 is out of range"
 refused iterations=-5 "iterations: '-5' is not an unsigned decimal integer"
 refused iterations=0x10 "iterations: '0x10' is not an unsigned decimal integer"
@@ -159,6 +159,28 @@ done
 mode=$(stat -c %a /sys/kernel/mmbench/run /sys/kernel/mmbench/seq /sys/kernel/mmbench/count_vm_event/status | tr '\n' ' ')
 [ "$mode" = "200 444 444 " ]
 result $? "sysfs modes are 0200 for run and 0444 for results" "modes: $mode"
+
+# A directory for each row the load selected, and the baseline; in each,
+# the files that apply to it (net_cycles_per_op only where get_cycles()
+# counts CPU cycles: left out of the comparison).
+rmmod test_mmbench
+insmod "$ko" run_on_load=0 benchmarks=count_vm_event,alloc_pages,kmalloc_concurrent orders=0
+top="baseline_drift_pct clock_read_ns clock_step_ns fingerprint run run_ms seq state"
+rows=$(ls /sys/kernel/mmbench | sort | tr '\n' ' ')
+common="context cpu group net_ns_per_op noise_pct ns_per_op_mad ns_per_op_median ns_per_op_min ops_per_sample reason samples samples_dropped status"
+files() { ls "/sys/kernel/mmbench/$1" | grep -vx net_cycles_per_op | sort | tr '\n' ' '; }
+want() { echo $common "$@" | tr ' ' '\n' | sort | tr '\n' ' '; }
+base=$(files baseline); vm=$(files count_vm_event)
+pa=$(files alloc_pages_order0); team=$(files kmalloc_concurrent)
+st=$(cat /sys/kernel/mmbench/count_vm_event/status 2>&1)
+want_rows=$(echo alloc_pages_order0 baseline count_vm_event kmalloc_concurrent $top | tr ' ' '\n' | sort | tr '\n' ' ')
+[ "$rows" = "$want_rows" ] && [ "$base" = "$(want)" ] &&
+	[ "$vm" = "$(want counter_delta)" ] &&
+	[ "$pa" = "$(want counter_delta free_pages_delta order)" ] &&
+	[ "$team" = "$(want counter_delta team_cpus)" ] && [ "$st" = not_run ]
+result $? "rows exist for what the load selected, each with the files that apply to it" "rows: $rows; baseline: $base; count_vm_event: $vm; alloc_pages_order0: $pa; kmalloc_concurrent: $team; status before a run: $st"
+loaded && rmmod test_mmbench
+insmod "$ko" run_on_load=0 iterations=1000 samples=3
 
 # The selftest never reuses a copy loaded with other parameters (the one
 # loaded above, with iterations=1000 samples=3, is still there).
@@ -385,7 +407,7 @@ if [ "$ncpu" -ge 2 ]; then
 	for b in $teams; do
 		d=/sys/kernel/mmbench/$b
 		st=$(cat $d/status 2>&1); why=$(cat $d/reason 2>&1)
-		left=$(cat $d/counter_delta 2>&1)
+		left=$(cat $d/counter_delta 2>/dev/null || echo none)
 		# push_cpu gives up on the ring if the pair's samples overflow it
 		# (1024 ops; fewer where a sample's 100 ms hold fewer, as on the
 		# debug kernel); else team_op() does.
@@ -443,7 +465,7 @@ if [ "$ncpu" -ge 2 ]; then
 		back=$(cat /sys/devices/system/cpu/cpu1/online)
 		d=/sys/kernel/mmbench/$b
 		st=$(cat $d/status 2>&1); why=$(cat $d/reason 2>&1)
-		left=$(cat $d/counter_delta 2>&1)
+		left=$(cat $d/counter_delta 2>/dev/null || echo none)
 		loaded && rmmod test_mmbench
 		[ "$st" = error ] && echo "$why" | grep -q "^CPU 1 went offline: its worker ran on CPU 0" &&
 			{ [ "$left" = 0 ] || [ "$left" = none ]; } && [ "$back" = 1 ]

@@ -11,7 +11,7 @@ def parse(lines):
     """Collect the guest's MMBENCH-BENCH lines.
 
     Returns (suite, fingerprint, loads): suite {suite_cs, suite_ok},
-    fingerprint {key: value}, loads [{row: {status, median, net, stddev}}].
+    fingerprint {key: value}, loads [{row: {status, median, net, mad}}].
     """
     suite, fingerprint, loads = {}, {}, {}
     for line in lines:

@@ -190,10 +190,10 @@ def over_ceiling(f):
 
 def print_table(table):
     cols = ("benchmark", "status", "context", "ns/op median", "net",
-            "min", "max", "stddev", "cycles/op", "ceiling ns")
+            "min", "mad", "net cycles/op", "ceiling ns")
     keys = ("status", "context", "ns_per_op_median", "net_ns_per_op",
-            "ns_per_op_min", "ns_per_op_max", "ns_per_op_stddev",
-            "cycles_per_op_median", "ceiling_ns")
+            "ns_per_op_min", "ns_per_op_mad", "net_cycles_per_op",
+            "ceiling_ns")
     rows = [cols]
     # A row that did not pass (unsupported, noisy, ...) has no figures.
     measured = ("status", "context", "ceiling_ns")
@@ -208,7 +208,7 @@ def print_table(table):
         rows = [r + (o,) for r, o in zip(rows, ["vs ceiling"] + over)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
-        print(("  " + "  ".join(c.ljust(w) if i < 3 or i == 10 else
+        print(("  " + "  ".join(c.ljust(w) if i < 3 or i == len(cols) else
                                 c.rjust(w) for i, (c, w) in
                                 enumerate(zip(r, widths)))).rstrip())
     print("  (each case loads the module anew: a row's net is against the "

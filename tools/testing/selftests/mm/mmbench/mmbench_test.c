@@ -243,20 +243,11 @@ static void report_dir(const char *dir, const char *prefix)
 {
 	static const char * const files[] = {
 		"status", "reason", "group", "cpu", "context",
-		"ops_per_sample", "samples", "samples_preempted",
-		"samples_migrated", "samples_stolen", "samples_interrupted",
-		"noise_pct", "delay_ns", "order", "size_bytes", "bulk",
-		"inject_ndelay",
-		"ns_per_op_min", "ns_per_op_median", "ns_per_op_mean",
-		"ns_per_op_stddev", "ns_per_op_mad", "ns_per_op_max",
-		"net_ns_per_op", "cycles_per_op_min", "cycles_per_op_median",
-		"cycles_per_op_mean", "cycles_per_op_stddev",
-		"cycles_per_op_mad", "cycles_per_op_max", "net_cycles_per_op",
-		"counter_delta", "free_pages_delta", "free_pages_slack",
-		"team_cpus", "start_skew_ns_max", "aggregate_ns_per_op",
-		"push_wait_ns_per_op", "pop_wait_ns_per_op",
-		"push_busy_ns_per_op", "pop_busy_ns_per_op",
-		"release", "preempt", "debug", "init_on_alloc", "init_on_free",
+		"ops_per_sample", "samples", "samples_dropped", "noise_pct",
+		"delay_ns", "order", "size_bytes", "bulk", "inject_ndelay",
+		"ns_per_op_min", "ns_per_op_median", "ns_per_op_mad",
+		"net_ns_per_op", "net_cycles_per_op", "counter_delta",
+		"free_pages_delta", "team_cpus", "release", "preempt", "debug", "init_on_alloc", "init_on_free",
 		"clock",
 	};
 	char path[PATH_MAX], val[VAL_LEN];
@@ -1504,7 +1495,7 @@ static bool check_row(struct __test_metadata *_metadata, const char *name,
 		      const char *bench)
 {
 	char val[VAL_LEN], group[VAL_LEN], reason[VAL_LEN], why[WHY_LEN];
-	long long want, got, lo, mid, hi, mean, net, base;
+	long long want, got, lo, mid, net, base;
 
 	report_row(name);
 	ASSERT_EQ(0, row_str(name, "status", val, sizeof(val)));
@@ -1534,15 +1525,18 @@ static bool check_row(struct __test_metadata *_metadata, const char *name,
 		TH_LOG("%s: %s", name, reason);
 	}
 
-	/* The path left no trace; the calibration rows have no counter. */
+	/*
+	 * The path left no trace: a counter it moves is back (the module
+	 * fails the row otherwise; this checks what it published), and the
+	 * calibration rows have none.
+	 */
 	ASSERT_EQ(0, row_str(name, "group", group, sizeof(group)));
-	ASSERT_EQ(0, row_str(name, "counter_delta", val, sizeof(val)));
-	ASSERT_STREQ(strcmp(group, "calibration") ? "0" : "none", val);
-
-	/* Every page came back to the page allocator, within the slack. */
-	if (!row_ll(name, "free_pages_delta", &got)) {
-		ASSERT_EQ(0, row_ll(name, "free_pages_slack", &want));
-		ASSERT_GE(got, -want);
+	if (!row_str(name, "counter_delta", val, sizeof(val))) {
+		ASSERT_STREQ("0", val);
+	} else {
+		ASSERT_TRUE(strcmp(group, "vmstat")) {
+			TH_LOG("%s: a vmstat row without counter_delta", name);
+		}
 	}
 
 	/* On the CPU asked for. */
@@ -1574,15 +1568,10 @@ static bool check_row(struct __test_metadata *_metadata, const char *name,
 	/* The figures are consistent: ordered, net = median - baseline. */
 	ASSERT_EQ(0, row_fixed(name, "ns_per_op_min", &lo));
 	ASSERT_EQ(0, row_fixed(name, "ns_per_op_median", &mid));
-	ASSERT_EQ(0, row_fixed(name, "ns_per_op_mean", &mean));
-	ASSERT_EQ(0, row_fixed(name, "ns_per_op_max", &hi));
 	ASSERT_EQ(0, row_fixed(name, "net_ns_per_op", &net));
 	ASSERT_EQ(0, row_fixed("baseline", "ns_per_op_median", &base));
 	ASSERT_LT(0, lo);
 	ASSERT_LE(lo, mid);
-	ASSERT_LE(mid, hi);
-	ASSERT_LE(lo, mean);
-	ASSERT_LE(mean, hi);
 	ASSERT_EQ(mid - base, net);
 
 	ceiling_verdict(_metadata, name, bench, mid);
