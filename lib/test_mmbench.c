@@ -1393,8 +1393,9 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 			 b->team == MMBENCH_TEAM_PAIR ? push : cpu;
 		w->work = b->team == MMBENCH_TEAM_PAIR && i == 2 ? b->pop_work :
 								   b->work;
-		task = kthread_create_on_cpu(mmbench_worker_fn, w, w->cpu,
-					     "mmbench_w/%u");
+		/* It waits for a sample: its fault mark may come after. */
+		task = kthread_run_on_cpu(mmbench_worker_fn, w, w->cpu,
+					  "mmbench_w/%u");
 		if (IS_ERR(task)) {
 			ret = PTR_ERR(task);
 			team_teardown(ctx);
@@ -1402,7 +1403,6 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 		}
 		w->task = get_task_struct(task);
 		mmbench_set_fault_mark(task, ctx->faults);
-		wake_up_process(task);
 	}
 	ret = 0;
 out:
@@ -1937,16 +1937,13 @@ struct mmbench_uint_param {
 	unsigned int max;
 };
 
+/* A number of a list parameter, as param_set_uint_minmax() reads one. */
 static int parse_uint(const char *param, const char *val, unsigned int min,
 		      unsigned int max, unsigned int *v)
 {
-	if (kstrtouint(val, 10, v)) {
-		pr_err("%s: '%s' is not an unsigned decimal integer\n", param,
-		       val);
-		return -EINVAL;
-	}
-	if (*v < min || *v > max) {
-		pr_err("%s=%u is out of range [%u, %u]\n", param, *v, min, max);
+	if (kstrtouint(val, 0, v) || *v < min || *v > max) {
+		pr_err("%s: '%s' is not a number from %u to %u\n", param, val,
+		       min, max);
 		return -EINVAL;
 	}
 	return 0;
@@ -1955,12 +1952,14 @@ static int parse_uint(const char *param, const char *val, unsigned int min,
 static int uint_range_set(const char *val, const struct kernel_param *kp)
 {
 	const struct mmbench_uint_param *p = kp->arg;
-	unsigned int v;
+	struct kernel_param param = *kp;
 	int ret;
 
-	ret = parse_uint(kp->name, val, p->min, p->max, &v);
-	if (!ret)
-		*p->value = v;
+	param.arg = p->value;
+	ret = param_set_uint_minmax(val, &param, p->min, p->max);
+	if (ret)
+		pr_err("%s: '%s' is not a number from %u to %u\n", kp->name,
+		       val, p->min, p->max);
 	return ret;
 }
 

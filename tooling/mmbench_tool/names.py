@@ -99,15 +99,27 @@ def uint_ranges(source=MODULE_SOURCE):
     return ranges
 
 
+def kstrtouint(value):
+    """@value as the kernel's kstrtouint(value, 0) reads it (decimal, 0x
+    hex, 0 octal, one leading +), or None where it refuses it."""
+    value = value[1:] if value.startswith("+") else value
+    for pattern, base in ((r"0[xX][0-9a-fA-F]+", 16), (r"0[0-7]*", 8),
+                          (r"[1-9][0-9]*", 10)):
+        if re.fullmatch(pattern, value):
+            return int(value, base)
+    return None
+
+
 def check_parameter_values(params, source=MODULE_SOURCE):
     """Refuse a value the module would refuse, for its ranged unsigned
-    parameters: a decimal number within the range."""
+    parameters (param_set_uint_minmax()): a number within the range."""
     for name, (lo, hi) in uint_ranges(source).items():
         if name not in params:
             continue
         value = params[name]
-        if not re.fullmatch(r"\d+", value) or not lo <= int(value) <= hi:
-            raise Failure(f"--param {name}={value}: want a decimal number "
+        number = kstrtouint(value)
+        if number is None or not lo <= number <= hi:
+            raise Failure(f"--param {name}={value}: want a number "
                           f"from {lo} to {hi}")
 
 

@@ -57,16 +57,18 @@ class Refused(support.Options, unittest.TestCase):
         self.accepted("--param", "samples=3", "--param", "inject_extra_ns=0")
 
     def test_values_out_of_the_module_range(self):
-        for value in ("-1", "10001", "abc", "0x10"):
+        for value in ("-1", "10001", "abc", "0x2711", "08", "1e3"):
             self.refused("--param", f"inject_stall_ms={value}",
-                         says=f"inject_stall_ms={value}: want a decimal "
-                              "number from 0 to 10000")
+                         says=f"inject_stall_ms={value}: want a number "
+                              "from 0 to 10000")
         self.refused("--param", "samples=0",
-                     says="want a decimal number from 1 to 1000")
+                     says="want a number from 1 to 1000")
         self.refused("--env", "MMBENCH_PARAMS=iterations=100000001",
                      says="from 0 to 100000000")
+        # As the module reads them: kstrtouint() in base 0.
         self.accepted("--param", "inject_stall_ms=10000", "--param",
-                      "sample_us=100")
+                      "sample_us=100", "--param", "samples=0x10",
+                      "--param", "iterations=010", "--param", "batch=+7")
 
     def test_inject_into_several_cpus(self):
         self.refused("--param", "inject_into=alloc_pages_concurrent",
