@@ -10,9 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import (bench, build, debugkernel, deps, guest, intree, ktap, names,
-               series,
-               verdicts)
+from . import (bench, build, debugkernel, deps, guest, intree, ktap, literal,
+               names, series, verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
@@ -252,9 +251,11 @@ class Setup:
         return module_params(a), env, files
 
     def boot(self, mode, results, cpus=None, memory=None, around=None,
-             echo=None):
+             echo=None, literal=False):
         """Boot the guest in @mode; @around: a context manager to run the
-        guest in; @echo: which lines of the guest to show (default all)."""
+        guest in; @echo: which lines of the guest to show (default all);
+        @literal: run the users' literal make ... run_tests as well, in
+        a copy of the kernel tree the kselftest was built in."""
         a = self.args
         cpus = cpus or a.cpus
         memory = memory or a.memory
@@ -263,7 +264,9 @@ class Setup:
             image = guest.make_initramfs(self.release, self.ko,
                                          self.kselftest, mode,
                                          " ".join(params), env, results,
-                                         files)
+                                         files,
+                                         literal=self.tree if literal
+                                         else None)
         kvm = a.accel == "kvm"
         if a.accel == "auto":
             with Phase("KVM probe"):
@@ -394,6 +397,27 @@ def judge_suite(setup, out, results):
         say("figures (ns/op under TCG are inflated; see README):")
         ktap.print_table(table)
     checks += ceilings(setup.args, table)
+    return checks
+
+
+def literal_checks(setup, out, results):
+    """Checks of the users' literal command, which the guest ran in the
+    kernel tree built on the host: judged as the suite is."""
+    checks, inner = literal.judge(out.lines, ktap.inner_ktap(out.suite))
+    (results / "literal-run_tests.log").write_text(
+        "\n".join(ktap.between(out.lines, literal.BEGIN, literal.END) or [])
+        + "\n")
+    raw = results / "literal-run_tests.ktap"
+    raw.write_text("\n".join(inner) + "\n")
+    rc, seconds = literal.end_status(out.lines)
+    if rc is not None:
+        say(f"{literal.COMMAND}: exit {rc} in {seconds} s in the guest; "
+            f"its KTAP: {raw}")
+    parsed_ok, parsed = ktap.kunit_parse(setup.tree, raw)
+    (results / "literal-kunit-parse.txt").write_text(parsed)
+    checks.append((bool(inner) and parsed_ok,
+                   literal.PREFIX + "kunit.py parse reads its KTAP cleanly",
+                   f"see {results / 'literal-kunit-parse.txt'}"))
     return checks
 
 
@@ -895,9 +919,10 @@ def cmd_test(args):
     checks += series_checks(setup)
     results = guest.results_dir()
     checks += host_checks(unit, results)
-    out = setup.boot("test", results)
+    out = setup.boot("test", results, literal=True)
     with Phase("results"):
         checks += judge_suite(setup, out, results)
+        checks += literal_checks(setup, out, results)
         checks += guest_cases(out, results,
                               faults_required=args.debug_kernel)
         if args.debug_kernel:

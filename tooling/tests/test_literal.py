@@ -1,9 +1,12 @@
-"""The users' literal make ... run_tests in the guest: what the guest
-printed judged."""
+"""The users' literal make ... run_tests in the guest: the tree copied in,
+and what the guest printed judged."""
+import os
+import tempfile
 import unittest
+from pathlib import Path
 
-import support  # noqa: F401 (the import path of mmbench_tool)
-from mmbench_tool import literal
+import support
+from mmbench_tool import common, guest, literal
 
 INNER = ["TAP version 13", "1..2",
          "# kmalloc_64.status=pass",
@@ -114,6 +117,104 @@ class Judge(unittest.TestCase):
         self.assertEqual(list(bad), [f"literal run_tests: {literal.COMMAND}"
                                      " ran in the guest and exited 0"])
         self.assertEqual(literal.end_status(literal_lines(rc=2)), (2, 9))
+
+
+class Tree(unittest.TestCase):
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.tree = Path(tmp.name) / "linux"
+        self.dest = Path(tmp.name) / "root/usr/src/linux"
+        sel = self.tree / "tools/testing/selftests"
+        for rel in ("Makefile", "lib.mk", "kselftest.h",
+                    "kselftest/runner.sh", "mm/Makefile", "mm/gup_test.c",
+                    "net/Makefile", "mm/mmbench/Makefile",
+                    "mm/mmbench/mmbench_test.c", "mm/mmbench/settings",
+                    "mm/mmbench/mmbench_test"):
+            (sel / rel).parent.mkdir(parents=True, exist_ok=True)
+            (sel / rel).write_text(rel)
+        (self.tree / "scripts").mkdir()
+        (self.tree / "scripts/subarch.include").write_text("SUBARCH")
+        # Built after its source, a second later.
+        prog = sel / "mm/mmbench/mmbench_test"
+        src = sel / "mm/mmbench/mmbench_test.c"
+        os.utime(src, (1_000_000_000.5, 1_000_000_000.5))
+        os.utime(prog, (1_000_000_001.25, 1_000_000_001.25))
+
+    def test_what_make_reads_is_copied_with_its_times(self):
+        rels = guest.copy_literal_tree(self.tree, self.dest)
+        sel = "tools/testing/selftests/"
+        self.assertEqual(sorted(rels), sorted(
+            ["scripts/subarch.include"] +
+            [sel + f for f in ("Makefile", "lib.mk", "kselftest.h",
+                               "kselftest/runner.sh", "mm/mmbench/Makefile",
+                               "mm/mmbench/mmbench_test.c",
+                               "mm/mmbench/settings",
+                               "mm/mmbench/mmbench_test")]))
+        # Other tests' folders stay out.
+        self.assertFalse((self.dest / sel / "net").exists())
+        self.assertFalse((self.dest / sel / "mm/gup_test.c").exists())
+        for rel in rels:
+            self.assertEqual((self.dest / rel).stat().st_mtime_ns,
+                             (self.tree / rel).stat().st_mtime_ns, rel)
+
+    def test_an_unbuilt_tree_is_refused(self):
+        (self.tree / guest.LITERAL_PROGRAM).unlink()
+        with self.assertRaisesRegex(common.Failure, "build the kselftest"):
+            guest.copy_literal_tree(self.tree, self.dest)
+
+
+class Wiring(unittest.TestCase):
+    def test_the_test_guest_gets_the_tree_and_is_judged(self):
+        """Setup.boot(..., literal=True) hands make_initramfs the kernel
+        tree; literal_checks judges what the guest printed and keeps its
+        KTAP and make's output."""
+        import argparse
+        import contextlib
+        import io
+        from unittest import mock
+
+        from mmbench_tool import cli, ktap
+
+        lines = support.suite_lines(INNER)
+        lines[lines.index("MMBENCH-DMESG-BEGIN"):
+              lines.index("MMBENCH-DMESG-BEGIN")] = literal_lines()
+        fake = support.FakeGuest(lines)
+        self.addCleanup(fake.close)
+        parser = argparse.ArgumentParser()
+        cli._add_guest_options(parser)
+        setup = cli.Setup(parser.parse_args(["--accel", "tcg"]))
+        fake._prepare(setup)
+        results = fake._results_dir()
+        path = f"{fake.dir / 'bin'}:{os.environ['PATH']}"
+        with mock.patch.object(guest, "make_initramfs",
+                               fake._make_initramfs), \
+                mock.patch.object(ktap, "kunit_parse",
+                                  return_value=(True, "")), \
+                mock.patch.dict(os.environ, {"PATH": path}), \
+                mock.patch.object(common.Phase, "timings", []), \
+                contextlib.redirect_stdout(io.StringIO()):
+            out = setup.boot("test", results, literal=True)
+            checks = cli.literal_checks(setup, out, results)
+            plain = setup.boot("test", results)
+        self.assertEqual(fake.initramfs[0][1]["literal"], setup.tree)
+        self.assertIsNone(fake.initramfs[1][1]["literal"])
+        self.assertTrue(plain.finished)
+        self.assertEqual([what for ok, what, _ in checks if not ok], [])
+        self.assertEqual(len(checks), 6)
+        self.assertIn("literal run_tests: kunit.py parse reads its KTAP "
+                      "cleanly", [what for _, what, _ in checks])
+        self.assertEqual(
+            (results / "literal-run_tests.ktap").read_text().splitlines(),
+            INNER)
+        self.assertIn("make[1]: Nothing to be done for 'all'.",
+                      (results / "literal-run_tests.log").read_text())
+
+    def test_the_guest_runs_the_literal_command(self):
+        init = (support.REPO / "tooling/guest/init").read_text()
+        self.assertIn(literal.BEGIN, init)
+        self.assertIn(literal.COMMAND, " ".join(init.split()))
+        self.assertIn(literal.END + " rc=$?", init)
 
 
 if __name__ == "__main__":
