@@ -250,6 +250,26 @@ class Setup:
         env.update(self.extra_env)
         return module_params(a), env, files
 
+    def literal_tree(self):
+        """Make sure the test program in the kernel tree, which the literal
+        run_tests runs, is the one installed for run_kselftest.sh: the
+        series' builds patch by patch leave an earlier patch's there.
+        Built anew in the tree (and installed again) when it differs."""
+        prog = self.tree / guest.LITERAL_PROGRAM
+        installed = self.kselftest / "mm/mmbench/mmbench_test"
+
+        def same():
+            return (prog.exists() and installed.exists() and
+                    prog.read_bytes() == installed.read_bytes())
+        if not same():
+            say(f"{prog} is not the installed {installed}: building the "
+                "kselftest in the tree again")
+            self.kselftest, _ = build.build_kselftest(
+                self.tree, install=self.kselftest)
+            if not same():
+                raise Failure(f"{prog} differs from {installed} after "
+                              "building and installing it again")
+
     def boot(self, mode, results, cpus=None, memory=None, around=None,
              echo=None, literal=False):
         """Boot the guest in @mode; @around: a context manager to run the
@@ -260,6 +280,8 @@ class Setup:
         cpus = cpus or a.cpus
         memory = memory or a.memory
         with Phase("initramfs"):
+            if literal:
+                self.literal_tree()
             params, env, files = self.guest_env()
             image = guest.make_initramfs(self.release, self.ko,
                                          self.kselftest, mode,

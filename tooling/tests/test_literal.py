@@ -185,6 +185,10 @@ class Wiring(unittest.TestCase):
         cli._add_guest_options(parser)
         setup = cli.Setup(parser.parse_args(["--accel", "tcg"]))
         fake._prepare(setup)
+        for prog in (setup.tree / guest.LITERAL_PROGRAM,
+                     setup.kselftest / "mm/mmbench/mmbench_test"):
+            prog.parent.mkdir(parents=True)
+            prog.write_text("the program")
         results = fake._results_dir()
         path = f"{fake.dir / 'bin'}:{os.environ['PATH']}"
         with mock.patch.object(guest, "make_initramfs",
@@ -209,6 +213,46 @@ class Wiring(unittest.TestCase):
             INNER)
         self.assertIn("make[1]: Nothing to be done for 'all'.",
                       (results / "literal-run_tests.log").read_text())
+
+    def test_another_program_in_the_tree_is_built_again(self):
+        """The series' builds patch by patch leave an earlier patch's
+        program in the tree: it is built and installed again, and one that
+        still differs is refused."""
+        import argparse
+        import contextlib
+        import io
+        from unittest import mock
+
+        from mmbench_tool import build, cli
+
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        parser = argparse.ArgumentParser()
+        cli._add_guest_options(parser)
+        setup = cli.Setup(parser.parse_args(["--accel", "tcg"]))
+        setup.tree = Path(tmp.name) / "tree"
+        setup.kselftest = Path(tmp.name) / "kselftest"
+        prog = setup.tree / guest.LITERAL_PROGRAM
+        installed = setup.kselftest / "mm/mmbench/mmbench_test"
+        for path, text in ((prog, "patch 2's"), (installed, "patch 3's")):
+            path.parent.mkdir(parents=True)
+            path.write_text(text)
+
+        def rebuild(tree, install):
+            prog.write_text("patch 3's")
+            return install, []
+        with mock.patch.object(build, "build_kselftest",
+                               side_effect=rebuild) as built, \
+                contextlib.redirect_stdout(io.StringIO()):
+            setup.literal_tree()
+            built.assert_called_once_with(setup.tree,
+                                          install=setup.kselftest)
+            setup.literal_tree()
+            self.assertEqual(built.call_count, 1)
+            prog.write_text("patch 1's")
+            built.side_effect = lambda tree, install: (install, [])
+            with self.assertRaisesRegex(common.Failure, "differs"):
+                setup.literal_tree()
 
     def test_the_guest_runs_the_literal_command(self):
         init = (support.REPO / "tooling/guest/init").read_text()
