@@ -10,9 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import (bench, build, debugkernel, deps, guest, intree, ktap, names,
-               series,
-               verdicts)
+from . import (bench, build, debugkernel, deps, guest, intree, ktap, literal,
+               names, series, verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
@@ -251,19 +250,45 @@ class Setup:
         env.update(self.extra_env)
         return module_params(a), env, files
 
+    def literal_tree(self):
+        """Make sure the test program in the kernel tree, which the literal
+        run_tests runs, is the one installed for run_kselftest.sh: the
+        series' builds patch by patch leave an earlier patch's there.
+        Built anew in the tree (and installed again) when it differs."""
+        prog = self.tree / guest.LITERAL_PROGRAM
+        installed = self.kselftest / "mm/mmbench/mmbench_test"
+
+        def same():
+            return (prog.exists() and installed.exists() and
+                    prog.read_bytes() == installed.read_bytes())
+        if not same():
+            say(f"{prog} is not the installed {installed}: building the "
+                "kselftest in the tree again")
+            self.kselftest, _ = build.build_kselftest(
+                self.tree, install=self.kselftest)
+            if not same():
+                raise Failure(f"{prog} differs from {installed} after "
+                              "building and installing it again")
+
     def boot(self, mode, results, cpus=None, memory=None, around=None,
-             echo=None):
+             echo=None, literal=False):
         """Boot the guest in @mode; @around: a context manager to run the
-        guest in; @echo: which lines of the guest to show (default all)."""
+        guest in; @echo: which lines of the guest to show (default all);
+        @literal: run the users' literal make ... run_tests as well, in
+        a copy of the kernel tree the kselftest was built in."""
         a = self.args
         cpus = cpus or a.cpus
         memory = memory or a.memory
         with Phase("initramfs"):
+            if literal:
+                self.literal_tree()
             params, env, files = self.guest_env()
             image = guest.make_initramfs(self.release, self.ko,
                                          self.kselftest, mode,
                                          " ".join(params), env, results,
-                                         files)
+                                         files,
+                                         literal=self.tree if literal
+                                         else None)
         kvm = a.accel == "kvm"
         if a.accel == "auto":
             with Phase("KVM probe"):
@@ -394,6 +419,27 @@ def judge_suite(setup, out, results):
         say("figures (ns/op under TCG are inflated; see README):")
         ktap.print_table(table)
     checks += ceilings(setup.args, table)
+    return checks
+
+
+def literal_checks(setup, out, results):
+    """Checks of the users' literal command, which the guest ran in the
+    kernel tree built on the host: judged as the suite is."""
+    checks, inner = literal.judge(out.lines, ktap.inner_ktap(out.suite))
+    (results / "literal-run_tests.log").write_text(
+        "\n".join(ktap.between(out.lines, literal.BEGIN, literal.END) or [])
+        + "\n")
+    raw = results / "literal-run_tests.ktap"
+    raw.write_text("\n".join(inner) + "\n")
+    rc, seconds = literal.end_status(out.lines)
+    if rc is not None:
+        say(f"{literal.COMMAND}: exit {rc} in {seconds} s in the guest; "
+            f"its KTAP: {raw}")
+    parsed_ok, parsed = ktap.kunit_parse(setup.tree, raw)
+    (results / "literal-kunit-parse.txt").write_text(parsed)
+    checks.append((bool(inner) and parsed_ok,
+                   literal.PREFIX + "kunit.py parse reads its KTAP cleanly",
+                   f"see {results / 'literal-kunit-parse.txt'}"))
     return checks
 
 
@@ -895,9 +941,10 @@ def cmd_test(args):
     checks += series_checks(setup)
     results = guest.results_dir()
     checks += host_checks(unit, results)
-    out = setup.boot("test", results)
+    out = setup.boot("test", results, literal=True)
     with Phase("results"):
         checks += judge_suite(setup, out, results)
+        checks += literal_checks(setup, out, results)
         checks += guest_cases(out, results,
                               faults_required=args.debug_kernel)
         if args.debug_kernel:
@@ -966,7 +1013,9 @@ def main(argv):
         "this host, build with W=1 and sparse, run checkpatch --strict, "
         "check the upstream series (checkpatch of each patch, kernel-doc, "
         "get_abi.pl) and build it in the 6.12 tree, patch by patch, "
-        "run the suite and the bad-input cases in a QEMU guest, then the "
+        "run the suite, the literal 'make -C tools/testing/selftests "
+        "TARGETS=mm/mmbench run_tests' (in a copy of that tree, built "
+        "here) and the bad-input cases in a QEMU guest, then the "
         f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
         "block of order 9 or above, three times under host load, on "
         "Debian's 6.1 cloud and 6.12 rt kernels (installed by name), and "

@@ -19,6 +19,21 @@ BUSYBOX = Path("/bin/busybox")
 # as on Debian.  chrt (util-linux) makes a real-time spinner for a stall.
 HOST_PROGRAMS = ["/usr/bin/timeout", "/bin/dash", "/usr/bin/chrt"]
 KVM_PROBE_SECONDS = 30
+# The users' literal command runs in a kernel tree built on the host, here
+# in the guest: GNU make, and coreutils' readlink (the selftests Makefile
+# calls "readlink -e", which busybox's lacks).
+LITERAL_PROGRAMS = ["/usr/bin/make", "/usr/bin/readlink"]
+LITERAL_TREE = "/usr/src/linux"
+# What of the tree that command reads: the selftests Makefile, lib.mk and
+# the headers the test program depends on (every file at the top of
+# tools/testing/selftests), the runner, the test's own folder with the
+# program built on the host, and the one file of the kernel's the
+# Makefile includes.  Other tests' folders are left out.
+LITERAL_DIRS = ["tools/testing/selftests/kselftest",
+                "tools/testing/selftests/mm/mmbench"]
+LITERAL_FILES = ["scripts/subarch.include"]
+LITERAL_TOP = "tools/testing/selftests"
+LITERAL_PROGRAM = "tools/testing/selftests/mm/mmbench/mmbench_test"
 
 
 class GuestTimeout(Exception):
@@ -70,12 +85,38 @@ def _pack(root, image):
         f.write(cpio)
 
 
+def copy_literal_tree(tree, dest):
+    """Copy what "make -C tools/testing/selftests TARGETS=mm/mmbench
+    run_tests" reads from the kernel tree @tree (built: the test program
+    is there) to @dest, times kept, so that make finds the program up to
+    date; return the files copied, relative to @tree."""
+    top = tree / LITERAL_TOP
+    rels = [str(p.relative_to(tree)) for p in sorted(top.iterdir())
+            if p.is_file()] + LITERAL_FILES
+    for d in LITERAL_DIRS:
+        rels += [str(p.relative_to(tree))
+                 for p in sorted((tree / d).rglob("*"))
+                 if p.is_file()]
+    if LITERAL_PROGRAM not in rels:
+        raise Failure(f"{tree / LITERAL_PROGRAM} missing: build the "
+                      "kselftest in that tree first")
+    for rel in rels:
+        if not (tree / rel).exists():
+            raise Failure(f"{tree / rel} missing: the literal run_tests "
+                          "needs it")
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(tree / rel, dest / rel)
+    return rels
+
+
 def make_initramfs(release, ko, kselftest, mode, params, env, results,
-                   files=None):
+                   files=None, literal=None):
     """Build the guest image in @results: busybox, the kselftest, the module.
 
     @env: more variables for the test program, name -> value.
     @files: host files to copy in, guest path -> host path.
+    @literal: a kernel tree the kselftest was built in: copied in with make,
+    and the guest runs the users' literal command in it too.
     """
     root = results / "guest-root"
     _base_root(root)
@@ -97,8 +138,14 @@ def make_initramfs(release, ko, kselftest, mode, params, env, results,
                      root / ("init" if name == "init" else "mmbench/" + name))
     for dest, src in (files or {}).items():
         shutil.copyfile(src, root / dest.lstrip("/"))
+    if literal:
+        for prog in LITERAL_PROGRAMS:
+            _copy_with_libs(prog, root)
+        copy_literal_tree(literal, root / LITERAL_TREE.lstrip("/"))
     conf = [f"MMBENCH_MODE={shlex.quote(mode)}",
             f"export MMBENCH_PARAMS={shlex.quote(params)}"]
+    if literal:
+        conf.append(f"MMBENCH_LITERAL={LITERAL_TREE}")
     conf += [f"export {name}={shlex.quote(value)}"
              for name, value in env.items()]
     (root / "mmbench/guest.conf").write_text("\n".join(conf) + "\n")
