@@ -367,7 +367,9 @@ stuck=0
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 	insmod "$ko" run_on_load=0 benchmarks=count_vm_event samples=1 iterations=1
 	(echo 1 >/sys/kernel/mmbench/run) 2>/dev/null &
-	timeout 10 rmmod test_mmbench || stuck=$((stuck + 1))
+	# Module exit waits for each row's kobject release, which a debug
+	# kernel (DEBUG_KOBJECT_RELEASE) delays by up to 4 s.
+	timeout $((10 * slow)) rmmod test_mmbench || stuck=$((stuck + 1))
 	wait
 	loaded && { sleep 1; rmmod test_mmbench; }
 done
@@ -592,14 +594,16 @@ result $? "under emulation a ceiling from the user's MMBENCH_CEILINGS below the 
 
 # An emulated machine has ceilings of its own, enforced: the second of a
 # "<row> <ns> <emulated ns>" line.
-# With debug options it is reported only, naming them.
-want=$(awk '$1 == "count_vm_event" { print $3 }' $testdir/ceilings)
+# With debug options it is reported only, naming them.  A row far above
+# the empty loop: count_vm_event can be "suspect", and not judged, under a
+# debug kernel's instrumentation.
+want=$(awk '$1 == "inc_dec_zone_page_state" { print $3 }' $testdir/ceilings)
 held="enforced (default for an emulated machine)"
 [ -n "$debug" ] && held="informational (debug options: "
-out=$(cd $testdir && ./mmbench_test -v count_vm_event 2>&1)
+out=$(cd $testdir && ./mmbench_test -v inc_dec_zone_page_state 2>&1)
 rc=$?
-[ $rc -eq 0 ] && [ -n "$want" ] && echo "$out" | grep -q "^# count_vm_event.ceiling_ns=$want.000$" &&
-	echo "$out" | grep -qF "# count_vm_event.ceiling=$held"
+[ $rc -eq 0 ] && [ -n "$want" ] && echo "$out" | grep -q "^# inc_dec_zone_page_state.ceiling_ns=$want.000$" &&
+	echo "$out" | grep -qF "# inc_dec_zone_page_state.ceiling=$held"
 result $? "under emulation the default emulated ceiling is $held" "rc=$rc want=$want: $out"
 printf 'count_vm_event 1000 0.001  # real, emulated\n' >/tmp/ceilings
 out=$(cd $testdir && MMBENCH_CEILINGS=/tmp/ceilings ./mmbench_test -v count_vm_event 2>&1)
