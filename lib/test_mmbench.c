@@ -382,10 +382,12 @@ struct mmbench_stat {
  * @noise: @ns.mad over @ns.median, in 1/1000 %; MMBENCH_NONE with fewer
  *	than MMBENCH_MIN_NOISE_SAMPLES samples
  * @ns: ns/op over the samples, in ps
- * @cycles: get_cycles() ticks per op over the samples, in 1/1000 tick
- * @net_ns: @ns median minus the baseline's, in ps
- * @net_cycles: @cycles median minus the baseline's, in 1/1000 cycle;
- *	MMBENCH_NONE if get_cycles() did not advance
+ * @cycles: median get_cycles() ticks per op over the samples, in 1/1000
+ *	tick (TSC ticks on x86: a constant rate, not core cycles)
+ * @net_ns: @ns median minus the baseline's, in ps; MMBENCH_NONE without
+ *	samples
+ * @net_cycles: @cycles minus the baseline's, in 1/1000 tick; MMBENCH_NONE
+ *	without samples or if get_cycles() did not advance
  * @team_cpus: CPUs of a multi-CPU benchmark
  * @skew_ns: largest spread of the CPUs' start times over the samples
  * @wait_ns: time push_cpu and pop_cpu waited on the ring, summed
@@ -414,7 +416,7 @@ struct mmbench_result {
 	u32 stolen;
 	s64 noise;
 	struct mmbench_stat ns;
-	struct mmbench_stat cycles;
+	u64 cycles;
 	s64 net_ns;
 	s64 net_cycles;
 	u32 team_cpus;
@@ -437,8 +439,8 @@ struct mmbench_result {
 #define MMBENCH_SHOWS_COUNTER	BIT(5)	/* counter_delta */
 #define MMBENCH_SHOWS_PAGES	BIT(6)	/* free_pages_delta */
 #define MMBENCH_SHOWS_TEAM	BIT(7)	/* team_cpus */
-/* net_cycles_per_op: where get_cycles() counts CPU cycles (the TSC). */
-#define MMBENCH_SHOWS_CYCLES	(IS_ENABLED(CONFIG_X86_TSC) ? 0 : BIT(8))
+/* net_cycles_per_op: only where get_cycles() reads the TSC (x86). */
+#define MMBENCH_SHOWS_CYCLES	BIT(8)
 
 /**
  * struct mmbench_row - a benchmark as run: one per benchmark, one per value
@@ -468,6 +470,7 @@ static void mmbench_result_reset(struct mmbench_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->noise = MMBENCH_NONE;
+	r->net_ns = MMBENCH_NONE;
 	r->net_cycles = MMBENCH_NONE;
 	r->free_pages_delta = MMBENCH_NONE_LONG;
 	r->counter_delta = MMBENCH_NONE_LONG;
@@ -1957,10 +1960,12 @@ static int uint_range_set(const char *val, const struct kernel_param *kp)
 
 	param.arg = p->value;
 	ret = param_set_uint_minmax(val, &param, p->min, p->max);
-	if (ret)
+	if (ret) {
 		pr_err("%s: '%s' is not a number from %u to %u\n", kp->name,
 		       val, p->min, p->max);
-	return ret;
+		return -EINVAL;	/* not -ERANGE: too large is out of range */
+	}
+	return 0;
 }
 
 static int uint_range_get(char *buffer, const struct kernel_param *kp)
@@ -2664,7 +2669,8 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	}
 	if (kept) {
 		mmbench_summarise(run->ps, kept, &r->ns);
-		mmbench_summarise(run->mcyc, kept, &r->cycles);
+		sort(run->mcyc, kept, sizeof(*run->mcyc), u64_cmp, NULL);
+		r->cycles = mmbench_median(run->mcyc, kept);
 		if (kept >= MMBENCH_MIN_NOISE_SAMPLES)
 			r->noise = div64_u64(r->ns.mad * 100000,
 					     max(r->ns.median, 1ULL));
@@ -2734,8 +2740,8 @@ static void mmbench_judge(struct mmbench_row *row,
 	if (!r->samples)
 		return;
 	r->net_ns = (s64)r->ns.median - base->ns.median;
-	if (r->cycles.median && base->cycles.median)
-		r->net_cycles = (s64)r->cycles.median - base->cycles.median;
+	if (r->cycles && base->cycles)
+		r->net_cycles = (s64)r->cycles - base->cycles;
 	/* A team's ops cross CPUs through memory: nothing to fold away. */
 	if (r->status == MMBENCH_PASS && r != base && !row->bench->team &&
 	    r->loop_min && mmbench_suspect(r->ns.min, r->loop_min)) {
@@ -2793,8 +2799,8 @@ static void mmbench_log(const struct mmbench_row *row)
 	}
 	pr_info("%s: median %llu.%03llu ns, net %lld ps, %llu.%03llu %s per op (%s), %s, %u samples of %u ops on CPU %d\n",
 		row->name, r->ns.median / 1000, r->ns.median % 1000,
-		r->net_ns, r->cycles.median / 1000, r->cycles.median % 1000,
-		IS_ENABLED(CONFIG_X86_TSC) ? "cycles" : "get_cycles() ticks",
+		r->net_ns, r->cycles / 1000, r->cycles % 1000,
+		IS_ENABLED(CONFIG_X86_TSC) ? "TSC ticks" : "get_cycles() ticks",
 		row->bench->unit, mmbench_context_names[r->context],
 		r->samples, r->ops, r->cpu);
 	if (row->bench->team == MMBENCH_TEAM_ALL)
@@ -3092,8 +3098,9 @@ enum mmbench_fmt {
 	MMBENCH_FMT_INT,	/* int */
 	MMBENCH_FMT_LONG,	/* long, MMBENCH_NONE_LONG as "none" */
 	MMBENCH_FMT_FIXED,	/* s64 in 1/1000, MMBENCH_NONE as "none" */
+	MMBENCH_FMT_PER_OP,	/* u64 in 1/1000 over the samples, if any */
 	MMBENCH_FMT_STR,	/* char array */
-	MMBENCH_FMT_GROUP,	/* the benchmark's group */
+	MMBENCH_FMT_GROUP,	/* the group of the benchmark pointed to */
 	MMBENCH_FMT_STATUS,	/* enum mmbench_status */
 	MMBENCH_FMT_CONTEXT,	/* enum mmbench_context */
 };
@@ -3137,20 +3144,27 @@ static ssize_t mmbench_row_show(struct kobject *kobj, struct attribute *attr,
 	case MMBENCH_FMT_FIXED:
 		ret = emit_fixed(buf, *(const s64 *)p);
 		break;
+	case MMBENCH_FMT_PER_OP:
+		ret = emit_fixed(buf, row->result.samples ? *(const u64 *)p :
+					MMBENCH_NONE);
+		break;
 	case MMBENCH_FMT_STR:
 		ret = sysfs_emit(buf, "%s\n", (const char *)p);
 		break;
 	case MMBENCH_FMT_GROUP:
-		ret = sysfs_emit(buf, "%s\n", row->bench->group);
+		ret = sysfs_emit(buf, "%s\n",
+				 (*(const struct mmbench_bench **)p)->group);
 		break;
 	case MMBENCH_FMT_STATUS:
-		ret = sysfs_emit(buf, "%s\n",
-				 mmbench_status_names[*(const int *)p]);
+		ret = sysfs_emit(buf, "%s\n", mmbench_status_names
+				 [*(const enum mmbench_status *)p]);
+		break;
+	case MMBENCH_FMT_CONTEXT:
+		ret = sysfs_emit(buf, "%s\n", mmbench_context_names
+				 [*(const enum mmbench_context *)p]);
 		break;
 	default:
-		ret = sysfs_emit(buf, "%s\n",
-				 mmbench_context_names[*(const int *)p]);
-		break;
+		ret = -EINVAL;
 	}
 	mutex_unlock(&mmbench_lock);
 	return ret;
@@ -3173,9 +3187,9 @@ MMBENCH_ATTR(samples, result.samples, U32, 0);
 MMBENCH_ATTR(samples_dropped, result.dropped, U32, 0);
 MMBENCH_ATTR(ops_per_sample, result.ops, U32, 0);
 MMBENCH_ATTR(noise_pct, result.noise, FIXED, 0);
-MMBENCH_ATTR(ns_per_op_min, result.ns.min, FIXED, 0);
-MMBENCH_ATTR(ns_per_op_median, result.ns.median, FIXED, 0);
-MMBENCH_ATTR(ns_per_op_mad, result.ns.mad, FIXED, 0);
+MMBENCH_ATTR(ns_per_op_min, result.ns.min, PER_OP, 0);
+MMBENCH_ATTR(ns_per_op_median, result.ns.median, PER_OP, 0);
+MMBENCH_ATTR(ns_per_op_mad, result.ns.mad, PER_OP, 0);
 MMBENCH_ATTR(net_ns_per_op, result.net_ns, FIXED, 0);
 MMBENCH_ATTR(net_cycles_per_op, result.net_cycles, FIXED,
 	     MMBENCH_SHOWS_CYCLES);
@@ -3457,6 +3471,10 @@ static const struct attribute_group *mmbench_top_groups[] = {
 
 static struct kobject *mmbench_kobj;
 
+/* Rows whose kobject was initialised, and of those the ones in sysfs. */
+static unsigned int mmbench_rows_inited;
+static unsigned int mmbench_rows_added;
+
 /*
  * kobject_del() removes the files now and waits for their readers; the
  * rows are freed once each has been released.
@@ -3465,17 +3483,20 @@ static void mmbench_sysfs_remove(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < mmbench_nr_rows; i++) {
-		struct kobject *kobj = &mmbench_rows[i].kobj;
-
-		if (!kobj->state_initialized)
-			continue;
-		if (kobj->state_in_sysfs)
-			kobject_del(kobj);
-		kobject_put(kobj);
+	for (i = 0; i < mmbench_rows_added; i++) {
+		kobject_del(&mmbench_rows[i].kobj);
+		kobject_put(&mmbench_rows[i].kobj);
 	}
 	if (!atomic_dec_and_test(&mmbench_rows_alive))
 		wait_for_completion(&mmbench_rows_released);
+#ifdef CONFIG_DEBUG_KOBJECT_RELEASE
+	/*
+	 * A delayed release still returns through mmbench_row_release()
+	 * after its complete(): wait for it to leave the module's text.
+	 */
+	for (i = 0; i < mmbench_rows_inited; i++)
+		flush_delayed_work(&mmbench_rows[i].kobj.release);
+#endif
 	kobject_del(mmbench_kobj);
 	kobject_put(mmbench_kobj);
 	mmbench_kobj = NULL;
@@ -3483,7 +3504,7 @@ static void mmbench_sysfs_remove(void)
 
 static int mmbench_sysfs_create(void)
 {
-	unsigned int i;
+	struct mmbench_row *row;
 	int ret;
 
 	/* One reference of the rows' count is mmbench_sysfs_remove()'s. */
@@ -3491,13 +3512,17 @@ static int mmbench_sysfs_create(void)
 	mmbench_kobj = kobject_create_and_add("mmbench", kernel_kobj);
 	if (!mmbench_kobj)
 		return -ENOMEM;
-	for (i = 0; i < mmbench_nr_rows; i++) {
+	while (mmbench_rows_added < mmbench_nr_rows) {
+		row = &mmbench_rows[mmbench_rows_added];
 		atomic_inc(&mmbench_rows_alive);
-		ret = kobject_init_and_add(&mmbench_rows[i].kobj,
-					   &mmbench_row_ktype, mmbench_kobj,
-					   "%s", mmbench_rows[i].name);
-		if (ret)
+		mmbench_rows_inited++;
+		ret = kobject_init_and_add(&row->kobj, &mmbench_row_ktype,
+					   mmbench_kobj, "%s", row->name);
+		if (ret) {
+			kobject_put(&row->kobj);
 			goto err;
+		}
+		mmbench_rows_added++;
 	}
 	/* The trigger last: nothing can start a run before this point. */
 	ret = sysfs_create_groups(mmbench_kobj, mmbench_top_groups);
@@ -3536,6 +3561,8 @@ static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
 		row->shows |= MMBENCH_SHOWS_PAGES;
 	if (b->team)
 		row->shows |= MMBENCH_SHOWS_TEAM;
+	if (IS_ENABLED(CONFIG_X86_TSC))
+		row->shows |= MMBENCH_SHOWS_CYCLES;
 	mmbench_result_reset(&row->result);
 	len = b->list ? scnprintf(row->name, sizeof(row->name), "%s_%s%u",
 				  b->name, b->list->suffix, arg) :
@@ -3551,14 +3578,19 @@ static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
  */
 static int mmbench_build_rows(void)
 {
-	unsigned int i, d, max = MMBENCH_NR * (MMBENCH_MAX_LIST + 1);
+	unsigned int i, max = bitmap_weight(mmbench_inject_into, MMBENCH_NR);
+	const struct mmbench_bench *b;
+	u32 d;
 
-	mmbench_rows = kcalloc(max, sizeof(*mmbench_rows), GFP_KERNEL);
+	for (i = 0; i < MMBENCH_NR; i++)
+		if (!i || test_bit(i, mmbench_selected))
+			max += mmbench_benches[i].list ?
+			       mmbench_benches[i].list->nr : 1;
+	mmbench_rows = kvcalloc(max, sizeof(*mmbench_rows), GFP_KERNEL);
 	if (!mmbench_rows)
 		return -ENOMEM;
 	for (i = 0; i < MMBENCH_NR; i++) {
-		const struct mmbench_bench *b = &mmbench_benches[i];
-
+		b = &mmbench_benches[i];
 		if (i && !test_bit(i, mmbench_selected))
 			continue;
 		if (!b->list) {
@@ -3634,7 +3666,7 @@ static int __init test_mmbench_init(void)
 		goto err;
 	return 0;
 err:
-	kfree(mmbench_rows);
+	kvfree(mmbench_rows);
 	return ret;
 }
 
@@ -3650,7 +3682,7 @@ static void __exit test_mmbench_exit(void)
 	mmbench_reap(mmbench_take_task());
 	mmbench_abandon();
 	mmbench_sysfs_remove();
-	kfree(mmbench_rows);
+	kvfree(mmbench_rows);
 }
 
 module_init(test_mmbench_init);
