@@ -688,15 +688,14 @@ static __always_inline void mmbench_check(struct mmbench_counts *n,
 /*
  * The hot pair of the allocator benchmarks: take a block, mark it, check
  * it, give it back, counting each.  Always inlined with constant @alloc and
- * @free, so that the timed loop calls the allocator directly; @align 0 and
- * a NULL @inject fold away.
+ * @free, so that the timed loop calls the allocator directly; @align 0
+ * folds away.
  */
 static __always_inline void
 mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
 		  unsigned long align, void *priv,
 		  void *(*alloc)(void *priv, size_t size),
-		  void (*free)(void *priv, void *p),
-		  const struct mmbench_ctx *inject)
+		  void (*free)(void *priv, void *p))
 {
 	void *p;
 	u32 i;
@@ -714,8 +713,6 @@ mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
 		mmbench_check(n, p, size);
 		free(priv, p);
 		n->frees++;
-		if (inject)
-			mmbench_inject(inject);
 	}
 }
 
@@ -798,7 +795,6 @@ static void pages_pair_op(struct mmbench_ctx *ctx)
 		mmbench_check(&ctx->n, page_address(page), size);
 		__free_pages(page, order);
 		ctx->n.frees++;
-		mmbench_inject(ctx);
 	}
 }
 
@@ -846,7 +842,6 @@ static void pages_batch_op(struct mmbench_ctx *ctx)
 				break;
 			}
 			mmbench_mark(page_address(pages[got]), size);
-			mmbench_inject(ctx);
 		}
 		ctx->n.allocs += got;
 		for (i = 0; i < got; i++) {
@@ -875,10 +870,8 @@ static void pages_bulk_op(struct mmbench_ctx *ctx)
 		got = alloc_pages_bulk(MMBENCH_GFP_MAYFAIL, n, pages);
 		ctx->n.allocs += got;
 		ctx->n.failed += got < n;
-		for (i = 0; i < got; i++) {
+		for (i = 0; i < got; i++)
 			mmbench_mark(page_address(pages[i]), PAGE_SIZE);
-			mmbench_inject(ctx);
-		}
 		for (i = 0; i < got; i++) {
 			mmbench_check(&ctx->n, page_address(pages[i]), PAGE_SIZE);
 			__free_page(pages[i]);
@@ -899,7 +892,7 @@ static long outstanding_read(struct mmbench_ctx *ctx)
 static void kmalloc_op(struct mmbench_ctx *ctx)
 {
 	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, 0, NULL, kmalloc_block,
-			  kfree_block, ctx);
+			  kfree_block);
 }
 
 /* A cache of its own: SLAB_NO_MERGE keeps it from aliasing kmalloc's. */
@@ -930,7 +923,7 @@ static void cache_teardown(struct mmbench_ctx *ctx)
 static void kmem_cache_op(struct mmbench_ctx *ctx)
 {
 	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, 0, ctx->cache,
-			  cache_block, cache_free_block, ctx);
+			  cache_block, cache_free_block);
 }
 
 static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
@@ -946,10 +939,8 @@ static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
 			continue;
 		}
 		ctx->n.allocs += n;
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n; i++)
 			mmbench_mark(ctx->ptrs[i], MMBENCH_BULK_SIZE);
-			mmbench_inject(ctx);
-		}
 		for (i = 0; i < n; i++)
 			mmbench_check(&ctx->n, ctx->ptrs[i], MMBENCH_BULK_SIZE);
 		kmem_cache_free_bulk(ctx->cache, n, ctx->ptrs);
@@ -978,7 +969,6 @@ static void kfree_bulk_op(struct mmbench_ctx *ctx)
 				break;
 			}
 			mmbench_mark(ctx->ptrs[got], MMBENCH_BULK_SIZE);
-			mmbench_inject(ctx);
 		}
 		ctx->n.allocs += got;
 		for (i = 0; i < got; i++)
@@ -1004,13 +994,13 @@ static void page_frag_teardown(struct mmbench_ctx *ctx)
 static void page_frag_op(struct mmbench_ctx *ctx)
 {
 	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, 0, &ctx->frag,
-			  frag_block, frag_free_block, ctx);
+			  frag_block, frag_free_block);
 }
 
 static void page_frag_aligned_op(struct mmbench_ctx *ctx)
 {
 	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, MMBENCH_FRAG_ALIGN,
-			  &ctx->frag, frag_aligned_block, frag_free_block, ctx);
+			  &ctx->frag, frag_aligned_block, frag_free_block);
 }
 
 /* ---- several CPUs ---- */
@@ -1486,20 +1476,20 @@ static void team_op(struct mmbench_ctx *ctx)
 static void pages_pair_work(struct mmbench_worker *w)
 {
 	mmbench_pair_loop(&w->n, w->team->ops, MMBENCH_TEAM_SIZE, 0, NULL,
-			  page_block, page_free_block, NULL);
+			  page_block, page_free_block);
 }
 
 static void kmalloc_pair_work(struct mmbench_worker *w)
 {
 	mmbench_pair_loop(&w->n, w->team->ops, MMBENCH_TEAM_SIZE, 0, NULL,
-			  kmalloc_block, kfree_block, NULL);
+			  kmalloc_block, kfree_block);
 }
 
 /* Each CPU with its own page_frag cache, as each CPU's network queue has. */
 static void frag_pair_work(struct mmbench_worker *w)
 {
 	mmbench_pair_loop(&w->n, w->team->ops, MMBENCH_TEAM_SIZE, 0, &w->frag,
-			  frag_block, frag_free_block, NULL);
+			  frag_block, frag_free_block);
 }
 
 /*
