@@ -481,22 +481,37 @@ static __printf(2, 3) void mmbench_remark(char *reason, const char *fmt, ...)
 
 /* ---- benchmarks ---- */
 
-/* Costs a branch when off; adds ndelay(D) to an op when injected. */
-static __always_inline void mmbench_inject(const struct mmbench_ctx *ctx)
+/*
+ * Run @one ctx->ops times, with ndelay(ctx->inject_ns) after each when the
+ * row injects it.  Always inlined with a constant @one, whose body goes in
+ * the loop; the branch is taken once, outside it: an op that is not
+ * injected costs nothing more.
+ */
+static __always_inline void mmbench_loop(struct mmbench_ctx *ctx,
+					 void (*one)(struct mmbench_ctx *ctx))
 {
-	if (ctx->inject_ns)
-		ndelay(ctx->inject_ns);
+	u32 i, ops = ctx->ops, delay = ctx->inject_ns;
+
+	if (delay) {
+		for (i = 0; i < ops; i++) {
+			one(ctx);
+			ndelay(delay);
+		}
+		return;
+	}
+	for (i = 0; i < ops; i++)
+		one(ctx);
+}
+
+static __always_inline void baseline_one(struct mmbench_ctx *ctx)
+{
+	barrier();
 }
 
 /* The loop every benchmark has, around nothing. */
 static void baseline_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		barrier();
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, baseline_one);
 }
 
 static noinline void mmbench_empty_call(struct mmbench_ctx *ctx)
@@ -507,22 +522,17 @@ static noinline void mmbench_empty_call(struct mmbench_ctx *ctx)
 /* What a call to an empty function costs, beyond the loop. */
 static void noinline_call_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
+	mmbench_loop(ctx, mmbench_empty_call);
+}
 
-	for (i = 0; i < ctx->ops; i++) {
-		mmbench_empty_call(ctx);
-		mmbench_inject(ctx);
-	}
+static __always_inline void ndelay_one(struct mmbench_ctx *ctx)
+{
+	ndelay(ctx->arg);
 }
 
 static void ndelay_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		ndelay(ctx->arg);
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, ndelay_one);
 }
 
 static long zone_item_read(struct mmbench_ctx *ctx)
@@ -542,14 +552,14 @@ static long node_item_read(struct mmbench_ctx *ctx)
 	return x;
 }
 
+static __always_inline void inc_zone_one(struct mmbench_ctx *ctx)
+{
+	inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+}
+
 static void inc_zone_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, inc_zone_one);
 }
 
 static void inc_zone_restore(struct mmbench_ctx *ctx)
@@ -566,48 +576,48 @@ static void dec_zone_prep(struct mmbench_ctx *ctx)
 	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, ctx->ops);
 }
 
+static __always_inline void dec_zone_one(struct mmbench_ctx *ctx)
+{
+	dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+}
+
 static void dec_zone_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
+	mmbench_loop(ctx, dec_zone_one);
+}
 
-	for (i = 0; i < ctx->ops; i++) {
-		dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-		mmbench_inject(ctx);
-	}
+static __always_inline void inc_dec_zone_one(struct mmbench_ctx *ctx)
+{
+	inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+	dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
 }
 
 static void inc_dec_zone_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
+	mmbench_loop(ctx, inc_dec_zone_one);
+}
 
-	for (i = 0; i < ctx->ops; i++) {
-		inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-		dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-		mmbench_inject(ctx);
-	}
+static __always_inline void mod_node_one(struct mmbench_ctx *ctx)
+{
+	mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, 1);
+	mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, -1);
 }
 
 static void mod_node_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, 1);
-		mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, -1);
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, mod_node_one);
 }
 
 /* The __ variant is for callers that already have irqs disabled. */
+static __always_inline void __mod_zone_one(struct mmbench_ctx *ctx)
+{
+	__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
+	__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1);
+}
+
 static void __mod_zone_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
-		__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1);
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, __mod_zone_one);
 }
 
 #ifdef CONFIG_VM_EVENT_COUNTERS
@@ -627,25 +637,24 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 	return (long)sum;
 }
 
+static __always_inline void count_vm_event_one(struct mmbench_ctx *ctx)
+{
+	count_vm_event(MMBENCH_EVENT_ITEM);
+}
+
 static void count_vm_event_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
+	mmbench_loop(ctx, count_vm_event_one);
+}
 
-	for (i = 0; i < ctx->ops; i++) {
-		count_vm_event(MMBENCH_EVENT_ITEM);
-		mmbench_inject(ctx);
-	}
+static __always_inline void count_vm_events_one(struct mmbench_ctx *ctx)
+{
+	count_vm_events(MMBENCH_EVENT_ITEM, ctx->delta);
 }
 
 static void count_vm_events_op(struct mmbench_ctx *ctx)
 {
-	long delta = ctx->delta;
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		count_vm_events(MMBENCH_EVENT_ITEM, delta);
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, count_vm_events_one);
 }
 
 /* Events only count up; adding the negated total puts the sum back. */
