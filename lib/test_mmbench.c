@@ -17,11 +17,13 @@
  * net cost (raw median minus the baseline median), and one whose fastest
  * sample costs within a tenth of the empty loop's fastest, measured again
  * right after it, is "suspect": the work was optimised away or is not what
- * it claims to be.  After its
- * samples a functional check proves that the path did what it should: a
- * vmstat counter is back where it started; every block allocated was
- * freed, with the marks written at allocation intact, and the pages came
- * back to the page allocator.
+ * it claims to be.  The samples time the path alone; an allocator
+ * benchmark then runs one more sample, untimed, that marks every block at
+ * allocation and checks it before its free.  After the samples a
+ * functional check proves that the path did what it should: a vmstat
+ * counter is back where it started; every block allocated was freed, with
+ * the marks written at allocation intact, and the pages came back to the
+ * page allocator.
  *
  * ndelay(D) benchmarks for a list of D check the clock: their costs must
  * differ by what the delays differ by.  The inject_ndelay and inject_into
@@ -196,7 +198,11 @@ struct mmbench_bench;
  * @frees: frees
  * @failed: allocation calls that failed, a bulk call that fell short too
  *	(the rest of a batch is not tried after a failure)
- * @corrupt: blocks whose marks written at allocation were gone at free
+ * @corrupt: blocks whose marks written at allocation were gone at free, or
+ *	not aligned as asked
+ *
+ * The verification pass (see &mmbench_ctx.verify) counts @allocs and @frees
+ * one by one; a timed sample derives them from its ops and @failed.
  */
 struct mmbench_counts {
 	u64 allocs;
@@ -238,6 +244,9 @@ enum mmbench_team_kind {
  * @ptrs: room for a batch of pages or a bulk of objects
  * @frag: the page_frag cache, initialised by the benchmark's setup
  * @n: what the ops of an allocator benchmark counted
+ * @verify: the ops are the row's verification pass, untimed: they mark
+ *	every block at allocation, check it before its free and count both;
+ *	a timed sample runs a copy of the loop without that code
  * @team: the CPUs of a multi-CPU benchmark
  * @team_ns: time of the latest team sample: the longest of its CPUs'
  * @team_cycles: the same in get_cycles() ticks
@@ -270,6 +279,7 @@ struct mmbench_ctx {
 	void **ptrs;
 	struct page_frag_cache frag;
 	struct mmbench_counts n;
+	bool verify;
 	struct mmbench_team *team;
 	u64 team_ns;
 	u64 team_cycles;
@@ -491,22 +501,37 @@ static __printf(2, 3) void mmbench_remark(char *reason, const char *fmt, ...)
 
 /* ---- benchmarks ---- */
 
-/* Costs a branch when off; adds ndelay(D) to an op when injected. */
-static __always_inline void mmbench_inject(const struct mmbench_ctx *ctx)
+/*
+ * Run @one ctx->ops times, with ndelay(ctx->inject_ns) after each when the
+ * row injects it.  Always inlined with a constant @one, whose body goes in
+ * the loop; the branch is taken once, outside it: an op that is not
+ * injected costs nothing more.
+ */
+static __always_inline void mmbench_loop(struct mmbench_ctx *ctx,
+					 void (*one)(struct mmbench_ctx *ctx))
 {
-	if (ctx->inject_ns)
-		ndelay(ctx->inject_ns);
+	u32 i, ops = ctx->ops, delay = ctx->inject_ns;
+
+	if (delay) {
+		for (i = 0; i < ops; i++) {
+			one(ctx);
+			ndelay(delay);
+		}
+		return;
+	}
+	for (i = 0; i < ops; i++)
+		one(ctx);
+}
+
+static __always_inline void baseline_one(struct mmbench_ctx *ctx)
+{
+	barrier();
 }
 
 /* The loop every benchmark has, around nothing. */
 static void baseline_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		barrier();
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, baseline_one);
 }
 
 static noinline void mmbench_empty_call(struct mmbench_ctx *ctx)
@@ -517,22 +542,17 @@ static noinline void mmbench_empty_call(struct mmbench_ctx *ctx)
 /* What a call to an empty function costs, beyond the loop. */
 static void noinline_call_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
+	mmbench_loop(ctx, mmbench_empty_call);
+}
 
-	for (i = 0; i < ctx->ops; i++) {
-		mmbench_empty_call(ctx);
-		mmbench_inject(ctx);
-	}
+static __always_inline void ndelay_one(struct mmbench_ctx *ctx)
+{
+	ndelay(ctx->arg);
 }
 
 static void ndelay_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		ndelay(ctx->arg);
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, ndelay_one);
 }
 
 static long zone_item_read(struct mmbench_ctx *ctx)
@@ -552,14 +572,14 @@ static long node_item_read(struct mmbench_ctx *ctx)
 	return x;
 }
 
+static __always_inline void inc_zone_one(struct mmbench_ctx *ctx)
+{
+	inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+}
+
 static void inc_zone_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, inc_zone_one);
 }
 
 static void inc_zone_restore(struct mmbench_ctx *ctx)
@@ -576,48 +596,48 @@ static void dec_zone_prep(struct mmbench_ctx *ctx)
 	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, ctx->ops);
 }
 
+static __always_inline void dec_zone_one(struct mmbench_ctx *ctx)
+{
+	dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+}
+
 static void dec_zone_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
+	mmbench_loop(ctx, dec_zone_one);
+}
 
-	for (i = 0; i < ctx->ops; i++) {
-		dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-		mmbench_inject(ctx);
-	}
+static __always_inline void inc_dec_zone_one(struct mmbench_ctx *ctx)
+{
+	inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+	dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
 }
 
 static void inc_dec_zone_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
+	mmbench_loop(ctx, inc_dec_zone_one);
+}
 
-	for (i = 0; i < ctx->ops; i++) {
-		inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-		dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-		mmbench_inject(ctx);
-	}
+static __always_inline void mod_node_one(struct mmbench_ctx *ctx)
+{
+	mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, 1);
+	mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, -1);
 }
 
 static void mod_node_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, 1);
-		mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, -1);
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, mod_node_one);
 }
 
 /* The __ variant is for callers that already have irqs disabled. */
+static __always_inline void __mod_zone_one(struct mmbench_ctx *ctx)
+{
+	__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
+	__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1);
+}
+
 static void __mod_zone_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
-		__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1);
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, __mod_zone_one);
 }
 
 #ifdef CONFIG_VM_EVENT_COUNTERS
@@ -637,25 +657,24 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 	return (long)sum;
 }
 
+static __always_inline void count_vm_event_one(struct mmbench_ctx *ctx)
+{
+	count_vm_event(MMBENCH_EVENT_ITEM);
+}
+
 static void count_vm_event_op(struct mmbench_ctx *ctx)
 {
-	u32 i;
+	mmbench_loop(ctx, count_vm_event_one);
+}
 
-	for (i = 0; i < ctx->ops; i++) {
-		count_vm_event(MMBENCH_EVENT_ITEM);
-		mmbench_inject(ctx);
-	}
+static __always_inline void count_vm_events_one(struct mmbench_ctx *ctx)
+{
+	count_vm_events(MMBENCH_EVENT_ITEM, ctx->delta);
 }
 
 static void count_vm_events_op(struct mmbench_ctx *ctx)
 {
-	long delta = ctx->delta;
-	u32 i;
-
-	for (i = 0; i < ctx->ops; i++) {
-		count_vm_events(MMBENCH_EVENT_ITEM, delta);
-		mmbench_inject(ctx);
-	}
+	mmbench_loop(ctx, count_vm_events_one);
 }
 
 /* Events only count up; adding the negated total puts the sum back. */
@@ -706,18 +725,19 @@ static __always_inline void mmbench_check(struct mmbench_counts *n,
 }
 
 /*
- * The hot pair of the allocator benchmarks: take a block, mark it, check
- * it, give it back, counting each.  Always inlined with constant @alloc and
- * @free, so that the timed loop calls the allocator directly; @align 0 and
- * a NULL @inject fold away.
+ * The hot pair of the allocator benchmarks: take a block, give it back.
+ * Always inlined with constant @alloc, @free and @verify, so that the
+ * loop calls the allocator directly and the timed copy (!@verify) only
+ * counts failures; the verification pass marks, checks and counts every
+ * block.  @align 0 folds away.
  */
 static __always_inline void
-mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
-		  unsigned long align, void *priv,
-		  void *(*alloc)(void *priv, size_t size),
-		  void (*free)(void *priv, void *p),
-		  const struct mmbench_ctx *inject)
+__mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
+		    unsigned long align, void *priv,
+		    void *(*alloc)(void *priv, size_t size),
+		    void (*free)(void *priv, void *p), const bool verify)
 {
+	u64 failed = n->failed;
 	void *p;
 	u32 i;
 
@@ -727,16 +747,35 @@ mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
 			n->failed++;
 			continue;
 		}
-		n->allocs++;
-		if (align && unlikely(!IS_ALIGNED((unsigned long)p, align)))
-			n->corrupt++;
-		mmbench_mark(p, size);
-		mmbench_check(n, p, size);
+		if (verify) {
+			n->allocs++;
+			if (align && !IS_ALIGNED((unsigned long)p, align))
+				n->corrupt++;
+			mmbench_mark(p, size);
+			mmbench_check(n, p, size);
+		}
 		free(priv, p);
-		n->frees++;
-		if (inject)
-			mmbench_inject(inject);
+		if (verify)
+			n->frees++;
 	}
+	if (!verify) {
+		n->allocs += ops - (n->failed - failed);
+		n->frees += ops - (n->failed - failed);
+	}
+}
+
+static __always_inline void
+mmbench_pair_loop(struct mmbench_counts *n, u32 ops, bool verify,
+		  size_t size, unsigned long align, void *priv,
+		  void *(*alloc)(void *priv, size_t size),
+		  void (*free)(void *priv, void *p))
+{
+	if (verify)
+		__mmbench_pair_loop(n, ops, size, align, priv, alloc, free,
+				    true);
+	else
+		__mmbench_pair_loop(n, ops, size, align, priv, alloc, free,
+				    false);
 }
 
 /* Blocks for mmbench_pair_loop() and the remote-free benchmarks. */
@@ -797,29 +836,48 @@ static void page_free_block(void *priv, void *p)
 	free_page((unsigned long)p);
 }
 
-/* Alloc then free at once: served from and back to the per-CPU lists. */
-static void pages_pair_op(struct mmbench_ctx *ctx)
+/*
+ * Alloc then free at once: served from and back to the per-CPU lists.  As
+ * in mmbench_pair_loop(), only the verification pass marks and counts.
+ */
+static __always_inline void pages_pair_loop(struct mmbench_ctx *ctx,
+					    const bool verify)
 {
 	unsigned int order = ctx->arg;
 	gfp_t gfp = order > PAGE_ALLOC_COSTLY_ORDER ? MMBENCH_GFP_MAYFAIL :
 						      GFP_KERNEL;
 	size_t size = PAGE_SIZE << order;
+	u64 failed = ctx->n.failed;
+	u32 i, ops = ctx->ops;
 	struct page *page;
-	u32 i;
 
-	for (i = 0; i < ctx->ops; i++) {
+	for (i = 0; i < ops; i++) {
 		page = alloc_pages(gfp, order);
 		if (unlikely(!page)) {
 			ctx->n.failed++;
 			continue;
 		}
-		ctx->n.allocs++;
-		mmbench_mark(page_address(page), size);
-		mmbench_check(&ctx->n, page_address(page), size);
+		if (verify) {
+			ctx->n.allocs++;
+			mmbench_mark(page_address(page), size);
+			mmbench_check(&ctx->n, page_address(page), size);
+		}
 		__free_pages(page, order);
-		ctx->n.frees++;
-		mmbench_inject(ctx);
+		if (verify)
+			ctx->n.frees++;
 	}
+	if (!verify) {
+		ctx->n.allocs += ops - (ctx->n.failed - failed);
+		ctx->n.frees += ops - (ctx->n.failed - failed);
+	}
+}
+
+static void pages_pair_op(struct mmbench_ctx *ctx)
+{
+	if (ctx->verify)
+		pages_pair_loop(ctx, true);
+	else
+		pages_pair_loop(ctx, false);
 }
 
 /*
@@ -847,9 +905,11 @@ static int pages_batch_setup(struct mmbench_ctx *ctx, char *reason)
 
 /*
  * Alloc a batch, then free it: a batch larger than the per-CPU lists hold
- * reaches the buddy lists.
+ * reaches the buddy lists.  Counted by the batch; only the verification
+ * pass marks and checks.
  */
-static void pages_batch_op(struct mmbench_ctx *ctx)
+static __always_inline void pages_batch_loop(struct mmbench_ctx *ctx,
+					     const bool verify)
 {
 	struct page **pages = (struct page **)ctx->ptrs;
 	unsigned int order = ctx->arg;
@@ -865,16 +925,26 @@ static void pages_batch_op(struct mmbench_ctx *ctx)
 				ctx->n.failed++;
 				break;
 			}
-			mmbench_mark(page_address(pages[got]), size);
-			mmbench_inject(ctx);
+			if (verify)
+				mmbench_mark(page_address(pages[got]), size);
 		}
 		ctx->n.allocs += got;
 		for (i = 0; i < got; i++) {
-			mmbench_check(&ctx->n, page_address(pages[i]), size);
+			if (verify)
+				mmbench_check(&ctx->n, page_address(pages[i]),
+					      size);
 			__free_pages(pages[i], order);
 		}
 		ctx->n.frees += got;
 	}
+}
+
+static void pages_batch_op(struct mmbench_ctx *ctx)
+{
+	if (ctx->verify)
+		pages_batch_loop(ctx, true);
+	else
+		pages_batch_loop(ctx, false);
 }
 
 /* The bulk API fills only the empty slots of its array: empty them. */
@@ -885,7 +955,8 @@ static int pages_bulk_setup(struct mmbench_ctx *ctx, char *reason)
 	return 0;
 }
 
-static void pages_bulk_op(struct mmbench_ctx *ctx)
+static __always_inline void pages_bulk_loop(struct mmbench_ctx *ctx,
+					    const bool verify)
 {
 	struct page **pages = (struct page **)ctx->ptrs;
 	u32 done, n, got, i;
@@ -895,17 +966,25 @@ static void pages_bulk_op(struct mmbench_ctx *ctx)
 		got = alloc_pages_bulk(MMBENCH_GFP_MAYFAIL, n, pages);
 		ctx->n.allocs += got;
 		ctx->n.failed += got < n;
-		for (i = 0; i < got; i++) {
+		for (i = 0; verify && i < got; i++)
 			mmbench_mark(page_address(pages[i]), PAGE_SIZE);
-			mmbench_inject(ctx);
-		}
 		for (i = 0; i < got; i++) {
-			mmbench_check(&ctx->n, page_address(pages[i]), PAGE_SIZE);
+			if (verify)
+				mmbench_check(&ctx->n, page_address(pages[i]),
+					      PAGE_SIZE);
 			__free_page(pages[i]);
 			pages[i] = NULL;
 		}
 		ctx->n.frees += got;
 	}
+}
+
+static void pages_bulk_op(struct mmbench_ctx *ctx)
+{
+	if (ctx->verify)
+		pages_bulk_loop(ctx, true);
+	else
+		pages_bulk_loop(ctx, false);
 }
 
 /* Blocks allocated and not yet freed: 0 after every sample. */
@@ -918,8 +997,8 @@ static long outstanding_read(struct mmbench_ctx *ctx)
 
 static void kmalloc_op(struct mmbench_ctx *ctx)
 {
-	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, 0, NULL, kmalloc_block,
-			  kfree_block, ctx);
+	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->verify, ctx->arg, 0, NULL,
+			  kmalloc_block, kfree_block);
 }
 
 /* A cache of its own: SLAB_NO_MERGE keeps it from aliasing kmalloc's. */
@@ -949,11 +1028,12 @@ static void cache_teardown(struct mmbench_ctx *ctx)
 
 static void kmem_cache_op(struct mmbench_ctx *ctx)
 {
-	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, 0, ctx->cache,
-			  cache_block, cache_free_block, ctx);
+	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->verify, ctx->arg, 0,
+			  ctx->cache, cache_block, cache_free_block);
 }
 
-static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
+static __always_inline void kmem_cache_bulk_loop(struct mmbench_ctx *ctx,
+						 const bool verify)
 {
 	u32 done, n, i;
 
@@ -966,15 +1046,21 @@ static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
 			continue;
 		}
 		ctx->n.allocs += n;
-		for (i = 0; i < n; i++) {
+		for (i = 0; verify && i < n; i++)
 			mmbench_mark(ctx->ptrs[i], MMBENCH_BULK_SIZE);
-			mmbench_inject(ctx);
-		}
-		for (i = 0; i < n; i++)
+		for (i = 0; verify && i < n; i++)
 			mmbench_check(&ctx->n, ctx->ptrs[i], MMBENCH_BULK_SIZE);
 		kmem_cache_free_bulk(ctx->cache, n, ctx->ptrs);
 		ctx->n.frees += n;
 	}
+}
+
+static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
+{
+	if (ctx->verify)
+		kmem_cache_bulk_loop(ctx, true);
+	else
+		kmem_cache_bulk_loop(ctx, false);
 }
 
 static int kfree_bulk_setup(struct mmbench_ctx *ctx, char *reason)
@@ -984,7 +1070,8 @@ static int kfree_bulk_setup(struct mmbench_ctx *ctx, char *reason)
 }
 
 /* kmalloc objects one by one, free them together. */
-static void kfree_bulk_op(struct mmbench_ctx *ctx)
+static __always_inline void kfree_bulk_loop(struct mmbench_ctx *ctx,
+					    const bool verify)
 {
 	u32 done, n, got, i;
 
@@ -997,15 +1084,23 @@ static void kfree_bulk_op(struct mmbench_ctx *ctx)
 				ctx->n.failed++;
 				break;
 			}
-			mmbench_mark(ctx->ptrs[got], MMBENCH_BULK_SIZE);
-			mmbench_inject(ctx);
+			if (verify)
+				mmbench_mark(ctx->ptrs[got], MMBENCH_BULK_SIZE);
 		}
 		ctx->n.allocs += got;
-		for (i = 0; i < got; i++)
+		for (i = 0; verify && i < got; i++)
 			mmbench_check(&ctx->n, ctx->ptrs[i], MMBENCH_BULK_SIZE);
 		kfree_bulk(got, ctx->ptrs);
 		ctx->n.frees += got;
 	}
+}
+
+static void kfree_bulk_op(struct mmbench_ctx *ctx)
+{
+	if (ctx->verify)
+		kfree_bulk_loop(ctx, true);
+	else
+		kfree_bulk_loop(ctx, false);
 }
 
 /* ---- page_frag ---- */
@@ -1023,14 +1118,15 @@ static void page_frag_teardown(struct mmbench_ctx *ctx)
 
 static void page_frag_op(struct mmbench_ctx *ctx)
 {
-	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, 0, &ctx->frag,
-			  frag_block, frag_free_block, ctx);
+	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->verify, ctx->arg, 0,
+			  &ctx->frag, frag_block, frag_free_block);
 }
 
 static void page_frag_aligned_op(struct mmbench_ctx *ctx)
 {
-	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->arg, MMBENCH_FRAG_ALIGN,
-			  &ctx->frag, frag_aligned_block, frag_free_block, ctx);
+	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->verify, ctx->arg,
+			  MMBENCH_FRAG_ALIGN, &ctx->frag, frag_aligned_block,
+			  frag_free_block);
 }
 
 /* ---- several CPUs ---- */
@@ -1075,10 +1171,11 @@ struct mmbench_worker {
  * @nr: how many
  * @ops: ops each CPU does in the sample
  * @sized: the sample is at the row's final size
+ * @verify: the sample is the row's verification pass (ctx->verify)
  * @arg: the row's value (unused by the team benchmarks so far)
  * @gen: number of the latest sample; a worker starts when it changes.
- *	Published with smp_store_release() after @ops, @sized, @arg, @ready,
- *	@running and @done are set, read with smp_load_acquire(), so that a
+ *	Published with smp_store_release() after @ops, @sized, @verify,
+ *	@arg, @ready, @running and @done are set, read with smp_load_acquire(), so that a
  *	worker that sees the new number sees them set
  * @go: set to @gen by the last worker ready: the release of all
  * @ready: workers ready for the sample
@@ -1096,6 +1193,7 @@ struct mmbench_team {
 	unsigned int nr;
 	u32 ops;
 	bool sized;
+	bool verify;
 	u32 arg;
 	unsigned long gen;
 	unsigned long go;
@@ -1435,6 +1533,7 @@ static void team_op(struct mmbench_ctx *ctx)
 	}
 	t->ops = ctx->ops;
 	t->sized = ctx->sized;
+	t->verify = ctx->verify;
 	t->arg = ctx->arg;
 	atomic_set(&t->ready, 0);
 	atomic_set(&t->running, t->nr);
@@ -1505,32 +1604,38 @@ static void team_op(struct mmbench_ctx *ctx)
 /* The same hot pair on every CPU at once. */
 static void pages_pair_work(struct mmbench_worker *w)
 {
-	mmbench_pair_loop(&w->n, w->team->ops, MMBENCH_TEAM_SIZE, 0, NULL,
-			  page_block, page_free_block, NULL);
+	mmbench_pair_loop(&w->n, w->team->ops, w->team->verify,
+			  MMBENCH_TEAM_SIZE, 0, NULL, page_block,
+			  page_free_block);
 }
 
 static void kmalloc_pair_work(struct mmbench_worker *w)
 {
-	mmbench_pair_loop(&w->n, w->team->ops, MMBENCH_TEAM_SIZE, 0, NULL,
-			  kmalloc_block, kfree_block, NULL);
+	mmbench_pair_loop(&w->n, w->team->ops, w->team->verify,
+			  MMBENCH_TEAM_SIZE, 0, NULL, kmalloc_block,
+			  kfree_block);
 }
 
 /* Each CPU with its own page_frag cache, as each CPU's network queue has. */
 static void frag_pair_work(struct mmbench_worker *w)
 {
-	mmbench_pair_loop(&w->n, w->team->ops, MMBENCH_TEAM_SIZE, 0, &w->frag,
-			  frag_block, frag_free_block, NULL);
+	mmbench_pair_loop(&w->n, w->team->ops, w->team->verify,
+			  MMBENCH_TEAM_SIZE, 0, &w->frag, frag_block,
+			  frag_free_block);
 }
 
 /*
- * Remote free: push_cpu allocates, marks and passes each block (or an
- * error pointer for a failed allocation, so that the counts match) to
- * pop_cpu, which checks and frees it.
+ * Remote free: push_cpu allocates and passes each block (or an error
+ * pointer for a failed allocation, so that the counts match) to pop_cpu,
+ * which frees it.  In the verification pass push_cpu marks and counts each
+ * block, pop_cpu checks and counts it; a timed sample counts failures and
+ * derives the rest from the ops done.
  */
 static __always_inline void
-mmbench_push_loop(struct mmbench_worker *w, void *priv,
-		  void *(*alloc)(void *priv, size_t size))
+__mmbench_push_loop(struct mmbench_worker *w, void *priv,
+		    void *(*alloc)(void *priv, size_t size), const bool verify)
 {
+	u64 failed = w->n.failed;
 	void *p;
 	u32 i;
 
@@ -1541,28 +1646,58 @@ mmbench_push_loop(struct mmbench_worker *w, void *priv,
 			ring_put(w, ERR_PTR(-ENOMEM));
 			continue;
 		}
-		w->n.allocs++;
-		mmbench_mark(p, MMBENCH_TEAM_SIZE);
+		if (verify) {
+			w->n.allocs++;
+			mmbench_mark(p, MMBENCH_TEAM_SIZE);
+		}
 		ring_put(w, p);
 	}
+	if (!verify)
+		w->n.allocs += i - (w->n.failed - failed);
 }
 
 static __always_inline void
-mmbench_pop_loop(struct mmbench_worker *w, void (*free)(void *priv, void *p))
+mmbench_push_loop(struct mmbench_worker *w, void *priv,
+		  void *(*alloc)(void *priv, size_t size))
 {
+	if (w->team->verify)
+		__mmbench_push_loop(w, priv, alloc, true);
+	else
+		__mmbench_push_loop(w, priv, alloc, false);
+}
+
+static __always_inline void
+__mmbench_pop_loop(struct mmbench_worker *w,
+		   void (*free)(void *priv, void *p), const bool verify)
+{
+	u32 i, failed = 0;
 	void *p;
-	u32 i;
 
 	for (i = 0; i < w->team->ops; i++) {
 		p = ring_get(w);
 		if (!p)
 			break;
-		if (IS_ERR(p))
+		if (IS_ERR(p)) {
+			failed++;
 			continue;
-		mmbench_check(&w->n, p, MMBENCH_TEAM_SIZE);
+		}
+		if (verify) {
+			mmbench_check(&w->n, p, MMBENCH_TEAM_SIZE);
+			w->n.frees++;
+		}
 		free(NULL, p);
-		w->n.frees++;
 	}
+	if (!verify)
+		w->n.frees += i - failed;
+}
+
+static __always_inline void
+mmbench_pop_loop(struct mmbench_worker *w, void (*free)(void *priv, void *p))
+{
+	if (w->team->verify)
+		__mmbench_pop_loop(w, free, true);
+	else
+		__mmbench_pop_loop(w, free, false);
 }
 
 static void pages_push_work(struct mmbench_worker *w)
@@ -2650,6 +2785,18 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 				r->team_ops += ops;
 			}
 		}
+	}
+	/*
+	 * The samples timed the path alone.  A benchmark that counts blocks
+	 * (outstanding_read()) runs one more sample, untimed, that marks
+	 * every block at allocation, checks it before its free and counts
+	 * both, for the functional check below.
+	 */
+	if (b->read == outstanding_read && !ctx->abort &&
+	    !kthread_should_stop()) {
+		ctx->verify = true;
+		mmbench_sample(b, c, ctx, &s);
+		ctx->verify = false;
 	}
 	mmbench_set_fault_mark(current, 0);
 	if (ctx->team)
