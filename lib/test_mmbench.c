@@ -1172,11 +1172,10 @@ struct mmbench_worker {
  * @ops: ops each CPU does in the sample
  * @sized: the sample is at the row's final size
  * @verify: the sample is the row's verification pass (ctx->verify)
- * @arg: the row's value (unused by the team benchmarks so far)
  * @gen: number of the latest sample; a worker starts when it changes.
  *	Published with smp_store_release() after @ops, @sized, @verify,
- *	@arg, @ready, @running and @done are set, read with smp_load_acquire(), so that a
- *	worker that sees the new number sees them set
+ *	@ready, @running and @done are set, read with smp_load_acquire(),
+ *	so that a worker that sees the new number sees them set
  * @go: set to @gen by the last worker ready: the release of all
  * @ready: workers ready for the sample
  * @running: workers not yet done with the sample
@@ -1194,7 +1193,6 @@ struct mmbench_team {
 	u32 ops;
 	bool sized;
 	bool verify;
-	u32 arg;
 	unsigned long gen;
 	unsigned long go;
 	atomic_t ready;
@@ -1534,7 +1532,6 @@ static void team_op(struct mmbench_ctx *ctx)
 	t->ops = ctx->ops;
 	t->sized = ctx->sized;
 	t->verify = ctx->verify;
-	t->arg = ctx->arg;
 	atomic_set(&t->ready, 0);
 	atomic_set(&t->running, t->nr);
 	reinit_completion(&t->done);
