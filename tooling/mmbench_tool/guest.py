@@ -10,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 
+from .arch import X86_64
 from .common import GUEST_FILES, OUT, Failure, run, say
 
 BUSYBOX = Path("/bin/busybox")
@@ -56,15 +57,18 @@ def _copy_with_libs(prog, root, dest=None):
             shutil.copy2(os.path.realpath(lib), target)
 
 
-def _base_root(root):
+def _base_root(root, busybox=BUSYBOX, applets=True):
+    """Lay out @root with @busybox; with @applets, its applets' links,
+    which running it here lists (a busybox of another architecture does
+    not run here: /init installs the links in the guest)."""
     if root.exists():
         shutil.rmtree(root)
     for d in ("bin", "sbin", "usr/bin", "usr/sbin", "proc", "sys", "dev",
               "tmp", "etc", "mmbench"):
         (root / d).mkdir(parents=True)
-    shutil.copy2(BUSYBOX, root / "bin/busybox")
-    applets = run([str(BUSYBOX), "--list"], capture=True).split()
-    for applet in applets:
+    shutil.copy2(busybox, root / "bin/busybox")
+    for applet in (run([str(busybox), "--list"], capture=True).split()
+                   if applets else []):
         link = root / "bin" / applet
         if applet not in ("busybox", "sh") and not link.exists():
             link.symlink_to("busybox")
@@ -110,21 +114,33 @@ def copy_literal_tree(tree, dest):
 
 
 def make_initramfs(release, ko, kselftest, mode, params, env, results,
-                   files=None, literal=None):
+                   files=None, literal=None, arch=X86_64, userland=None):
     """Build the guest image in @results: busybox, the kselftest, the module.
 
     @env: more variables for the test program, name -> value.
     @files: host files to copy in, guest path -> host path.
     @literal: a kernel tree the kselftest was built in: copied in with make,
     and the guest runs the users' literal command in it too.
+    @userland: for a guest of another @arch than the host's, its busybox
+    and programs with their libraries, [(host path, guest path)], the
+    first busybox; the kselftest is then linked statically.  Without it,
+    the host's busybox and HOST_PROGRAMS with their libraries.
     """
     root = results / "guest-root"
-    _base_root(root)
-    for prog in HOST_PROGRAMS:
-        _copy_with_libs(prog, root)
+    if userland:
+        _base_root(root, userland[0][0], applets=False)
+        for src, dest in userland[1:]:
+            (root / dest).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, root / dest)
+            (root / dest).chmod(0o755)
+    else:
+        _base_root(root)
+        for prog in HOST_PROGRAMS:
+            _copy_with_libs(prog, root)
     shutil.copytree(kselftest, root / "kselftest", symlinks=True)
-    _copy_with_libs(str(kselftest / "mm/mmbench/mmbench_test"), root,
-                    "kselftest/mm/mmbench/mmbench_test")
+    if not userland:
+        _copy_with_libs(str(kselftest / "mm/mmbench/mmbench_test"), root,
+                        "kselftest/mm/mmbench/mmbench_test")
     moddir = root / "lib/modules" / release
     (moddir / "extra").mkdir(parents=True)
     shutil.copy2(ko, moddir / "extra/test_mmbench.ko")
@@ -143,6 +159,7 @@ def make_initramfs(release, ko, kselftest, mode, params, env, results,
             _copy_with_libs(prog, root)
         copy_literal_tree(literal, root / LITERAL_TREE.lstrip("/"))
     conf = [f"MMBENCH_MODE={shlex.quote(mode)}",
+            f"MMBENCH_PORT={shlex.quote(arch.guest_port)}",
             f"export MMBENCH_PARAMS={shlex.quote(params)}"]
     if literal:
         conf.append(f"MMBENCH_LITERAL={LITERAL_TREE}")
@@ -203,19 +220,15 @@ def kvm_works(kernel, reprobe=False):
     return ok
 
 
-def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout):
-    """Boot the guest; feed each line of its result port to @on_line.
+def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout,
+         arch=X86_64):
+    """Boot the @arch guest; feed each line of its result port to @on_line.
 
     The kernel console goes to the file @console.  Returns QEMU's exit
     status; raises GuestTimeout when the guest runs past @timeout seconds,
     once every line it printed has gone to @on_line.
     """
-    cmd = ["qemu-system-x86_64", "-smp", str(cpus), "-m", str(memory),
-           "-nodefaults", "-display", "none", "-no-reboot",
-           "-kernel", str(kernel), "-initrd", str(initrd),
-           "-append", "console=ttyS0 panic=-1 oops=panic loglevel=5",
-           "-serial", f"file:{console}", "-serial", "stdio"]
-    cmd[1:1] = ["-accel", "kvm", "-cpu", "host"] if kvm else ["-accel", "tcg"]
+    cmd = arch.command(kernel, initrd, cpus, memory, kvm, console)
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     expired = threading.Event()
@@ -244,7 +257,7 @@ def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout):
     if expired.is_set():
         raise GuestTimeout(timeout)
     if rc:
-        raise Failure(f"qemu-system-x86_64 exited with {rc}: "
+        raise Failure(f"{arch.qemu} exited with {rc}: "
                       + " / ".join(tail[-3:]))
     return rc
 
