@@ -53,10 +53,11 @@ def warnings_in(output):
             if re.search(r"\b(warning|error):", line)]
 
 
-def build_module(headers, release, checks=False):
+def build_module(headers, release, checks=False, cross=()):
     """Build test_mmbench.ko against @headers; return (ko, warnings).
 
     With @checks, compile from scratch with sparse (C=2) as well as W=1.
+    @cross: make variables of a cross build (ARCH=, CROSS_COMPILE=).
     """
     bdir = OUT / "module" / release
     bdir.mkdir(parents=True, exist_ok=True)
@@ -70,7 +71,8 @@ def build_module(headers, release, checks=False):
     if checks:
         for stale in bdir.glob("test_mmbench.o"):
             stale.unlink()
-    cmd = ["make", "-C", str(headers), f"M={bdir}", "W=1", "modules"]
+    cmd = ["make", "-C", str(headers), f"M={bdir}", *cross, "W=1",
+           "modules"]
     if checks:
         cmd.insert(-1, "C=2")
     out = run(cmd, capture=True)
@@ -113,16 +115,29 @@ def assemble_tree():
     return series.applied_tree()
 
 
-def build_kselftest(tree, install=None):
+def kselftest_command(tree, install, cross=(), build=None):
+    """The make command that builds and installs the mm/mmbench kselftest
+    of @tree into @install.  A cross build (@cross: ARCH=, CROSS_COMPILE=)
+    is linked statically, since the guest has no C library of its own for
+    it, and built in @build (O=), so that the host's build in the tree is
+    left alone."""
+    cmd = ["make", "-C", str(tree / "tools/testing/selftests"),
+           "TARGETS=mm/mmbench"]
+    if cross:
+        cmd += [*cross, "LDFLAGS=-static", f"O={build}"]
+    return cmd + ["install", f"INSTALL_PATH={install}"]
+
+
+def build_kselftest(tree, install=None, cross=(), build=None):
     """Build and install the mm/mmbench kselftest of @tree into @install
     (default out/kselftest); return (install, warnings)."""
     install = install or OUT / "kselftest"
     # Compiled anew each time: a warning shows only when it compiles.
-    (tree / "tools/testing/selftests/mm/mmbench/mmbench_test").unlink(
-        missing_ok=True)
-    out = run(["make", "-C", str(tree / "tools/testing/selftests"),
-               "TARGETS=mm/mmbench", "install", f"INSTALL_PATH={install}"],
-              capture=True)
+    # (with O=, the selftests' Makefile builds in $(O)/kselftest)
+    (Path(build) / "kselftest/mm/mmbench" if cross else
+     tree / "tools/testing/selftests/mm/mmbench").joinpath(
+        "mmbench_test").unlink(missing_ok=True)
+    out = run(kselftest_command(tree, install, cross, build), capture=True)
     if not (install / "mm/mmbench/mmbench_test").exists():
         raise Failure("the kselftest install has no mm/mmbench/mmbench_test")
     return install, warnings_in(out)

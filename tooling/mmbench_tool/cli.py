@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import (bench, build, debugkernel, deps, guest, intree, ktap, literal,
-               names, series, verdicts)
+from . import (arch as archmod, arm64, bench, build, debugkernel, deps,
+               guest, intree, ktap, literal, names, series, verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
@@ -32,6 +32,15 @@ LOADED_RUNS = 3
 SMALL_MEMORY = 192
 CHECKPATCH_FILES = ["lib/test_mmbench.c",
                     "tools/testing/selftests/mm/mmbench/mmbench_test.c"]
+
+
+def _add_arch_option(p):
+    p.add_argument("--arch", choices=sorted(archmod.ARCHES),
+                   default="x86_64",
+                   help="the guest's architecture (default x86_64): arm64 "
+                        "boots Debian's 6.12 cloud-arm64 kernel under "
+                        "qemu-system-aarch64 -M virt (TCG), the module and "
+                        "the kselftest cross-built")
 
 
 def _add_guest_options(p):
@@ -96,6 +105,13 @@ def check_options(a):
     if a.debug_kernel and a.kernel:
         raise Failure("--debug-kernel builds the kernel it boots: not with "
                       "--kernel and --headers")
+    arch = archmod.of(a)
+    if a.debug_kernel and arch is not archmod.X86_64:
+        raise Failure(f"--debug-kernel builds an x86_64 kernel: not with "
+                      f"--arch {arch.name}")
+    if a.accel == "kvm" and not arch.kvm:
+        raise Failure(f"--accel kvm: an {arch.name} guest cannot run under "
+                      "KVM on this x86_64 host; it runs under TCG")
     for opt, p in (("--kernel", a.kernel), ("--headers", a.headers)):
         if p and not p.exists():
             raise Failure(f"{opt} {p}: does not exist")
@@ -195,17 +211,24 @@ class Setup:
         self.module_warnings = []
         self.kselftest_warnings = []
         self.extra_env = {}
+        self.arch = archmod.of(args)
+        # make variables of a cross build; the guest's own busybox and
+        # programs, [(host path, guest path)], when it is not the host's
+        self.cross = arm64.MAKE_VARS if self.arch is archmod.ARM64 else []
+        self.userland = None
 
     def prepare(self):
         a = self.args
         check_options(a)
         with Phase("packages"):
-            wanted = dict(deps.PACKAGES)
+            wanted = deps.packages_for(self.arch.name)
             if self.checks:
                 wanted.update(deps.TEST_PACKAGES)
             if a.debug_kernel:
                 wanted.update(deps.DEBUG_KERNEL_PACKAGES)
             deps.ensure(wanted)
+            if self.cross:
+                arm64.enable_foreign_arch()
         if a.debug_kernel:
             with Phase("debug kernel"):
                 self.kernel, self.headers, self.release = \
@@ -214,6 +237,9 @@ class Setup:
             self.headers = a.headers.resolve()
             self.release = a.release or build.kernel_release(self.headers)
             self.kernel = a.kernel.resolve()
+        elif self.arch is archmod.ARM64:
+            with Phase("arm64 kernel"):
+                self.kernel, self.headers, self.release = arm64_kernel()
         else:
             self.release = build.default_release()
             self.headers = Path("/lib/modules") / self.release / "build"
@@ -222,15 +248,24 @@ class Setup:
             if not p.exists():
                 raise Failure(f"{p} does not exist")
         say(f"kernel {self.release}: {self.kernel}")
+        if self.cross:
+            with Phase("arm64 userland"):
+                self.userland = arm64.Userland().fetch().files
         with Phase("module"):
             self.ko, self.module_warnings = build.build_module(
-                self.headers, self.release, checks=self.checks)
+                self.headers, self.release, checks=self.checks,
+                cross=self.cross)
             say(f"built {self.ko}")
         with Phase("kernel tree"):
             self.tree = build.assemble_tree()
         with Phase("kselftest"):
-            self.kselftest, self.kselftest_warnings = \
-                build.build_kselftest(self.tree)
+            # A cross build is installed and built in folders of its own.
+            own = self.arch.name if self.cross else None
+            self.kselftest, self.kselftest_warnings = build.build_kselftest(
+                self.tree, own and OUT / f"kselftest-{own}", self.cross,
+                own and OUT / f"kselftest-build-{own}")
+            if self.cross:
+                arm64.check_static(self.kselftest / "mm/mmbench/mmbench_test")
         for w in self.module_warnings + self.kselftest_warnings:
             say(f"build: {w}")
 
@@ -288,9 +323,10 @@ class Setup:
                                          " ".join(params), env, results,
                                          files,
                                          literal=self.tree if literal
-                                         else None)
+                                         else None, arch=self.arch,
+                                         userland=self.userland)
         kvm = a.accel == "kvm"
-        if a.accel == "auto":
+        if a.accel == "auto" and self.arch.kvm:
             with Phase("KVM probe"):
                 kvm = guest.kvm_works(self.kernel)
         lines = []
@@ -324,7 +360,8 @@ class Setup:
                        f"{memory} MiB)"):
                 try:
                     guest.boot(self.kernel, image, cpus, memory, kvm,
-                               console, show, self.args.timeout)
+                               console, show, self.args.timeout,
+                               arch=self.arch)
                 except guest.GuestTimeout as e:
                     return e.seconds
             # A kernel that died before /init ran tested nothing: TCG
@@ -338,6 +375,20 @@ class Setup:
                 console.read_bytes())
             lines.clear()
         return None
+
+
+def arm64_kernel():
+    """Debian's 6.12 cloud-arm64 kernel, downloaded and unpacked: the twin
+    of the x86_64 guest's release when the apt lists have it; returns
+    (image, headers, release)."""
+    try:
+        x86 = build.default_release()
+    except Failure:
+        x86 = None
+    release = arm64.choose_release(x86)
+    deps.ensure(arm64.host_packages(release))
+    kernel = arm64.Kernel(release).fetch()
+    return kernel.image, kernel.headers, release
 
 
 class GuestOutput:
@@ -1006,6 +1057,7 @@ def main(argv):
         f"its KTAP. Results go to {OUT}/results/<date-time>/ (MMBENCH_OUT "
         "moves out/).", epilog=EXIT_CODES)
     _add_guest_options(p)
+    _add_arch_option(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser(
         "test", help="run mmbench's own tests",
@@ -1030,6 +1082,7 @@ def main(argv):
         "baseline, the ndelay slope and injection errors, and the spread "
         "of each benchmark's median across loads.", epilog=EXIT_CODES)
     _add_guest_options(p)
+    _add_arch_option(p)
     p.add_argument("--loads", type=int, default=5,
                    help="separate module loads, 2..50 (default 5)")
     p.set_defaults(func=cmd_bench)
@@ -1043,6 +1096,7 @@ def main(argv):
         "case fails, and idle, at most one timing-case SKIP in "
         f"{verdicts.IDLE_RUNS_PER_SKIP} runs.", epilog=EXIT_CODES)
     _add_guest_options(p)
+    _add_arch_option(p)
     p.add_argument("--runs", type=int, default=10,
                    help="runs of the suite per condition, 1..100 "
                         "(default 10)")

@@ -27,6 +27,23 @@ PACKAGES = {
     "python3": "this tool and kunit.py",
 }
 
+# only the x86_64 guest needs these; an arm64 guest's kernel and userland
+# are Debian's arm64 packages (arm64.py)
+X86_64_ONLY = ("linux-headers-6.12-cloud-amd64", "qemu-system-x86",
+               "busybox-static")
+
+
+def packages_for(arch):
+    """What a guest of @arch ("x86_64" or "arm64") needs of this host's
+    packages, name -> reason."""
+    if arch == "x86_64":
+        return dict(PACKAGES)
+    from .arm64 import HOST_PACKAGES
+    wanted = {p: why for p, why in PACKAGES.items() if p not in X86_64_ONLY}
+    wanted.update(HOST_PACKAGES)
+    return wanted
+
+
 # only --debug-kernel needs these: to build a kernel, not only a module
 DEBUG_KERNEL_PACKAGES = {
     "flex": "the kernel's Kconfig lexer, to configure the debug kernel",

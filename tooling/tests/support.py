@@ -64,13 +64,14 @@ def suite_lines(ktap_lines, verdict="ok", end=True):
 
 
 FAKE_QEMU = """#!/bin/sh
-# A stand-in for qemu-system-x86_64: the console, the result port, then
-# an exit or a wait to be killed.
+# A stand-in for qemu-system-x86_64 and qemu-system-aarch64: the console,
+# the result port, then an exit or a wait to be killed.
 for arg; do
 	case $arg in file:*) console=${arg#file:} ;; esac
 done
 echo "[    0.000000] Linux version 6.12-fake (console)" >"$console"
 echo $$ >>"$(dirname "$0")/pids"
+echo "$(basename "$0") $*" >>"$(dirname "$0")/commands"
 cat "$(dirname "$0")/lines"
 """
 
@@ -86,10 +87,11 @@ class FakeGuest:
         self.tmp = tempfile.TemporaryDirectory()
         self.dir = Path(self.tmp.name)
         (self.dir / "bin").mkdir()
-        qemu = self.dir / "bin" / "qemu-system-x86_64"
-        qemu.write_text(FAKE_QEMU + ("exec sleep 60\n" if hang else
-                                     "exit 0\n"))
-        qemu.chmod(0o755)
+        for name in ("qemu-system-x86_64", "qemu-system-aarch64"):
+            qemu = self.dir / "bin" / name
+            qemu.write_text(FAKE_QEMU + ("exec sleep 60\n" if hang else
+                                         "exit 0\n"))
+            qemu.chmod(0o755)
         (self.dir / "bin" / "lines").write_text("\n".join(lines) + "\n")
         self.initramfs = []     # the arguments of each make_initramfs
         self.results = []       # each results folder
@@ -132,6 +134,11 @@ class FakeGuest:
                 contextlib.redirect_stdout(out):
             rc = cli.main(list(argv))
         return rc, out.getvalue()
+
+    def commands(self):
+        """The command line of each fake QEMU started so far."""
+        path = self.dir / "bin" / "commands"
+        return path.read_text().splitlines() if path.exists() else []
 
     def pids(self):
         """Process ids of the fake QEMUs started so far."""

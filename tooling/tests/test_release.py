@@ -38,7 +38,7 @@ class Release(unittest.TestCase):
             env=[], ceiling=[], accel="tcg")
         seen = {}
 
-        def build_module(headers, release, checks=False):
+        def build_module(headers, release, checks=False, cross=()):
             seen["release"] = release
             raise Built
 
