@@ -2,6 +2,9 @@
 packages it takes, by name, the make command lines of the cross builds,
 the libraries of its userland, and the options refused before anything
 is installed."""
+import contextlib
+import io
+import os
 import tempfile
 import unittest
 from pathlib import Path
@@ -223,6 +226,57 @@ class Guest(unittest.TestCase):
         self.assertTrue(fake.commands()[0].startswith(
             "qemu-system-aarch64 -accel tcg -machine virt -cpu max"))
         self.assertEqual(fake.initramfs[0][1]["arch"], arch.ARM64)
+
+
+    def in_mmbench_test(self, boot):
+        """./mmbench test's arm64 part: its checks, and the QEMUs run."""
+        fake = self.fake()
+        args = cli.argparse.Namespace(
+            kernel=None, headers=None, release=None, debug_kernel=False,
+            cpus=2, memory=1024, timeout=1800, param=[], env=[], ceiling=[],
+            accel="auto")
+        path = f"{fake.dir / 'bin'}:{os.environ['PATH']}"
+        with mock.patch.object(guest, "kvm_works",
+                               side_effect=AssertionError("probed KVM")), \
+                contextlib.redirect_stdout(io.StringIO()), \
+                mock.patch.object(cli.Setup, "prepare",
+                                  lambda s: fake._prepare(s)), \
+                mock.patch.object(guest, "make_initramfs",
+                                  fake._make_initramfs), \
+                mock.patch.object(guest, "results_dir", fake._results_dir), \
+                mock.patch.object(cli.ktap, "kunit_parse",
+                                  return_value=(True, "")), \
+                mock.patch.dict(os.environ, {"PATH": path}):
+            checks = cli.arm64_guest(args, boot=boot)
+        self.assertTrue(all(ok for ok, _, _ in checks), checks)
+        self.assertEqual(args.accel, "auto")    # the caller's, untouched
+        return [what for _, what, _ in checks], fake.commands()
+
+    def test_in_mmbench_test(self):
+        """The builds are checked; the guest boots with --arm64-guest."""
+        whats, qemus = self.in_mmbench_test(boot=True)
+        self.assertIn("arm64 kernel: module cross-builds with W=1 and sparse "
+                      "(C=2) without warnings", whats)
+        self.assertIn("arm64 kernel: kselftest cross-builds, linked "
+                      "statically, without warnings", whats)
+        self.assertIn("arm64 kernel: mmbench_test: 2 passed, 0 failed, "
+                      "0 skipped", whats)
+        self.assertEqual(len(qemus), 1)
+        self.assertTrue(qemus[0].startswith("qemu-system-aarch64 "))
+
+    def test_builds_only_by_default(self):
+        whats, qemus = self.in_mmbench_test(boot=False)
+        self.assertEqual(len(whats), 2)
+        self.assertEqual(qemus, [])
+
+    def test_arm64_guest_option_of_test(self):
+        """./mmbench test boots the arm64 guest only when asked."""
+        seen = []
+        with mock.patch.object(cli, "cmd_test",
+                               lambda a: seen.append(a.arm64_guest) or 0):
+            self.assertEqual(cli.main(["test"]), 0)
+            self.assertEqual(cli.main(["test", "--arm64-guest"]), 0)
+        self.assertEqual(seen, [False, True])
 
 
 if __name__ == "__main__":
