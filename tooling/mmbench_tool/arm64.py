@@ -153,8 +153,17 @@ def _download(names, dest):
             missing.append(name)
     if missing:
         say("apt-get download (arm64): " + " ".join(missing))
-        run(["apt-get", "download", "-q"] + [f"{n}:arm64" for n in missing],
-            cwd=dest, capture=True)
+        cmd = ["apt-get", "download", "-q"] + [f"{n}:arm64" for n in missing]
+        try:
+            run(cmd, cwd=dest, capture=True)
+        except Failure:
+            # Lists older than the mirror name files it no longer has.
+            if os.geteuid():
+                raise
+            say("apt-get download failed: apt-get update, then once more")
+            run(["apt-get", "update", "-q"],
+                env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+            run(cmd, cwd=dest, capture=True)
         for name in missing:
             found = sorted(dest.glob(f"{name}_*_arm64.deb"))
             if not found:

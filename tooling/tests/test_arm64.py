@@ -110,6 +110,28 @@ class Download(unittest.TestCase):
             self.assertEqual(debs, again)
             self.assertEqual(debs["dash"].name, "dash_1.0_arm64.deb")
 
+    def test_stale_lists_updated_once(self):
+        """A download that fails (lists older than the mirror) is tried
+        once more after apt-get update."""
+        with tempfile.TemporaryDirectory() as tmp:
+            calls = []
+
+            def fake_run(cmd, cwd=None, capture=False, **kw):
+                calls.append(cmd[:2])
+                if cmd[1] == "download" and len(calls) == 1:
+                    raise cli.Failure("apt-get download exited with 100")
+                if cmd[1] == "download":
+                    (Path(cwd) / "dash_2.0_arm64.deb").touch()
+                return ""
+            with mock.patch.object(arm64, "run", fake_run), \
+                    mock.patch.object(arm64, "say"), \
+                    mock.patch.object(arm64.os, "geteuid", return_value=0):
+                debs = arm64._download(["dash"], Path(tmp))
+        self.assertEqual(calls, [["apt-get", "download"],
+                                 ["apt-get", "update"],
+                                 ["apt-get", "download"]])
+        self.assertEqual(debs["dash"].name, "dash_2.0_arm64.deb")
+
 
 class CommandLines(unittest.TestCase):
     def test_module_cross_build(self):
