@@ -292,13 +292,14 @@ class Guest(unittest.TestCase):
         self.assertEqual(qemus, [])
 
     def test_arm64_guest_option_of_test(self):
-        """./mmbench test boots the arm64 guest only when asked."""
+        """./mmbench test boots the arm64 guest unless told not to."""
         seen = []
         with mock.patch.object(cli, "cmd_test",
                                lambda a: seen.append(a.arm64_guest) or 0):
             self.assertEqual(cli.main(["test"]), 0)
+            self.assertEqual(cli.main(["test", "--no-arm64-guest"]), 0)
             self.assertEqual(cli.main(["test", "--arm64-guest"]), 0)
-        self.assertEqual(seen, [False, True])
+        self.assertEqual(seen, [True, False, True])
 
 
 if __name__ == "__main__":
