@@ -24,6 +24,8 @@ TEST_ENV = {"MMBENCH_ENFORCE", "MMBENCH_NOISE_LIMIT", "MMBENCH_DELAY_TOLERANCE",
 TEST_ENV_TEXT = {"MMBENCH_CEILINGS", "MMBENCH_PARAMS"}
 # Where a MMBENCH_CEILINGS file given with --env is in the guest.
 GUEST_CEILINGS = "/mmbench/ceilings"
+# The largest ceiling the test program reads (FIXED_MAX / 1000 ns).
+CEILING_MAX_NS = 10 ** 12
 # The front end's unit tests, run on the host by ./mmbench test.
 UNIT_TESTS = REPO / "tooling" / "tests"
 # Runs of the suite under load in ./mmbench test.
@@ -120,6 +122,8 @@ def check_options(a):
     params = dict(p.split("=", 1) for p in module_params(a))
     names.check_parameter_names(params)
     names.check_parameter_values(params)
+    names.check_list_values(params)
+    names.check_cpu_values(params, a.cpus)
     names.check_selection(params, benches)
     ceiled = names.ceiling_names()
     if "MMBENCH_CEILINGS" in env:
@@ -128,6 +132,9 @@ def check_options(a):
         if not re.fullmatch(r"[A-Za-z0-9_]+=[0-9]+(\.[0-9]{1,3})?", ceiling):
             raise Failure(f"--ceiling {ceiling!r}: want BENCHMARK=NS, "
                           "e.g. count_vm_event=20")
+        if float(ceiling.split("=")[1]) > CEILING_MAX_NS:
+            raise Failure(f"--ceiling {ceiling!r}: over the test's largest "
+                          f"ceiling, {CEILING_MAX_NS:.0f} ns")
         names.check_ceiling_name(ceiling.split("=")[0].lower(), benches,
                                  ceiled)
 
@@ -198,6 +205,9 @@ def check_ceilings_file(path, benches, ceiled):
                    for w in words[1:]):
             raise Failure(f"{path}:{n}: want '<benchmark> <ns> "
                           "[<emulated ns>]'")
+        if any(float(w) > CEILING_MAX_NS for w in words[1:]):
+            raise Failure(f"{path}:{n}: a ceiling over the test's largest, "
+                          f"{CEILING_MAX_NS} ns")
         names.check_ceiling_name(words[0], benches, ceiled,
                                  where=f"{path}:{n}:")
 

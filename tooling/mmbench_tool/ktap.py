@@ -6,6 +6,7 @@ from .common import run
 
 RESULT = re.compile(r"^(not ok|ok) (\d+) (.*?)(?: # (SKIP|TODO)\b ?(.*))?$")
 FIGURE = re.compile(r"^# ([A-Za-z0-9_+]+)\.([a-z_]+)=(.*)$")
+CASE_END = re.compile(r"^(not )?ok \d+ ")
 BAD_KERNEL_LOG = re.compile(
     r"(Oops|BUG:|WARNING:|Call Trace:|Kernel panic|general protection|"
     r"soft lockup|hung_task|RCU stall|rcu_sched self-detected|"
@@ -65,11 +66,17 @@ def results(ktap_lines):
 
 
 def figures(ktap_lines):
-    """{benchmark: {key: value}} from the "# name.key=value" lines."""
-    table = {}
+    """{benchmark: {key: value}} from the "# name.key=value" lines.  A row
+    printed by several cases keeps what the first of them printed (the last
+    value of a key there): its own case, where it was judged, comes before
+    the cases that print it too."""
+    table, owner, case = {}, {}, 0
     for line in ktap_lines:
+        if CASE_END.match(line):
+            case += 1
+            continue
         m = FIGURE.match(line)
-        if m:
+        if m and owner.setdefault(m.group(1), case) == case:
             table.setdefault(m.group(1), {})[m.group(2)] = m.group(3)
     return table
 

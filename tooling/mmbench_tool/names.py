@@ -110,6 +110,89 @@ def kstrtouint(value):
     return None
 
 
+# The kernel's constants that bound list parameters, on the kernels the
+# front end boots: x86_64 and arm64 with 4 KiB pages.
+KERNEL_CONSTANTS = {"MAX_PAGE_ORDER": 10, "KMALLOC_MAX_CACHE_SIZE": 8192,
+                    "PAGE_SIZE": 4096}
+
+
+def list_ranges(source=MODULE_SOURCE):
+    """{parameter: (min, max)} of the module's list parameters (u32_list_ops
+    with a struct mmbench_list), and the most values a list takes."""
+    text = source.read_text()
+    ranges = {}
+    for name, var in re.findall(r"^module_param_cb\((\w+), &u32_list_ops,"
+                                r"\s*&(\w+),", text, re.M):
+        m = re.search(rf"struct mmbench_list {var} = \{{([^;]*?)\n\}};",
+                      text, re.S)
+        if not m:
+            continue
+        lo = re.search(r"\.min = (\w+)", m.group(1))
+        hi = re.search(r"\.max = (\w+)", m.group(1))
+        lo = _number(lo.group(1), text) if lo else 0
+        hi = hi and (_number(hi.group(1), text) or
+                     KERNEL_CONSTANTS.get(hi.group(1)))
+        ranges[name] = (lo, hi)
+    return ranges, _number("MMBENCH_MAX_LIST", text) or 8
+
+
+def check_list_values(params, source=MODULE_SOURCE):
+    """Refuse a list the module would refuse: more values than it takes, an
+    empty or malformed one, one out of range, one given twice."""
+    ranges, most = list_ranges(source)
+    for name, (lo, hi) in ranges.items():
+        if name not in params:
+            continue
+        value = params[name]
+        items = value.split(",")
+        if len(items) > most:
+            raise Failure(f"--param {name}={value}: more than {most} values")
+        seen = set()
+        for item in items:
+            number = kstrtouint(item)
+            if (number is None or number < lo or
+                    (hi is not None and number > hi)):
+                raise Failure(f"--param {name}={value}: {item!r} is not a "
+                              f"number from {lo} to {hi}")
+            if number in seen:
+                raise Failure(f"--param {name}={value}: {number} given "
+                              "twice")
+            seen.add(number)
+
+
+def _cpu_list(value):
+    """The CPUs of a list such as 0-3,6, or None where it is not one."""
+    cpus = set()
+    for part in value.split(","):
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if not m or (m.group(2) and int(m.group(2)) < int(m.group(1))):
+            return None
+        cpus.update(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
+    return cpus
+
+
+def check_cpu_values(params, ncpus):
+    """Refuse CPUs the guest of @ncpus CPUs does not have, and a context
+    the module does not know."""
+    for name in ("cpu", "push_cpu", "pop_cpu"):
+        value = params.get(name)
+        if value is not None and (not re.fullmatch(r"-1|\d+", value) or
+                                  int(value) >= ncpus):
+            raise Failure(f"--param {name}={value}: want -1 or an online "
+                          f"CPU of the guest's {ncpus} (--cpus), 0 to "
+                          f"{ncpus - 1}")
+    if "cpus" in params:
+        cpus = _cpu_list(params["cpus"])
+        if not cpus or max(cpus) >= ncpus:
+            raise Failure(f"--param cpus={params['cpus']}: want a list such "
+                          f"as 0-3,6 of the guest's CPUs (--cpus {ncpus}), "
+                          f"0 to {ncpus - 1}")
+    contexts = ("auto", "preempt", "nopreempt", "irqoff")
+    if params.get("context", "auto") not in contexts:
+        raise Failure(f"--param context={params['context']}: want one of "
+                      f"{', '.join(contexts)}")
+
+
 def check_parameter_values(params, source=MODULE_SOURCE):
     """Refuse a value the module would refuse, for its ranged unsigned
     parameters (param_set_uint_minmax()): a number within the range."""

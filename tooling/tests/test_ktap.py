@@ -42,6 +42,22 @@ class Ktap(unittest.TestCase):
             ["mmbench-faults: begin", "BUG: KASAN: use-after-free"]),
             ["BUG: KASAN: use-after-free"])
 
+    def test_a_row_keeps_the_figures_of_its_first_case(self):
+        inner = ["# ptr_ring_remote.ns_per_op_median=79.187",
+                 "# ptr_ring_remote.ceiling=enforced (default)",
+                 "# ptr_ring_remote.ceiling=not judged (drift)",
+                 "ok 1 mmbench.ptr_ring_remote.run",
+                 "# ptr_ring_remote.ns_per_op_median=142.306",
+                 "# ptr_ring_remote.ceiling=enforced (default)",
+                 "# page_frag_remote_free.ns_per_op_median=150.000",
+                 "ok 2 mmbench.page_frag_remote_free.run"]
+        table = ktap.figures(inner)
+        self.assertEqual(table["ptr_ring_remote"],
+                         {"ns_per_op_median": "79.187",
+                          "ceiling": "not judged (drift)"})
+        self.assertEqual(table["page_frag_remote_free"]["ns_per_op_median"],
+                         "150.000")
+
     def test_merge_logs_keeps_order_and_each_line_once(self):
         dmesg = ["[    5.000000] b", "[    9.000000] d"]
         console = ["SeaBIOS", "[    1.000000] a", "[    5.000000] b",

@@ -70,6 +70,36 @@ class Refused(support.Options, unittest.TestCase):
                       "sample_us=100", "--param", "samples=0x10",
                       "--param", "iterations=010", "--param", "batch=+7")
 
+    def test_lists_as_the_module_checks_them(self):
+        for param, says in (("sizes=64,,96", "'' is not a number from 1 to "
+                             "8192"),
+                            ("sizes=8193", "'8193' is not a number"),
+                            ("orders=11", "'11' is not a number from 0 to 10"),
+                            ("delays=1,2,3,4,5,6,7,8,9", "more than 8 values"),
+                            ("bulk=16,16", "16 given twice"),
+                            ("frag_sizes=4097", "'4097' is not a number from 1 to 4096")):
+            self.refused("--param", param, says=f"--param {param}: {says}")
+        self.accepted("--param", "sizes=64,0x60", "--param", "orders=0,10",
+                      "--param", "delays=0,1,2,3,4,5,6,7")
+
+    def test_cpus_of_the_guest(self):
+        for param in ("cpu=2", "cpu=-2", "cpu=x", "push_cpu=5"):
+            self.refused("--param", param, says="want -1 or an online CPU "
+                         "of the guest's 2 (--cpus), 0 to 1")
+        for value in ("0-7", "abc", "1-0", ""):
+            if value:
+                self.refused("--param", f"cpus={value}",
+                             says="want a list such as 0-3,6")
+        self.refused("--param", "context=bogus",
+                     says="want one of auto, preempt, nopreempt, irqoff")
+        self.accepted("--param", "cpu=1", "--param", "cpus=0-1",
+                      "--param", "context=irqoff")
+        self.accepted("--cpus", "4", "--param", "cpus=0,3")
+
+    def test_ceiling_over_the_largest(self):
+        self.refused("--ceiling", "kmalloc_64=99999999999999999999",
+                     says="over the test's largest ceiling")
+
     def test_inject_into_several_cpus(self):
         self.refused("--param", "inject_into=alloc_pages_concurrent",
                      "--param", "inject_ndelay=200",
