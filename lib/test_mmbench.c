@@ -202,7 +202,8 @@ struct mmbench_bench;
  *	not aligned as asked
  *
  * The verification pass (see &mmbench_ctx.verify) counts @allocs and @frees
- * one by one; a timed sample derives them from its ops and @failed.
+ * as they happen (a batch or bulk at a time for those rows); a timed sample
+ * derives them from its ops and @failed, pop_cpu from the blocks it took.
  */
 struct mmbench_counts {
 	u64 allocs;
@@ -232,6 +233,11 @@ enum mmbench_team_kind {
  * @pgdat: page_pgdat(@page)
  * @ops: ops in the sample about to run
  * @sized: @ops is the row's final size: the warm-up and the timed samples
+ * @verify: the ops are the row's verification pass, untimed: they mark
+ *	every block at allocation, check it before its free and count both;
+ *	a timed sample runs a copy of the loop without that code; the
+ *	allocator ops honour it, and only the calibration and vmstat ops
+ *	honour @inject_ns (inject_into refuses the others)
  * @faults: fault injection mark of the task that started the run, which
  *	the samples take (see mmbench_fault_mark())
  * @arg: the row's value of its list: D in ns, an order, a size in bytes,
@@ -244,9 +250,6 @@ enum mmbench_team_kind {
  * @ptrs: room for a batch of pages or a bulk of objects
  * @frag: the page_frag cache, initialised by the benchmark's setup
  * @n: what the ops of an allocator benchmark counted
- * @verify: the ops are the row's verification pass, untimed: they mark
- *	every block at allocation, check it before its free and count both;
- *	a timed sample runs a copy of the loop without that code
  * @team: the CPUs of a multi-CPU benchmark
  * @team_ns: time of the latest team sample: the longest of its CPUs'
  * @team_cycles: the same in get_cycles() ticks
@@ -270,6 +273,7 @@ struct mmbench_ctx {
 	struct pglist_data *pgdat;
 	u32 ops;
 	bool sized;
+	bool verify;
 	int faults;
 	u32 arg;
 	u32 inject_ns;
@@ -279,7 +283,6 @@ struct mmbench_ctx {
 	void **ptrs;
 	struct page_frag_cache frag;
 	struct mmbench_counts n;
-	bool verify;
 	struct mmbench_team *team;
 	u64 team_ns;
 	u64 team_cycles;
@@ -720,7 +723,9 @@ static __always_inline void mmbench_check(struct mmbench_counts *n,
 {
 	const u8 *b = p;
 
-	if (unlikely(b[0] != 0xa5 || (size > 1 && b[size - 1] != 0x5a)))
+	/* Read back from memory, even right after mmbench_mark(). */
+	if (unlikely(READ_ONCE(b[0]) != 0xa5 ||
+		     (size > 1 && READ_ONCE(b[size - 1]) != 0x5a)))
 		n->corrupt++;
 }
 
@@ -779,38 +784,38 @@ mmbench_pair_loop(struct mmbench_counts *n, u32 ops, bool verify,
 }
 
 /* Blocks for mmbench_pair_loop() and the remote-free benchmarks. */
-static void *kmalloc_block(void *priv, size_t size)
+static __always_inline void *kmalloc_block(void *priv, size_t size)
 {
 	return kmalloc(size, GFP_KERNEL);
 }
 
-static void kfree_block(void *priv, void *p)
+static __always_inline void kfree_block(void *priv, void *p)
 {
 	kfree(p);
 }
 
-static void *cache_block(void *cache, size_t size)
+static __always_inline void *cache_block(void *cache, size_t size)
 {
 	return kmem_cache_alloc(cache, GFP_KERNEL);
 }
 
-static void cache_free_block(void *cache, void *p)
+static __always_inline void cache_free_block(void *cache, void *p)
 {
 	kmem_cache_free(cache, p);
 }
 
-static void *frag_block(void *frag, size_t size)
+static __always_inline void *frag_block(void *frag, size_t size)
 {
 	return page_frag_alloc(frag, size, GFP_KERNEL);
 }
 
-static void *frag_aligned_block(void *frag, size_t size)
+static __always_inline void *frag_aligned_block(void *frag, size_t size)
 {
 	return page_frag_alloc_align(frag, size, GFP_KERNEL,
 				     MMBENCH_FRAG_ALIGN);
 }
 
-static void frag_free_block(void *frag, void *p)
+static __always_inline void frag_free_block(void *frag, void *p)
 {
 	page_frag_free(p);
 }
@@ -824,14 +829,14 @@ static void frag_free_block(void *frag, void *p)
 #define MMBENCH_GFP_MAYFAIL	(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY)
 
 /* An order-0 page, as its address; a ring may hold many. */
-static void *page_block(void *priv, size_t size)
+static __always_inline void *page_block(void *priv, size_t size)
 {
 	struct page *page = alloc_page(MMBENCH_GFP_MAYFAIL);
 
 	return page ? page_address(page) : NULL;
 }
 
-static void page_free_block(void *priv, void *p)
+static __always_inline void page_free_block(void *priv, void *p)
 {
 	free_page((unsigned long)p);
 }
@@ -2526,8 +2531,12 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 {
 	u64 target = max((u64)mmbench_sample_us * NSEC_PER_USEC,
 			 run->min_sample_ns);
-	/* No sample, with preemption or irqs off above all, over 100 ms. */
-	u64 share = min_t(u64, div_u64(run->row_budget_ns, mmbench_samples + 2),
+	/*
+	 * No sample, with preemption or irqs off above all, over 100 ms; the
+	 * samples, the warm-up, the sizing and an allocator's verification
+	 * sample share the row's budget.
+	 */
+	u64 share = min_t(u64, div_u64(run->row_budget_ns, mmbench_samples + 3),
 			  MMBENCH_MAX_SAMPLE_NS);
 	struct mmbench_sample s;
 	u64 ps_per_op, want, cap, floor;
@@ -2787,7 +2796,9 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	 * The samples timed the path alone.  A benchmark that counts blocks
 	 * (outstanding_read()) runs one more sample, untimed, that marks
 	 * every block at allocation, checks it before its free and counts
-	 * both, for the functional check below.
+	 * both, for the functional check below: the blocks of that one
+	 * sample are the ones checked.  It runs past the deadline too (one
+	 * sample, at most 100 ms), not after an abort.
 	 */
 	if (b->read == outstanding_read && !ctx->abort &&
 	    !kthread_should_stop()) {
