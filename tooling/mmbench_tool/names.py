@@ -171,6 +171,15 @@ def _cpu_list(value):
     return cpus
 
 
+def context_names(source=MODULE_SOURCE):
+    """The values of the context parameter: mmbench_context_names[]."""
+    m = re.search(r"mmbench_context_names\[\] = \{(.*?)\n\};",
+                  source.read_text(), re.S)
+    if not m:
+        raise Failure(f"{source}: no mmbench_context_names[]")
+    return re.findall(r'= "([^"]+)"', m.group(1))
+
+
 def check_cpu_values(params, ncpus):
     """Refuse CPUs the guest of @ncpus CPUs does not have, and a context
     the module does not know."""
@@ -187,7 +196,7 @@ def check_cpu_values(params, ncpus):
             raise Failure(f"--param cpus={params['cpus']}: want a list such "
                           f"as 0-3,6 of the guest's CPUs (--cpus {ncpus}), "
                           f"0 to {ncpus - 1}")
-    contexts = ("auto", "preempt", "nopreempt", "irqoff")
+    contexts = context_names()
     if params.get("context", "auto") not in contexts:
         raise Failure(f"--param context={params['context']}: want one of "
                       f"{', '.join(contexts)}")

@@ -91,7 +91,7 @@ class Refused(support.Options, unittest.TestCase):
                 self.refused("--param", f"cpus={value}",
                              says="want a list such as 0-3,6")
         self.refused("--param", "context=bogus",
-                     says="want one of auto, preempt, nopreempt, irqoff")
+                     says="want one of preempt, nopreempt, irqoff, auto")
         self.accepted("--param", "cpu=1", "--param", "cpus=0-1",
                       "--param", "context=irqoff")
         self.accepted("--cpus", "4", "--param", "cpus=0,3")
