@@ -1,7 +1,11 @@
 #!/bin/sh
-# ./mmbench bench, inside the guest: time the default suite, then load the
-# module MMBENCH_LOADS times with MMBENCH_PARAMS (and an injected ndelay) and
-# print every row's figures as "MMBENCH-BENCH key=value ..." lines.
+# ./mmbench bench, inside the guest: time the default suite (unless
+# MMBENCH_SUITE=0: ./mmbench run --loads ran it already), then load the
+# module MMBENCH_LOADS times with MMBENCH_PARAMS (and, for bench, an
+# injected ndelay) and print every row's figures as "MMBENCH-BENCH
+# key=value ..." lines: per load every file of every row as
+# "sysfs=<row>/<file>=<value>" (the value the rest of the line), and the
+# module's kernel log lines of the load as "klog=".
 rel=$(uname -r)
 ko=/lib/modules/$rel/extra/test_mmbench.ko
 loads=${MMBENCH_LOADS:-5}
@@ -11,6 +15,7 @@ tmp=${TMPDIR:-/tmp}
 # runs (the module refuses to inject into one not in benchmarks=) and
 # MMBENCH_PARAMS injects nothing of its own.
 inject="inject_into=inc_dec_zone_page_state inject_ndelay=200"
+[ "${MMBENCH_INJECT:-1}" = 0 ] && inject=
 for p in $MMBENCH_PARAMS; do
 	case $p in
 	benchmarks=all) ;;
@@ -29,13 +34,21 @@ uptime_cs() {	# uptime in 1/100 s
 	echo "${up%.*}${up#*.}"
 }
 
-t0=$(uptime_cs)
-(cd /kselftest && ./run_kselftest.sh -t mm/mmbench:mmbench_test) >"$tmp/suite.log" 2>&1
-t1=$(uptime_cs)
-echo "MMBENCH-BENCH suite_cs=$((t1 - t0)) suite_ok=$(grep -c '^ok 1 selftests: mm/mmbench: mmbench_test$' "$tmp/suite.log")"
-sed -n 's/^# # fingerprint\./MMBENCH-BENCH fingerprint /p' "$tmp/suite.log"
+if [ "${MMBENCH_SUITE:-1}" != 0 ]; then
+	t0=$(uptime_cs)
+	(cd /kselftest && ./run_kselftest.sh -t mm/mmbench:mmbench_test) >"$tmp/suite.log" 2>&1
+	t1=$(uptime_cs)
+	echo "MMBENCH-BENCH suite_cs=$((t1 - t0)) suite_ok=$(grep -c '^ok 1 selftests: mm/mmbench: mmbench_test$' "$tmp/suite.log")"
+	sed -n 's/^# # fingerprint\./MMBENCH-BENCH fingerprint /p' "$tmp/suite.log"
+fi
+# What the figures depend on that the module does not say.
+echo "MMBENCH-BENCH guest boot_id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)"
+echo "MMBENCH-BENCH guest clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+echo "MMBENCH-BENCH guest cpu_model=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+echo "MMBENCH-BENCH guest cpus=$(grep -c '^processor' /proc/cpuinfo 2>/dev/null)"
 
 i=1
+seen=$(dmesg 2>/dev/null | wc -l)
 while [ $i -le "$loads" ]; do
 	# shellcheck disable=SC2086 # several parameters in each
 	if ! insmod "$ko" $MMBENCH_PARAMS $inject; then
@@ -44,14 +57,13 @@ while [ $i -le "$loads" ]; do
 		continue
 	fi
 	echo "MMBENCH-BENCH load=$i run_ms=$(cat /sys/kernel/mmbench/run_ms)"
-	for dir in /sys/kernel/mmbench/*/; do
-		[ -f "$dir/status" ] || continue
-		row=$(basename "$dir")
-		echo "MMBENCH-BENCH load=$i row=$row status=$(cat "$dir/status")" \
-			"median=$(cat "$dir/ns_per_op_median")" \
-			"net=$(cat "$dir/net_ns_per_op")" \
-			"mad=$(cat "$dir/ns_per_op_mad")"
-	done
+	# Every file of every row (and the fingerprint), one process: a
+	# cat per file took longer than the load.
+	grep -r '' /sys/kernel/mmbench/ 2>/dev/null |
+		sed -n 's|^/sys/kernel/mmbench/\([^/]*\)/\([a-z_0-9]*\):|MMBENCH-BENCH load='"$i"' sysfs=\1/\2=|p'
+	# The module's lines of this load in the kernel log.
+	dmesg | tail -n +$((seen + 1)) | sed -n 's/^.*\(test_mmbench: \)/MMBENCH-BENCH load='"$i"' klog=\1/p'
+	seen=$(dmesg | wc -l)
 	rmmod test_mmbench
 	i=$((i + 1))
 done

@@ -5,13 +5,24 @@ import statistics
 INJECTED = "inc_dec_zone_page_state"
 INJECT_NS = 200
 RUN_MS = " run_ms"      # a key no row name can take
+KLOG = " klog"          # the module's kernel log lines of a load
+FAILED = " insmod failed"
+# Keys whose value is the rest of the line (it may hold spaces).
+REST_KEYS = ("reason", "sample_ns", "klog")
+# A row's sysfs files under the short names the figures go by.
+SYSFS_KEYS = {"ns_per_op_median": "median", "net_ns_per_op": "net",
+              "ns_per_op_mad": "mad", "noise_pct": "noise",
+              "samples_dropped": "dropped"}
+MODULE_FP = " module fingerprint"
 
 
 def parse(lines):
     """Collect the guest's MMBENCH-BENCH lines.
 
     Returns (suite, fingerprint, loads): suite {suite_cs, suite_ok},
-    fingerprint {key: value}, loads [{row: {status, median, net, mad}}].
+    fingerprint {key: value}, loads [{row: {status, median, net, mad,
+    ...}}], each load's RUN_MS entry its "load" and "run_ms" and KLOG
+    its kernel log lines.
     """
     suite, fingerprint, loads = {}, {}, {}
     for line in lines:
@@ -22,14 +33,47 @@ def parse(lines):
             key, _, value = rest[len("fingerprint "):].partition("=")
             fingerprint[key] = value
             continue
+        m = re.match(r"load=(\d+) sysfs=([^/\s]+)/(\w+)=(.*)$", rest)
+        if m:
+            load = loads.setdefault(int(m.group(1)), {})
+            row, key, value = m.group(2), m.group(3), m.group(4).strip()
+            if row == "fingerprint":
+                load.setdefault(MODULE_FP, {})[key] = value
+            else:
+                load.setdefault(row, {})[SYSFS_KEYS.get(key, key)] = value
+            continue
+        m = re.match(r"load=(\d+) (?:row=(\S+) )?(%s)=(.*)$" %
+                     "|".join(REST_KEYS), rest)
+        if m:
+            load = loads.setdefault(int(m.group(1)), {})
+            if m.group(3) == "klog":
+                load.setdefault(KLOG, []).append(m.group(4))
+            elif m.group(2):
+                load.setdefault(m.group(2), {})[m.group(3)] = \
+                    m.group(4).strip()
+            continue
         fields = dict(re.findall(r"(\w+)=(\S+)", rest))
         if "suite_cs" in fields:
             suite = fields
         elif "row" in fields:
-            loads.setdefault(int(fields["load"]), {})[fields["row"]] = fields
+            loads.setdefault(int(fields["load"]), {}).setdefault(
+                fields["row"], {}).update(fields)
         elif "run_ms" in fields:
             loads.setdefault(int(fields["load"]), {})[RUN_MS] = fields
+        elif re.match(r"load=\d+ insmod failed", rest):
+            loads.setdefault(int(fields["load"]), {})[FAILED] = fields
     return suite, fingerprint, [loads[k] for k in sorted(loads)]
+
+
+def parse_prefixed(lines, prefix):
+    """{key: value} of the "MMBENCH-BENCH <prefix>key=value" lines."""
+    out = {}
+    for line in lines:
+        if line.startswith("MMBENCH-BENCH " + prefix):
+            key, _, value = line[len("MMBENCH-BENCH " + prefix):] \
+                .partition("=")
+            out[key] = value.strip()
+    return out
 
 
 def _cv(values):
@@ -104,7 +148,7 @@ def report(suite, fingerprint, loads):
              "not selected, or MMBENCH_PARAMS injects its own)")
 
     line("median ns/op per benchmark over the loads (CV of the medians):")
-    rows = sorted(r for r in loads[0] if r != RUN_MS)
+    rows = sorted(r for r in loads[0] if not r.startswith(" "))
     width = max(len(r) for r in rows)
     for row in rows:
         vals = [m for m in (med(ld, row) for ld in loads) if m is not None]

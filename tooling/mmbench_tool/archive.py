@@ -1,0 +1,226 @@
+"""The results archive: one JSON-lines file per guest boot (a "run").
+
+Record types (the "type" key), in this order in a file:
+
+run   the header: schema, the fingerprint (what the figures depend on),
+      the parameters, the boot id, the loads asked for, when and where.
+load  one per module load: its number, whether insmod worked, run_ms.
+row   one per row per load: status, reason, median, mad, noise, net (all
+      ns/op but noise, in %), the kept samples (ns/op, in the order
+      taken, when the module publishes sample_ns), the samples kept and
+      dropped, and the drops by cause when the kernel log says them.
+
+Several runs' files concatenated are an archive too (./mmbench measure
+writes one per side that way): every load and row record carries its
+run's boot id.  README.md, "The results archive", is the schema's
+documentation.
+"""
+import datetime
+import json
+import platform
+import re
+from pathlib import Path
+
+from . import bench
+
+SCHEMA = 1
+FILE = "archive.jsonl"
+# Fingerprint keys that change what an operation costs: two archives
+# that differ in one are NOT COMPARABLE.
+COST_KEYS = ("arch", "accel", "qemu_cpu", "cpu_model", "debug",
+             "emulated")
+# Keys that may change costs but may be what is being compared: said.
+WARN_KEYS = ("preempt", "init_on_alloc", "init_on_free", "clocksource",
+             "host_cpu")
+DROP_CAUSES = ("preempted", "migrated", "stolen")
+
+
+def _number(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def host_cpu():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def drops(klog_lines, row):
+    """{cause: count} of the samples of @row dropped, from the module's
+    kernel log lines of one load ("test_mmbench: <row>: ...")."""
+    found = {}
+    for line in klog_lines:
+        m = re.match(r"test_mmbench: (\S+): (.*)$", line)
+        if not m or m.group(1) != row:
+            continue
+        text = m.group(2)
+        for cause in DROP_CAUSES:
+            hit = (re.search(rf"(\d+)\s+(?:samples?\s+)?(?:dropped\s+)?"
+                             rf"(?:as\s+)?{cause}", text) or
+                   re.search(rf"{cause}\s*[=:]?\s*(\d+)", text))
+            if hit:
+                found[cause] = int(hit.group(1))
+    return found
+
+
+def records(lines, host_facts, params, boot=None):
+    """The archive records of one guest boot from its MMBENCH-BENCH lines.
+
+    @host_facts: the fingerprint keys the host knows (arch, accel,
+    qemu_cpu, kernel image, ...); @params: {"module": [...], "loads": N};
+    @boot: the boot id when the guest did not say it.
+    """
+    suite, fingerprint, loads = bench.parse(lines)
+    guest_facts = bench.parse_prefixed(lines, "guest ")
+    module = bench.parse_prefixed(lines, "module ")
+    for ld in loads:
+        module.update(ld.get(bench.MODULE_FP, {}))
+    fp = {}
+    fp.update(fingerprint)          # the test program's, when the suite ran
+    fp.update(module)               # the module's fingerprint files
+    fp.update({k: v for k, v in guest_facts.items() if k != "boot_id"})
+    fp.update(host_facts)
+    if "emulated" not in fp or fp["emulated"] == "unknown":
+        fp["emulated"] = "yes" if host_facts.get("accel") == "tcg" else \
+            fp.get("emulated", "unknown")
+    boot_id = guest_facts.get("boot_id") or boot or "unknown"
+    head = {"type": "run", "schema": SCHEMA, "boot": boot_id,
+            "fingerprint": fp, "params": params,
+            "created": datetime.datetime.now(datetime.timezone.utc)
+            .isoformat(timespec="seconds"),
+            "host": platform.node(), "loads": len(loads)}
+    if suite:
+        head["suite"] = suite
+    out = [head]
+    for n, ld in enumerate(loads, 1):
+        number = ld.get(bench.RUN_MS, {}).get("load", n)
+        klog = ld.get(bench.KLOG, [])
+        out.append({"type": "load", "boot": boot_id, "load": int(number),
+                    "insmod": "failed" if bench.FAILED in ld else "ok",
+                    "run_ms": _number(ld.get(bench.RUN_MS, {})
+                                      .get("run_ms"))})
+        for row, f in sorted(ld.items()):
+            if row.startswith(" "):
+                continue
+            rec = {"type": "row", "boot": boot_id, "load": int(number),
+                   "row": row, "status": f.get("status"),
+                   "reason": f.get("reason", ""),
+                   "median": _number(f.get("median")),
+                   "mad": _number(f.get("mad")),
+                   "noise": _number(f.get("noise")),
+                   "net": _number(f.get("net")),
+                   "samples": int(f["samples"]) if
+                   f.get("samples", "").isdigit() else None,
+                   "dropped": int(f["dropped"]) if
+                   f.get("dropped", "").isdigit() else None,
+                   "sample_ns": [float(x) for x in
+                                 f.get("sample_ns", "").split()
+                                 if _number(x) is not None],
+                   "dropped_why": drops(klog, row)}
+            out.append(rec)
+    return out
+
+
+def write(path, recs, append=False):
+    with open(path, "a" if append else "w") as f:
+        for rec in recs:
+            f.write(json.dumps(rec, sort_keys=True) + "\n")
+    return path
+
+
+def _files(where):
+    where = Path(where)
+    if where.is_dir():
+        found = sorted(where.glob("*.jsonl"))
+        if not found:
+            found = sorted(where.glob(f"*/{FILE}"))
+        if not found:
+            raise ValueError(f"{where}: no *.jsonl archive in it")
+        return found
+    return [where]
+
+
+class Archive:
+    """The records of one or more archive files (or results folders)."""
+
+    def __init__(self, runs, rows, loads, name=""):
+        self.runs = runs        # the "run" records
+        self.rows = rows        # the "row" records
+        self.loads = loads      # the "load" records
+        self.name = name
+
+    @classmethod
+    def read(cls, *wheres):
+        runs, rows, loads = [], [], []
+        for where in wheres:
+            for path in _files(where):
+                for n, line in enumerate(Path(path).read_text()
+                                         .splitlines(), 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        rec = json.loads(line)
+                    except ValueError as e:
+                        raise ValueError(f"{path}:{n}: not JSON: {e}") \
+                            from e
+                    kind = rec.get("type")
+                    if kind == "run":
+                        runs.append(rec)
+                    elif kind == "row":
+                        rows.append(rec)
+                    elif kind == "load":
+                        loads.append(rec)
+        if not runs:
+            raise ValueError(f"{', '.join(map(str, wheres))}: no run "
+                             "record: not an mmbench archive")
+        return cls(runs, rows, loads, ", ".join(map(str, wheres)))
+
+    def fingerprint(self):
+        """{key: set of values} over the runs."""
+        fp = {}
+        for run in self.runs:
+            for k, v in run.get("fingerprint", {}).items():
+                fp.setdefault(k, set()).add(str(v))
+        return fp
+
+    def medians(self):
+        """{(boot, load): {row: median}} of the rows that passed."""
+        out = {}
+        for rec in self.rows:
+            if rec.get("status") == "pass" and rec.get("median"):
+                out.setdefault((rec["boot"], rec["load"]), {})[
+                    rec["row"]] = rec["median"]
+        return out
+
+    def samples(self, row):
+        """The kept samples of @row over every load (or the medians,
+        when the module published no samples)."""
+        out = []
+        for rec in self.rows:
+            if rec.get("row") == row and rec.get("status") == "pass":
+                out += rec.get("sample_ns") or [rec["median"]]
+        return out
+
+
+def differences(a, b):
+    """(not comparable, warnings): [(key, a values, b values)] of the
+    fingerprint keys in which two archives differ."""
+    fa, fb = a.fingerprint(), b.fingerprint()
+    bad, warn = [], []
+    for keys, into in ((COST_KEYS, bad), (WARN_KEYS, warn)):
+        for k in keys:
+            va, vb = fa.get(k), fb.get(k)
+            if va is not None and vb is not None and va != vb:
+                into.append((k, sorted(va), sorted(vb)))
+            elif k in COST_KEYS and len(va or ()) > 1:
+                into.append((k, sorted(va), ["(A mixes them)"]))
+            elif k in COST_KEYS and len(vb or ()) > 1:
+                into.append((k, ["(B mixes them)"], sorted(vb)))
+    return bad, warn

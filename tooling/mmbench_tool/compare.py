@@ -1,0 +1,408 @@
+"""./mmbench compare: did B make a row slower than A, by how much, and how
+sure are we?
+
+The unit of replication is the module load (loads nested in boots), not
+the sample: within a load a row's samples spread a few %, its median
+moves far more between loads and boots.  Per row and load the figure is
+log(median ns/op); each load is first normalised (see normalise()), then
+per row the two kernels' loads are compared with Yuen's trimmed-mean t
+test (20 % trimmed: robust to the loads a busy host slowed), its variance
+inflated by the design effect of loads nested in boots, the intra-boot
+correlation pooled over rows.  README.md, "Comparing two kernels",
+explains the choices and the figures behind them.
+"""
+import math
+import statistics
+import sys
+
+from .archive import differences
+
+TRIM = 0.2              # Yuen's trimming, each tail
+Q = 0.05                # Benjamini-Hochberg false discovery rate
+MIN_EFFECT_PCT = 1.0    # the smallest change worth a verdict, in %
+MIN_LOADS = 3           # fewer passing loads a side: INCONCLUSIVE
+MORE_LOADS_CAP = 999
+# The calibration rows: pure emulation speed, independent of mm code.
+REFERENCE_ROWS = ("baseline", "noinline_call", "alu_chain")
+NORMS = ("common", "reference", "none")
+DEFAULT_NORM = "common"
+
+REGRESSION = "REGRESSION"
+IMPROVEMENT = "IMPROVEMENT"
+NO_CHANGE = "NO CHANGE"
+INCONCLUSIVE = "INCONCLUSIVE"
+NOT_COMPARABLE = "NOT COMPARABLE"
+
+
+def stats():
+    """scipy.stats: Debian's python3-scipy, also when the python3 that
+    runs mmbench is not Debian's (a pyenv of the same version)."""
+    try:
+        import scipy.stats
+    except ImportError:
+        sys.path.append("/usr/lib/python3/dist-packages")
+        import scipy.stats
+    return scipy.stats
+
+
+def t_quantile(p, df):
+    return float(stats().t.ppf(p, df))
+
+
+def t_sf(x, df):
+    return float(stats().t.sf(x, df))
+
+
+# ---------------------------------------------------------------- data
+
+def log_units(archive):
+    """{(boot, load): {row: log median}} of an archive's passing rows."""
+    return {u: {r: math.log(m) for r, m in rows.items() if m > 0}
+            for u, rows in archive.medians().items()}
+
+
+def normalise(ua, ub, how=DEFAULT_NORM):
+    """Take each load's factor out: "common", the median over the rows
+    every load has of (row - the row's median over all loads of both
+    kernels), the factor common to all rows of a load (host speed under
+    TCG); "reference", the mean of the same over the calibration rows;
+    "none".  Returns (ua', ub', factors {unit: factor}, rows used)."""
+    if how == "none" or not ua or not ub:
+        return ua, ub, {}, []
+    every = [u for u in list(ua.values()) + list(ub.values())]
+    common = set.intersection(*(set(u) for u in every))
+    if how == "reference":
+        use = [r for r in REFERENCE_ROWS if r in common]
+    else:
+        use = sorted(common)
+    if not use:
+        return ua, ub, {}, []
+    centre = {r: statistics.median(u[r] for u in every) for r in use}
+
+    def factor(u):
+        devs = [u[r] - centre[r] for r in use]
+        return statistics.mean(devs) if how == "reference" else \
+            statistics.median(devs)
+    factors = {}
+    out = []
+    for side, units in (("A", ua), ("B", ub)):
+        norm = {}
+        for key, u in units.items():
+            f = factor(u)
+            factors[(side,) + tuple(key)] = f
+            norm[key] = {r: v - f for r, v in u.items()}
+        out.append(norm)
+    return out[0], out[1], factors, use
+
+
+def trimmed(values, g=TRIM):
+    """(trimmed mean, winsorized variance, h: values left after
+    trimming) of @values."""
+    x = sorted(values)
+    n = len(x)
+    k = int(math.floor(g * n))
+    h = n - 2 * k
+    tm = statistics.mean(x[k:n - k])
+    w = [x[k]] * k + x[k:n - k] + [x[n - k - 1]] * k
+    sw2 = statistics.variance(w) if n > 1 else 0.0
+    return tm, sw2, h
+
+
+def icc(units):
+    """The intra-boot correlation of a kernel's normalised loads: per row
+    the one-way ANOVA estimate over boots with two loads or more, the
+    median over rows, clipped to 0..1; None when fewer than two such
+    boots."""
+    by_boot = {}
+    for (boot, _load), rows in units.items():
+        by_boot.setdefault(boot, []).append(rows)
+    boots = [b for b in by_boot.values() if len(b) >= 2]
+    if len(boots) < 2:
+        return None
+    rows = set.intersection(*(set(r) for b in boots for r in b))
+    found = []
+    for row in rows:
+        groups = [[ld[row] for ld in b] for b in boots]
+        k = len(groups)
+        n = sum(len(g) for g in groups)
+        grand = statistics.mean(v for g in groups for v in g)
+        ssb = sum(len(g) * (statistics.mean(g) - grand) ** 2
+                  for g in groups)
+        ssw = sum((v - statistics.mean(g)) ** 2 for g in groups for v in g)
+        msb, msw = ssb / (k - 1), ssw / (n - k) if n > k else 0.0
+        n0 = (n - sum(len(g) ** 2 for g in groups) / n) / (k - 1)
+        if msb + (n0 - 1) * msw <= 0:
+            continue
+        found.append((msb - msw) / (msb + (n0 - 1) * msw))
+    if not found:
+        return None
+    return min(1.0, max(0.0, statistics.median(found)))
+
+
+def design_effect(units, rho):
+    """1 + (mean loads per boot - 1) * rho."""
+    boots = {}
+    for boot, _load in units:
+        boots[boot] = boots.get(boot, 0) + 1
+    m = statistics.mean(boots.values()) if boots else 1
+    return 1 + (m - 1) * (rho or 0.0)
+
+
+def bh(pvalues, q=Q):
+    """Benjamini-Hochberg: (rejected flags, adjusted p-values), in the
+    order of @pvalues (None: not tested)."""
+    tested = [(p, i) for i, p in enumerate(pvalues) if p is not None]
+    m = len(tested)
+    rejected = [False] * len(pvalues)
+    adjusted = [None] * len(pvalues)
+    if not m:
+        return rejected, adjusted
+    tested.sort()
+    last = 0
+    for k, (p, _) in enumerate(tested, 1):
+        if p <= k / m * q:
+            last = k
+    for k, (_, i) in enumerate(tested, 1):
+        rejected[i] = k <= last
+    running = 1.0
+    for k in range(m, 0, -1):
+        p, i = tested[k - 1]
+        running = min(running, p * m / k)
+        adjusted[i] = running
+    return rejected, adjusted
+
+
+def pct(logdiff):
+    return 100 * math.expm1(logdiff)
+
+
+# ----------------------------------------------------------- the test
+
+class RowResult:
+    """One row's comparison."""
+
+    def __init__(self, row):
+        self.row = row
+        self.a_median = self.b_median = None     # ns/op, median over loads
+        self.na = self.nb = 0
+        self.change = self.lo = self.hi = None   # % B against A
+        self.p = self.q = None
+        self.significant = False
+        self.noise_a = self.noise_b = None       # % (SE of each level)
+        self.min_effect = MIN_EFFECT_PCT
+        self.mde = None                          # % at 95 %, 80 % power
+        self.verdict = INCONCLUSIVE
+        self.more_loads = None
+        self.why = ""
+        self.diff = self.se = self.df = None
+
+    def as_dict(self):
+        return {k: v for k, v in vars(self).items()}
+
+
+def compare_row(row, xa, xb, deff_a, deff_b):
+    """The test of one row: @xa, @xb the normalised log medians of each
+    kernel's loads; @deff_*: each kernel's design effect."""
+    r = RowResult(row)
+    r.na, r.nb = len(xa), len(xb)
+    if r.na < MIN_LOADS or r.nb < MIN_LOADS:
+        r.why = (f"{r.na} and {r.nb} passing loads: at least {MIN_LOADS} "
+                 "a kernel")
+        r.more_loads = max(0, MIN_LOADS - min(r.na, r.nb))
+        return r
+    tma, swa, ha = trimmed(xa)
+    tmb, swb, hb = trimmed(xb)
+    # Yuen's squared standard errors, times each kernel's design effect.
+    da = (r.na - 1) * swa / (ha * (ha - 1)) * deff_a
+    db = (r.nb - 1) * swb / (hb * (hb - 1)) * deff_b
+    hea, heb = max(2.0, ha / deff_a), max(2.0, hb / deff_b)
+    se = math.sqrt(da + db)
+    diff = tmb - tma
+    if se > 0:
+        df = (da + db) ** 2 / ((da ** 2 / (hea - 1) if da else 0) +
+                               (db ** 2 / (heb - 1) if db else 0))
+    else:
+        df = hea + heb - 2
+    df = max(1.0, df)
+    t975 = t_quantile(0.975, df)
+    r.diff, r.se, r.df = diff, se, df
+    r.change = pct(diff)
+    r.lo, r.hi = pct(diff - t975 * se), pct(diff + t975 * se)
+    r.p = 2 * t_sf(abs(diff) / se, df) if se > 0 else \
+        (0.0 if diff else 1.0)
+    r.noise_a, r.noise_b = 100 * math.sqrt(da), 100 * math.sqrt(db)
+    r.min_effect = max(MIN_EFFECT_PCT, r.noise_a, r.noise_b)
+    r.mde = pct((t975 + t_quantile(0.80, df)) * se)
+    return r
+
+
+def decide(r, m):
+    """The verdict of a row already tested and BH-judged, @m rows
+    tested."""
+    if r.change is None:
+        r.verdict = INCONCLUSIVE
+        return r
+    eff = r.min_effect
+    if r.significant and r.change >= eff:
+        r.verdict = REGRESSION
+    elif r.significant and r.change <= -eff:
+        r.verdict = IMPROVEMENT
+    elif r.lo >= -eff and r.hi <= eff:
+        r.verdict = NO_CHANGE
+    else:
+        r.verdict = INCONCLUSIVE
+        r.more_loads = more_loads(r, m)
+    return r
+
+
+def more_loads(r, m):
+    """About how many more loads a kernel would decide the row: enough
+    for the interval to lie inside the minimum effect (NO CHANGE) or for
+    the change to pass a Bonferroni bound of the rows' test (which
+    Benjamini-Hochberg's never exceeds), whichever comes first; the
+    interval's width taken to shrink as 1/sqrt(loads)."""
+    n = min(r.na, r.nb)
+    eff_log = math.log1p(r.min_effect / 100)
+    est = abs(r.diff)
+    need = []
+    z_detect = float(stats().norm.ppf(1 - Q / 2 / max(1, m)))
+    if est > 0 and abs(r.change) >= r.min_effect:
+        need.append(n * (z_detect * r.se / est) ** 2)
+    if est < eff_log:
+        need.append(n * (1.96 * r.se / (eff_log - est)) ** 2)
+    if not need:
+        return MORE_LOADS_CAP
+    return min(MORE_LOADS_CAP, max(1, math.ceil(min(need)) - n))
+
+
+class Comparison:
+    """Every row of A against B."""
+
+    def __init__(self, a, b, norm=DEFAULT_NORM):
+        self.a, self.b, self.norm = a, b, norm
+        self.not_comparable, self.warnings = differences(a, b)
+        ua, ub = log_units(a), log_units(b)
+        self.raw_a, self.raw_b = ua, ub
+        na, nb, self.factors, self.norm_rows = normalise(ua, ub, norm)
+        self.units_a, self.units_b = na, nb
+        self.icc_a, self.icc_b = icc(na), icc(nb)
+        pooled = [x for x in (self.icc_a, self.icc_b) if x is not None]
+        rho = statistics.mean(pooled) if pooled else 0.0
+        self.icc = rho
+        self.deff_a = design_effect(na, rho)
+        self.deff_b = design_effect(nb, rho)
+        rows_a = set(r for u in na.values() for r in u)
+        rows_b = set(r for u in nb.values() for r in u)
+        self.only_a = sorted(rows_a - rows_b)
+        self.only_b = sorted(rows_b - rows_a)
+        self.rows = []
+        for row in sorted(rows_a & rows_b):
+            xa = [u[row] for u in na.values() if row in u]
+            xb = [u[row] for u in nb.values() if row in u]
+            res = compare_row(row, xa, xb, self.deff_a, self.deff_b)
+            res.a_median = statistics.median(
+                math.exp(u[row]) for u in ua.values() if row in u)
+            res.b_median = statistics.median(
+                math.exp(u[row]) for u in ub.values() if row in u)
+            self.rows.append(res)
+        rejected, adjusted = bh([r.p for r in self.rows])
+        m = sum(1 for r in self.rows if r.p is not None)
+        for r, rej, q in zip(self.rows, rejected, adjusted):
+            r.significant, r.q = rej, q
+            decide(r, m)
+            if self.not_comparable:
+                r.verdict = NOT_COMPARABLE
+        self.shift = self._shift()
+
+    def _shift(self):
+        """The change of the load factor itself, B against A, in %, with
+        its 95 % interval: what normalising takes out of every row."""
+        fa = [f for k, f in self.factors.items() if k[0] == "A"]
+        fb = [f for k, f in self.factors.items() if k[0] == "B"]
+        if len(fa) < 2 or len(fb) < 2:
+            return None
+        r = compare_row("(load factor)", fa, fb, self.deff_a, self.deff_b)
+        return r
+
+    def counts(self):
+        out = {}
+        for r in self.rows:
+            out[r.verdict] = out.get(r.verdict, 0) + 1
+        return out
+
+    def regressions(self):
+        return [r for r in self.rows if r.verdict == REGRESSION]
+
+    def report(self):
+        """The verdict table, as text lines."""
+        out = []
+        if self.not_comparable:
+            out.append("NOT COMPARABLE: the fingerprints differ in what "
+                       "changes costs:")
+            for k, va, vb in self.not_comparable:
+                out.append(f"  {k}: A {', '.join(va)}; B {', '.join(vb)}")
+        for k, va, vb in self.warnings:
+            out.append(f"note: {k} differs: A {', '.join(va)}; B "
+                       f"{', '.join(vb)}")
+        boots_a = len({u[0] for u in self.units_a})
+        boots_b = len({u[0] for u in self.units_b})
+        out.append(f"A: {len(self.units_a)} loads in {boots_a} boots; "
+                   f"B: {len(self.units_b)} loads in {boots_b} boots; "
+                   f"normalised by {self.norm}"
+                   + (f" ({len(self.norm_rows)} rows)" if self.norm_rows
+                      else "") +
+                   f"; intra-boot correlation {self.icc:.2f}, design "
+                   f"effect A {self.deff_a:.2f}, B {self.deff_b:.2f}")
+        if self.shift and self.shift.change is not None:
+            s = self.shift
+            out.append(f"every row's load factor, B against A: "
+                       f"{s.change:+.1f} % [{s.lo:+.1f}, {s.hi:+.1f}] "
+                       "(taken out of each row by the normalisation; "
+                       "mostly host speed under emulation)")
+        width = max([len(r.row) for r in self.rows] + [3])
+        out.append(f"{'row':<{width}}  {'A ns/op':>10} {'B ns/op':>10} "
+                   f"{'change':>8} {'95 % CI':>17} {'p':>8} {'q':>8} "
+                   f"{'min':>5} {'MDE':>5}  verdict")
+        for r in self.rows:
+            if r.change is None:
+                out.append(f"{r.row:<{width}}  "
+                           f"{_num(r.a_median):>10} {_num(r.b_median):>10} "
+                           f"{'':>8} {'':>17} {'':>8} {'':>8} {'':>5} "
+                           f"{'':>5}  {r.verdict} ({r.why})")
+                continue
+            verdict = r.verdict
+            if r.verdict == INCONCLUSIVE and r.more_loads is not None:
+                verdict += (f" (more than {MORE_LOADS_CAP} more loads a "
+                            "kernel would decide)"
+                            if r.more_loads >= MORE_LOADS_CAP else
+                            f" (about {r.more_loads} more loads a kernel "
+                            "would decide)")
+            out.append(f"{r.row:<{width}}  {_num(r.a_median):>10} "
+                       f"{_num(r.b_median):>10} {r.change:+7.1f}% "
+                       f"[{r.lo:+6.1f},{r.hi:+6.1f}]% {r.p:8.2g} "
+                       f"{r.q:8.2g} {r.min_effect:4.1f}% {r.mde:4.1f}%  "
+                       f"{verdict}")
+        for side, rows in (("A", self.only_a), ("B", self.only_b)):
+            if rows:
+                out.append(f"only in {side}: {', '.join(rows)}")
+        c = self.counts()
+        out.append("verdicts: " + ", ".join(
+            f"{v} {c[v]}" for v in (REGRESSION, IMPROVEMENT, NO_CHANGE,
+                                     INCONCLUSIVE, NOT_COMPARABLE)
+            if c.get(v)))
+        return out
+
+    def as_json(self):
+        return {"norm": self.norm, "icc": self.icc,
+                "design_effect": [self.deff_a, self.deff_b],
+                "not_comparable": self.not_comparable,
+                "warnings": self.warnings,
+                "only_a": self.only_a, "only_b": self.only_b,
+                "load_factor_change": self.shift.as_dict()
+                if self.shift else None,
+                "rows": [r.as_dict() for r in self.rows],
+                "counts": self.counts()}
+
+
+def _num(x):
+    return "-" if x is None else f"{x:.3f}" if x < 1000 else f"{x:.1f}"
