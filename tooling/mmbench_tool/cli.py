@@ -10,8 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from . import (arch as archmod, arm64, bench, build, debugkernel, deps,
-               guest, intree, ktap, literal, names, series, verdicts)
+from . import (arch as archmod, archive, arm64, bench, build, compare,
+               debugkernel, deps, fleet, guest, intree, ktap, literal,
+               measure, names, series, verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
@@ -96,7 +97,7 @@ def check_options(a):
         raise Failure("--memory must be at least 256 (MiB)")
     if a.timeout < 10:
         raise Failure("--timeout must be at least 10 (seconds)")
-    if not 2 <= getattr(a, "loads", 5) <= 50:
+    if getattr(a, "loads", None) is not None and not 2 <= a.loads <= 50:
         raise Failure("--loads must be from 2 to 50")
     if not 1 <= getattr(a, "runs", 1) <= 100:
         raise Failure("--runs must be from 1 to 100")
@@ -295,6 +296,19 @@ class Setup:
         env.update(self.extra_env)
         return module_params(a), env, files
 
+    def host_facts(self):
+        """What the archive's fingerprint takes from this side: the
+        guest's architecture, accelerator and QEMU CPU model, the kernel
+        booted, the host's CPU."""
+        kvm = getattr(self, "kvm", False)
+        cpu = "host" if kvm else next(
+            (self.arch.machine[i + 1] for i, w in
+             enumerate(self.arch.machine) if w == "-cpu"),
+            "QEMU's default")
+        return {"arch": self.arch.name, "accel": "kvm" if kvm else "tcg",
+                "qemu_cpu": cpu, "kernel_image": str(self.kernel),
+                "host_cpu": archive.host_cpu()}
+
     def literal_tree(self):
         """Make sure the test program in the kernel tree, which the literal
         run_tests runs, is the one installed for run_kselftest.sh: the
@@ -339,6 +353,7 @@ class Setup:
         if a.accel == "auto" and self.arch.kvm:
             with Phase("KVM probe"):
                 kvm = guest.kvm_works(self.kernel)
+        self.kvm = kvm
         lines = []
         in_dmesg = [False]
 
@@ -609,13 +624,41 @@ def report(checks):
     return all(ok for ok, _, _ in checks)
 
 
+def save_archive(setup, out, results, mode):
+    """Write the archive of a guest's loads to @results/archive.jsonl;
+    return its records."""
+    lines = ktap.between(out.lines, "MMBENCH-BENCH-BEGIN",
+                         "MMBENCH-BENCH-END") or []
+    # The suite's fingerprint lines, when it ran before the loads.
+    lines += [f"MMBENCH-BENCH fingerprint {m.group(1)}" for m in
+              (re.match(r"^(?:# )+fingerprint\.(\w+=.*)$", line)
+               for line in (out.suite or [])) if m]
+    params, _, _ = setup.guest_env()
+    recs = archive.records(lines, setup.host_facts(),
+                           {"module": params, "mode": mode,
+                            "loads_asked": getattr(setup.args, "loads",
+                                                   None)})
+    archive.write(results / archive.FILE, recs)
+    return recs
+
+
 def cmd_run(args):
     setup = Setup(args)
     setup.prepare()
     results = guest.results_dir()
+    if args.loads:
+        setup.extra_env = {"MMBENCH_LOADS": str(args.loads)}
     out = setup.boot("run", results)
     with Phase("results"):
         checks = judge_suite(setup, out, results)
+        if args.loads:
+            recs = save_archive(setup, out, results, "run")
+            got = sum(1 for r in recs if r["type"] == "load" and
+                      r["insmod"] == "ok")
+            checks.append((got == args.loads,
+                           f"{args.loads} more module loads for the archive",
+                           f"{got} loaded"))
+            say(f"archive of {got} loads: {results / archive.FILE}")
     Phase.report()
     good = report(checks)
     say(f"results in {results}")
@@ -632,6 +675,7 @@ def cmd_bench(args):
     lines = ktap.between(out.lines, "MMBENCH-BENCH-BEGIN",
                          "MMBENCH-BENCH-END") or []
     suite, fingerprint, loads = bench.parse(lines)
+    save_archive(setup, out, results, "bench")
     Phase.report()
     say("benchmark of the benchmark (a measurement, not a test):")
     text = bench.report(suite, fingerprint, loads)
@@ -1083,6 +1127,100 @@ def cmd_export(args):
     return 1 if bad else 0
 
 
+def _add_measure_options(p):
+    p.add_argument("--boots", type=int, default=measure.DEFAULT_BOOTS,
+                   help="boots a kernel, alternating (default "
+                        f"{measure.DEFAULT_BOOTS})")
+    p.add_argument("--loads", type=int, default=measure.DEFAULT_LOADS,
+                   help="module loads a boot, 2..50 (default "
+                        f"{measure.DEFAULT_LOADS})")
+    p.add_argument("--norm", choices=compare.NORMS,
+                   default=compare.DEFAULT_NORM,
+                   help="what each load is normalised by (default "
+                        f"{compare.DEFAULT_NORM}; README, \"Comparing two "
+                        "kernels\")")
+
+
+def _add_compare_commands(sub):
+    p = sub.add_parser(
+        "measure", help="measure two kernels in alternating boots and "
+        "compare them",
+        description="Boot kernel A and kernel B in turn (A, B, A, B, ...: "
+        "host drift falls on both), --boots times each, loading the module "
+        "--loads times a boot; save each kernel's results archive (A.jsonl, "
+        "B.jsonl) and compare them as ./mmbench compare does. Without "
+        "--a-kernel or --b-kernel a side is Debian's stock 6.12 kernel; "
+        "--a-param and --b-param are module parameters of one side only "
+        "(e.g. --b-param slow_into=kmalloc:40, a known regression).",
+        epilog="exit status: 0 no regression, 1 a REGRESSION, 2 bad "
+        "options, a step that could not be done or NOT COMPARABLE, 130 "
+        "interrupted")
+    _add_guest_options(p)
+    _add_arch_option(p)
+    for side in ("a", "b"):
+        S = side.upper()
+        p.add_argument(f"--{side}-kernel", type=Path,
+                       help=f"kernel image of {S} (with --{side}-headers)")
+        p.add_argument(f"--{side}-headers", type=Path,
+                       help=f"build tree of {S}'s kernel")
+        p.add_argument(f"--{side}-release", help=f"uname -r of {S}'s kernel")
+        p.add_argument(f"--{side}-param", action="append", default=[],
+                       metavar="NAME=VALUE",
+                       help=f"a module parameter of {S} only, repeatable")
+    _add_measure_options(p)
+    p.set_defaults(func=measure.cmd_measure)
+    p = sub.add_parser(
+        "compare", help="compare two results archives row by row",
+        description="For every row: the medians, the change of B against "
+        "A in % with its 95 % interval, a p-value, Benjamini-Hochberg over "
+        "the rows (q = 0.05) and one verdict: REGRESSION, IMPROVEMENT, NO "
+        "CHANGE, INCONCLUSIVE (with about how many more loads would "
+        "decide) or NOT COMPARABLE; a forest plot and each row's samples "
+        "(PNG). A and B: archives (.jsonl) or results folders with an "
+        "archive.jsonl; or one folder of ./mmbench measure.",
+        epilog="exit status: 0 no regression, 1 a REGRESSION, 2 bad "
+        "archives or NOT COMPARABLE")
+    p.add_argument("archives", type=Path, nargs="+", metavar="A B")
+    p.add_argument("--norm", choices=compare.NORMS,
+                   default=compare.DEFAULT_NORM,
+                   help=f"default {compare.DEFAULT_NORM}")
+    p.add_argument("-o", "--output", type=Path,
+                   help="folder for compare.txt, compare.json and the "
+                        "plots (default: the measure folder, or a new "
+                        "results folder)")
+    p.add_argument("--no-plots", action="store_true")
+    p.set_defaults(func=measure.cmd_compare)
+    p = sub.add_parser(
+        "compare-check", help="how far compare's verdicts hold (a "
+        "benchmark, not a test)",
+        description="aa: the stock kernel against itself, --comparisons "
+        "times, counting REGRESSION and IMPROVEMENT verdicts (goal: at "
+        "most 1 in all), and each row's minimum detectable effect; known: "
+        "slow_into making inc_dec_zone_page_state, kmalloc_64 and "
+        "alloc_pages_order0 2, 5 and 10 % slower (calibrated against "
+        "alu_chain in a first boot), each level compared with the stock "
+        "kernel --comparisons times: the detection rate of each.",
+        epilog="exit status: 0 goal met, 1 missed, 2 a step failed")
+    p.add_argument("what", choices=("aa", "known"))
+    _add_guest_options(p)
+    _add_arch_option(p)
+    _add_measure_options(p)
+    p.add_argument("--comparisons", type=int, default=20,
+                   help="comparisons (default 20)")
+    p.add_argument("--reuse", type=Path,
+                   help="recompute from the archives of an earlier "
+                        "compare-check folder, booting nothing")
+    p.set_defaults(func=measure.cmd_compare_check)
+    p = sub.add_parser(
+        "fleet", help="an archive's figures for LAVA, KCIDB or LKP",
+        description="Print an archive's rows in a fleet's format (README, "
+        "\"Metric names\"): lava (lava-test-case commands with "
+        "measurement and units), kcidb (JSON) or lkp (key: value).")
+    p.add_argument("archive", type=Path)
+    p.add_argument("--format", choices=fleet.FORMATS, default="lava")
+    p.set_defaults(func=measure.cmd_fleet)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(
         prog="mmbench",
@@ -1097,6 +1235,10 @@ def main(argv):
         "moves out/).", epilog=EXIT_CODES)
     _add_guest_options(p)
     _add_arch_option(p)
+    p.add_argument("--loads", type=int,
+                   help="after the suite, load the module this many times "
+                        "more (2..50) and write every row of every load to "
+                        "the results archive, archive.jsonl")
     p.set_defaults(func=cmd_run)
     p = sub.add_parser(
         "test", help="run mmbench's own tests",
@@ -1151,6 +1293,7 @@ def main(argv):
                    help="the host idle, every host CPU busy, or one boot "
                         "each (default both)")
     p.set_defaults(func=cmd_verdicts)
+    _add_compare_commands(sub)
     p = sub.add_parser(
         "export", help="write the upstream patch series",
         description="Commit the series of tooling/upstream/series on a new "

@@ -1,0 +1,103 @@
+"""The figures of an archive in the fleets' formats (README.md, "Metric
+names"): LAVA test cases (name, result, measurement, units), KCIDB-like
+JSON, LKP-like "key: value" stats."""
+import json
+import statistics
+
+FORMATS = ("lava", "kcidb", "lkp")
+RESULTS = {"pass": "pass", "unsupported": "skip"}    # else: fail
+KCIDB_STATUS = {"pass": "PASS", "skip": "SKIP", "fail": "FAIL"}
+
+
+def metric_row(row):
+    """A row's name in a metric: '+' (an injected delay) written '_'."""
+    return row.replace("+", "_")
+
+
+def summary(arch):
+    """Per row: (result, median ns/op, median net ns/op, median noise %)
+    over the archive's loads; the result is the worst over the loads
+    (fail over skip over pass), the figures the median over the loads
+    that passed."""
+    rows = {}
+    for rec in arch.rows:
+        rows.setdefault(rec["row"], []).append(rec)
+    out = {}
+    for row, recs in sorted(rows.items()):
+        results = {RESULTS.get(r.get("status"), "fail") for r in recs}
+        result = "fail" if "fail" in results else \
+            "skip" if "skip" in results and "pass" not in results else "pass"
+        passed = [r for r in recs if r.get("status") == "pass"]
+
+        def med(key):
+            vals = [r[key] for r in passed if r.get(key) is not None]
+            return statistics.median(vals) if vals else None
+        out[row] = (result, med("median"), med("net"), med("noise"))
+    return out
+
+
+def cases(arch):
+    """[(name, result, measurement, units)], the LAVA test cases: one
+    per row, and one per figure of a row that passed."""
+    out = []
+    for row, (result, median, net, noise) in summary(arch).items():
+        name = f"mmbench.{metric_row(row)}"
+        out.append((name, result, None, None))
+        for suffix, value, units in (("ns_per_op", median, "ns"),
+                                     ("net_ns_per_op", net, "ns"),
+                                     ("noise_pct", noise, "%")):
+            if value is not None and result == "pass":
+                out.append((f"{name}.{suffix}", "pass", round(value, 3),
+                            units))
+    return out
+
+
+def lava(arch):
+    """lava-test-case commands, one a line, as a LAVA test definition's
+    run steps would call them."""
+    lines = []
+    for name, result, measurement, units in cases(arch):
+        line = f"lava-test-case {name} --result {result}"
+        if measurement is not None:
+            line += f" --measurement {measurement} --units {units}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def kcidb(arch):
+    """KCIDB-like JSON: a test per case, the measurement in
+    misc.measurement (KCIDB's v4 schema has no numeric field of its own
+    in every version; "number" where it has)."""
+    run = arch.runs[0]
+    fp = run.get("fingerprint", {})
+    origin = "mmbench"
+    build = f"{origin}:{fp.get('release', 'unknown')}"
+    tests = []
+    for name, result, measurement, units in cases(arch):
+        t = {"id": f"{origin}:{run.get('boot', 'unknown')}:{name}",
+             "origin": origin, "build_id": build, "path": name,
+             "status": KCIDB_STATUS[result],
+             "environment": {"description": fp.get("cpu_model", ""),
+                             "misc": {k: fp[k] for k in sorted(fp)}}}
+        if measurement is not None:
+            t["number"] = {"value": measurement, "unit": units,
+                           "prefix": "metric"}
+            t["misc"] = {"measurement": measurement, "units": units}
+        tests.append(t)
+    return json.dumps({"version": {"major": 4, "minor": 3},
+                       "tests": tests}, indent=1) + "\n"
+
+
+def lkp(arch):
+    """LKP-like stats: "mmbench.<row>.<figure>: value", one a line."""
+    lines = []
+    for name, result, measurement, _units in cases(arch):
+        if measurement is not None:
+            lines.append(f"{name}: {measurement}")
+        else:
+            lines.append(f"{name}.{result}: 1")
+    return "\n".join(lines) + "\n"
+
+
+def render(arch, fmt):
+    return {"lava": lava, "kcidb": kcidb, "lkp": lkp}[fmt](arch)

@@ -1,0 +1,372 @@
+"""./mmbench measure, compare, compare-check and fleet: two kernels (or
+one with a known regression) measured in alternating boots, compared row
+by row, and the figures in the fleets' formats."""
+import copy
+import json
+import math
+import statistics
+import time
+from pathlib import Path
+
+from . import archive, compare, deps, fleet, guest, names, plots
+from .common import OUT, Failure, Phase, say
+
+COMPARE_PACKAGES = {
+    "python3-scipy": "the t distribution of ./mmbench compare",
+    "python3-matplotlib": "the forest plot and the samples of ./mmbench "
+                          "compare",
+}
+# ./mmbench measure's defaults: about a minute and a half of guest time a
+# kernel under TCG here (README, "Comparing two kernels").
+DEFAULT_BOOTS = 3
+DEFAULT_LOADS = 8
+# The rows compare-check known slows, one of each kind, and the changes.
+KNOWN_ROWS = {"inc_dec_zone_page_state": "inc_dec_zone_page_state",
+              "kmalloc_64": "kmalloc",
+              "alloc_pages_order0": "alloc_pages"}
+KNOWN_PCTS = (2, 5, 10)
+CALIBRATION = "alu_chain"
+CHAIN_STEPS = 1000
+
+
+class Side:
+    """One kernel (and its parameters) of a measurement."""
+
+    def __init__(self, name, args, kernel=None, headers=None, release=None,
+                 params=()):
+        from .cli import Setup
+        self.name = name
+        a = copy.copy(args)
+        a.kernel, a.headers, a.release = kernel, headers, release
+        a.param = list(args.param) + list(params)
+        a.debug_kernel = False
+        self.args = a
+        self.setup = Setup(a)
+        self.archive = None
+
+    def prepare(self):
+        from .cli import check_options
+        check_options(self.args)
+        self.setup.prepare()
+
+
+def alternate(sides, boots, loads, results):
+    """Boot each side in turn, @boots rounds (A, B, A, B, ...), loading
+    the module @loads times a boot; each boot's archive goes to
+    @results/<side>-boot<i>/archive.jsonl and is appended to
+    @results/<side>.jsonl.  Returns {side name: that file}."""
+    from .cli import save_archive
+    files = {s.name: results / f"{s.name}.jsonl" for s in sides}
+    for f in files.values():
+        f.write_text("")
+    guest_s = {s.name: 0.0 for s in sides}
+    for i in range(1, boots + 1):
+        for s in sides:
+            d = results / f"{s.name}-boot{i}"
+            d.mkdir(parents=True, exist_ok=True)
+            s.setup.extra_env = {"MMBENCH_LOADS": str(loads)}
+            say(f"boot {i} of {boots}, kernel {s.name}: {s.setup.release} "
+                f"{' '.join(s.args.param)}")
+            start = time.monotonic()
+            out = s.setup.boot(
+                "loads", d,
+                echo=lambda line: line.startswith("MMBENCH-BENCH load=")
+                and "run_ms=" in line or "insmod failed" in line)
+            guest_s[s.name] += time.monotonic() - start
+            if out.timed_out or not out.finished:
+                raise Failure(f"kernel {s.name}, boot {i}: the guest did "
+                              f"not finish; see {d}")
+            recs = save_archive(s.setup, out, d, "loads")
+            archive.write(files[s.name], recs, append=True)
+    for name, secs in guest_s.items():
+        say(f"kernel {name}: {secs:.0f} s of guest time ({boots} boots of "
+            f"{loads} loads)")
+    return files
+
+
+def _side_args(args, which):
+    g = lambda k: getattr(args, f"{which}_{k}", None)  # noqa: E731
+    return {"kernel": g("kernel") or args.kernel,
+            "headers": g("headers") or args.headers,
+            "release": g("release") or args.release,
+            "params": g("param") or []}
+
+
+def run_compare(a_files, b_files, norm, outdir, plot=True, quiet=False):
+    """Compare, print the table, write compare.txt/.json and the plots
+    in @outdir; return the Comparison."""
+    a = archive.Archive.read(*a_files)
+    b = archive.Archive.read(*b_files)
+    c = compare.Comparison(a, b, norm)
+    text = c.report()
+    if not quiet:
+        for line in text:
+            print(line, flush=True)
+    outdir.mkdir(parents=True, exist_ok=True)
+    (outdir / "compare.txt").write_text("\n".join(text) + "\n")
+    (outdir / "compare.json").write_text(
+        json.dumps(c.as_json(), indent=1, default=str) + "\n")
+    if plot:
+        made = plots.forest(c, outdir / "forest.png")
+        made += plots.samples(c, a, b, outdir / "samples")
+        if not quiet:
+            say(f"plots: {outdir / 'forest.png'}, {len(made) - 1} in "
+                f"{outdir / 'samples'}")
+    return c
+
+
+def exit_status(c):
+    if c.not_comparable:
+        return 2
+    return 1 if c.regressions() else 0
+
+
+def cmd_measure(args):
+    with Phase("packages (compare)"):
+        deps.ensure(COMPARE_PACKAGES)
+    sides = [Side("A", args, **_side_args(args, "a")),
+             Side("B", args, **_side_args(args, "b"))]
+    for s in sides:
+        s.prepare()
+    results = guest.results_dir("-measure")
+    files = alternate(sides, args.boots, args.loads, results)
+    Phase.report()
+    c = run_compare([files["A"]], [files["B"]], args.norm, results)
+    say(f"results in {results} (A.jsonl, B.jsonl, compare.txt, "
+        "forest.png)")
+    return exit_status(c)
+
+
+def _pair(paths):
+    """The A and B archives of compare's arguments: two archives or
+    results folders, or one folder of ./mmbench measure (A.jsonl,
+    B.jsonl)."""
+    if len(paths) == 1:
+        d = paths[0]
+        if not (d / "A.jsonl").exists() or not (d / "B.jsonl").exists():
+            raise Failure(f"{d}: no A.jsonl and B.jsonl in it: give two "
+                          "archives or results folders")
+        return [d / "A.jsonl"], [d / "B.jsonl"], d
+    if len(paths) != 2:
+        raise Failure("compare takes A and B, or one folder of "
+                      "./mmbench measure")
+    for p in paths:
+        if not p.exists():
+            raise Failure(f"{p}: does not exist")
+    return [paths[0]], [paths[1]], None
+
+
+def cmd_compare(args):
+    deps.ensure(COMPARE_PACKAGES)
+    a, b, where = _pair(args.archives)
+    outdir = args.output or where or guest.results_dir("-compare")
+    try:
+        c = run_compare(a, b, args.norm, outdir, plot=not args.no_plots)
+    except ValueError as e:
+        raise Failure(str(e)) from e
+    say(f"results in {outdir}")
+    if c.not_comparable:
+        say("NOT COMPARABLE: exit status 2")
+    return exit_status(c)
+
+
+def cmd_fleet(args):
+    try:
+        arch = archive.Archive.read(args.archive)
+    except ValueError as e:
+        raise Failure(str(e)) from e
+    print(fleet.render(arch, args.format), end="", flush=True)
+    return 0
+
+
+# ------------------------------------------------------ compare-check
+
+def calibrate(arch):
+    """(ns a chain step costs, {row: median ns/op}) from an archive
+    with the alu_chain row."""
+    meds = arch.medians()
+    nets = [r["net"] for r in arch.rows if r.get("row") == CALIBRATION
+            and r.get("status") == "pass" and r.get("net")]
+    if not nets:
+        raise Failure(f"no passing {CALIBRATION} row to calibrate the "
+                      "chain with")
+    step = statistics.median(nets) / CHAIN_STEPS
+    rows = {}
+    for row in KNOWN_ROWS:
+        vals = [u[row] for u in meds.values() if row in u]
+        if not vals:
+            raise Failure(f"no passing {row} row to calibrate against")
+        rows[row] = statistics.median(vals)
+    return step, rows
+
+
+def slow_into(step, rows, pct):
+    """The slow_into= value that makes each known row @pct % slower."""
+    return ",".join(f"{bench}:{max(1, round(pct / 100 * rows[row] / step))}"
+                    for row, bench in KNOWN_ROWS.items())
+
+
+def cmd_compare_check(args):
+    deps.ensure(COMPARE_PACKAGES)
+    results = Path(args.reuse) if args.reuse else \
+        guest.results_dir(f"-check-{args.what}")
+    if args.what == "aa":
+        return check_aa(args, results)
+    return check_known(args, results)
+
+
+def check_aa(args, results):
+    """The stock kernel against itself, @args.comparisons times."""
+    if not args.reuse:
+        sides = [Side("A", args), Side("B", args)]
+        for s in sides:
+            s.prepare()
+    total = {}
+    lines = []
+    for n in range(1, args.comparisons + 1):
+        d = results / f"aa{n:02d}"
+        if not args.reuse:
+            d.mkdir(parents=True, exist_ok=True)
+            alternate(sides, args.boots, args.loads, d)
+        c = run_compare([d / "A.jsonl"], [d / "B.jsonl"], args.norm, d,
+                        plot=False, quiet=True)
+        counts = c.counts()
+        for k, v in counts.items():
+            total[k] = total.get(k, 0) + v
+        flagged = [f"{r.row} {r.verdict} {r.change:+.1f} %" for r in c.rows
+                   if r.verdict in (compare.REGRESSION, compare.IMPROVEMENT)]
+        line = (f"A/A {n:2d}: " + ", ".join(f"{k} {v}" for k, v in
+                                             sorted(counts.items())) +
+                (f"; flagged: {'; '.join(flagged)}" if flagged else ""))
+        lines.append(line)
+        print(line, flush=True)
+    false = total.get(compare.REGRESSION, 0) + \
+        total.get(compare.IMPROVEMENT, 0)
+    mdes = _mde_table(results, args.comparisons, "aa")
+    summary = [f"A/A: {args.comparisons} comparisons of the stock kernel "
+               f"with itself ({args.boots} boots x {args.loads} loads a "
+               f"kernel, normalised by {args.norm}): {false} REGRESSION or "
+               f"IMPROVEMENT verdicts in all (goal: at most 1); " +
+               ", ".join(f"{k} {v}" for k, v in sorted(total.items()))]
+    summary += mdes
+    for line in summary:
+        print(line, flush=True)
+    (results / "check.txt").write_text("\n".join(lines + summary) + "\n")
+    say(f"results in {results}")
+    return 0 if false <= 1 else 1
+
+
+def _mde_table(results, count, prefix):
+    """Per row, the median minimum detectable effect (95 % confidence,
+    80 % power) over the comparisons saved under @results."""
+    mde = {}
+    for n in range(1, count + 1):
+        f = results / f"{prefix}{n:02d}" / "compare.json"
+        if not f.exists():
+            continue
+        for r in json.loads(f.read_text())["rows"]:
+            if r.get("mde") is not None:
+                mde.setdefault(r["row"], []).append(r["mde"])
+    if not mde:
+        return []
+    out = ["minimum detectable effect per row (95 % confidence, 80 % "
+           "power; median over the comparisons):"]
+    width = max(len(r) for r in mde)
+    for row in sorted(mde, key=lambda r: statistics.median(mde[r])):
+        out.append(f"  {row:<{width}}  {statistics.median(mde[row]):6.1f} %")
+    below = sum(1 for v in mde.values() if statistics.median(v) <= 2.0)
+    out.append(f"rows whose MDE is at most 2 %: {below} of {len(mde)}")
+    return out
+
+
+def check_known(args, results):
+    """Known regressions: slow_into making the KNOWN_ROWS +2/+5/+10 %
+    slower, in boots alternating with the stock kernel's."""
+    # The stock selection on both sides (slow_into brings alu_chain into
+    # B's); the calibration boot runs the rows slowed and alu_chain only.
+    base = []
+    if not args.reuse:
+        cal = Side("A", args, params=[
+            "benchmarks=" + ",".join(sorted(set(KNOWN_ROWS.values()))) +
+            f",{CALIBRATION}"])
+        cal.prepare()
+        d = results / "calibration"
+        d.mkdir(parents=True, exist_ok=True)
+        files = alternate([cal], 1, args.loads, d)
+        step, rows = calibrate(archive.Archive.read(files["A"]))
+        (results / "calibration.json").write_text(json.dumps(
+            {"step_ns": step, "rows": rows}) + "\n")
+    cal = json.loads((results / "calibration.json").read_text())
+    step, rows = cal["step_ns"], cal["rows"]
+    say(f"a chain step costs {step:.4f} ns; " + ", ".join(
+        f"{r} {v:.1f} ns/op" for r, v in rows.items()))
+    levels = {pct: slow_into(step, rows, pct) for pct in KNOWN_PCTS}
+    for pct, value in levels.items():
+        say(f"+{pct} %: slow_into={value}")
+    if not args.reuse:
+        sides = [Side("A", args, params=base)] + [
+            Side(f"B{pct}", args, params=base + [f"slow_into={value}"])
+            for pct, value in levels.items()]
+        for s in sides:
+            s.prepare()
+    benches = names.benchmarks()
+    detected = {(row, pct): 0 for row in KNOWN_ROWS for pct in KNOWN_PCTS}
+    other = {}
+    lines = []
+    for n in range(1, args.comparisons + 1):
+        d = results / f"known{n:02d}"
+        if not args.reuse:
+            d.mkdir(parents=True, exist_ok=True)
+            alternate(sides, args.boots, args.loads, d)
+        for pct in KNOWN_PCTS:
+            c = run_compare([d / "A.jsonl"], [d / f"B{pct}.jsonl"],
+                            args.norm, d / f"B{pct}", plot=False,
+                            quiet=True)
+            by = {r.row: r for r in c.rows}
+            got = []
+            for row in KNOWN_ROWS:
+                r = by.get(row)
+                if r and r.verdict == compare.REGRESSION:
+                    detected[(row, pct)] += 1
+                got.append(f"{row} {r.verdict if r else 'missing'} "
+                           f"{r.change:+.1f} %" if r and r.change is not None
+                           else f"{row} {r.verdict if r else 'missing'}")
+            slowed = set(KNOWN_ROWS.values())
+            for r in c.rows:
+                if names.bench_of(r.row, benches) in slowed:
+                    continue
+                if r.verdict in (compare.REGRESSION, compare.IMPROVEMENT):
+                    other[r.verdict] = other.get(r.verdict, 0) + 1
+            line = f"known {n:2d}, +{pct:2d} %: " + "; ".join(got)
+            lines.append(line)
+            print(line, flush=True)
+    summary = [f"known regressions ({args.comparisons} comparisons a "
+               f"level, {args.boots} boots x {args.loads} loads a kernel):"]
+    for row in KNOWN_ROWS:
+        summary.append(f"  {row:<24} " + ", ".join(
+            f"+{pct} %: {detected[(row, pct)]}/{args.comparisons}"
+            for pct in KNOWN_PCTS))
+    summary.append("verdicts on rows of benchmarks not slowed: " +
+                   (", ".join(f"{k} {v}" for k, v in other.items())
+                    or "none flagged"))
+    mde = {}
+    for n in range(1, args.comparisons + 1):
+        for pct in KNOWN_PCTS:
+            f = results / f"known{n:02d}" / f"B{pct}" / "compare.json"
+            if f.exists():
+                for r in json.loads(f.read_text())["rows"]:
+                    if r["row"] in KNOWN_ROWS and r.get("mde") is not None:
+                        mde.setdefault(r["row"], []).append(r["mde"])
+    for row, v in mde.items():
+        summary.append(f"  {row}: minimum detectable effect "
+                       f"{statistics.median(v):.1f} % (95 % confidence, "
+                       "80 % power, median over the comparisons)")
+    for line in summary:
+        print(line, flush=True)
+    (results / "check.txt").write_text("\n".join(lines + summary) + "\n")
+    say(f"results in {results}")
+    return 0
+
+
+def mean_or_nan(v):
+    return statistics.mean(v) if v else math.nan

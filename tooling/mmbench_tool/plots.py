@@ -1,0 +1,98 @@
+"""The plots of ./mmbench compare (Debian's python3-matplotlib): a forest
+plot of every row's change with its interval, and per row the samples of
+A and B side by side."""
+import re
+import sys
+
+from . import compare
+
+COLOURS = {compare.REGRESSION: "tab:red", compare.IMPROVEMENT: "tab:green",
+           compare.NO_CHANGE: "tab:grey", compare.INCONCLUSIVE: "tab:orange",
+           compare.NOT_COMPARABLE: "tab:purple"}
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        sys.path.append("/usr/lib/python3/dist-packages")
+        import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def forest(c, path):
+    """Every row's change B against A in %, its 95 % interval and its
+    minimum effect; coloured by verdict.  Returns [path]."""
+    plt = _pyplot()
+    rows = [r for r in c.rows if r.change is not None]
+    height = max(3.0, 0.22 * len(rows) + 1.2)
+    fig, ax = plt.subplots(figsize=(8, height))
+    for i, r in enumerate(reversed(rows)):
+        col = COLOURS.get(r.verdict, "black")
+        ax.plot([-r.min_effect, r.min_effect], [i, i], color="0.9",
+                linewidth=6, solid_capstyle="butt", zorder=1)
+        ax.plot([r.lo, r.hi], [i, i], color=col, linewidth=1.5, zorder=2)
+        ax.plot([r.change], [i], "o", color=col, markersize=4, zorder=3)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([r.row for r in reversed(rows)], fontsize=7)
+    ax.set_xlabel("change of B against A, % (95 % interval; grey: the "
+                  "minimum effect)")
+    counts = c.counts()
+    ax.set_title("mmbench compare: " + ", ".join(
+        f"{k} {v}" for k, v in sorted(counts.items())), fontsize=9)
+    lo = min([r.lo for r in rows] + [-5])
+    hi = max([r.hi for r in rows] + [5])
+    ax.set_xlim(max(lo, -60) - 2, min(hi, 100) + 2)
+    for v, col in COLOURS.items():
+        ax.plot([], [], color=col, label=v)
+    ax.legend(fontsize=6, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return [path]
+
+
+def samples(c, a, b, folder):
+    """Per row, A's and B's kept samples (ns/op) side by side, each
+    load a column of dots.  Returns the files written."""
+    plt = _pyplot()
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for r in c.rows:
+        fig, ax = plt.subplots(figsize=(6, 3))
+        x = 0
+        ticks = []
+        for side, arch, col in (("A", a, "tab:blue"), ("B", b, "tab:red")):
+            loads = _by_load(arch, r.row)
+            start = x
+            for vals in loads:
+                ax.plot([x] * len(vals), vals, ".", color=col,
+                        markersize=3)
+                x += 1
+            if loads:
+                ticks.append(((start + x - 1) / 2, f"{side}: {len(loads)} "
+                              "loads"))
+            x += 2
+        ax.set_xticks([t for t, _ in ticks])
+        ax.set_xticklabels([n for _, n in ticks])
+        ax.set_ylabel("ns/op")
+        change = "" if r.change is None else \
+            f" {r.change:+.1f} % [{r.lo:+.1f}, {r.hi:+.1f}]"
+        ax.set_title(f"{r.row}: {r.verdict}{change}", fontsize=9)
+        fig.tight_layout()
+        path = folder / (re.sub(r"[^A-Za-z0-9_.-]", "_", r.row) + ".png")
+        fig.savefig(path, dpi=80)
+        plt.close(fig)
+        made.append(path)
+    return made
+
+
+def _by_load(arch, row):
+    out = []
+    for rec in arch.rows:
+        if rec.get("row") == row and rec.get("status") == "pass":
+            out.append(rec.get("sample_ns") or [rec["median"]])
+    return out
