@@ -22,6 +22,8 @@ Q = 0.05                # Benjamini-Hochberg false discovery rate
 MIN_EFFECT_PCT = 1.0    # the smallest change worth a verdict, in %
 MIN_LOADS = 3           # fewer passing loads a side: INCONCLUSIVE
 MORE_LOADS_CAP = 999
+# A first pass's p below this: the row is left out of the common factor.
+EXCLUDE_P = 0.01
 # The calibration rows: pure emulation speed, independent of mm code.
 REFERENCE_ROWS = ("baseline", "noinline_call", "alu_chain")
 NORMS = ("common", "reference", "none")
@@ -34,23 +36,28 @@ INCONCLUSIVE = "INCONCLUSIVE"
 NOT_COMPARABLE = "NOT COMPARABLE"
 
 
-def stats():
-    """scipy.stats: Debian's python3-scipy, also when the python3 that
-    runs mmbench is not Debian's (a pyenv of the same version)."""
+def special():
+    """scipy.special (the t distribution's fast forms): Debian's
+    python3-scipy, also when the python3 that runs mmbench is not
+    Debian's (a pyenv of the same version)."""
     try:
-        import scipy.stats
+        import scipy.special
     except ImportError:
         sys.path.append("/usr/lib/python3/dist-packages")
-        import scipy.stats
-    return scipy.stats
+        import scipy.special
+    return scipy.special
 
 
 def t_quantile(p, df):
-    return float(stats().t.ppf(p, df))
+    return float(special().stdtrit(df, p))
 
 
 def t_sf(x, df):
-    return float(stats().t.sf(x, df))
+    return float(special().stdtr(df, -x))
+
+
+def z_quantile(p):
+    return float(special().ndtri(p))
 
 
 # ---------------------------------------------------------------- data
@@ -61,12 +68,25 @@ def log_units(archive):
             for u, rows in archive.medians().items()}
 
 
-def normalise(ua, ub, how=DEFAULT_NORM):
+def _mean(values):
+    values = list(values)
+    return math.fsum(values) / len(values)
+
+
+def _variance(values):
+    values = list(values)
+    m = _mean(values)
+    return math.fsum((v - m) ** 2 for v in values) / (len(values) - 1)
+
+
+def normalise(ua, ub, how=DEFAULT_NORM, exclude=()):
     """Take each load's factor out: "common", the median over the rows
     every load has of (row - the row's median over all loads of both
     kernels), the factor common to all rows of a load (host speed under
     TCG); "reference", the mean of the same over the calibration rows;
-    "none".  Returns (ua', ub', factors {unit: factor}, rows used)."""
+    "none".  Rows in @exclude (found changed in a first pass) are left
+    out of the factor.  Returns (ua', ub', factors {unit: factor}, rows
+    used)."""
     if how == "none" or not ua or not ub:
         return ua, ub, {}, []
     every = [u for u in list(ua.values()) + list(ub.values())]
@@ -74,14 +94,14 @@ def normalise(ua, ub, how=DEFAULT_NORM):
     if how == "reference":
         use = [r for r in REFERENCE_ROWS if r in common]
     else:
-        use = sorted(common)
+        use = sorted(common - set(exclude))
     if not use:
         return ua, ub, {}, []
     centre = {r: statistics.median(u[r] for u in every) for r in use}
 
     def factor(u):
         devs = [u[r] - centre[r] for r in use]
-        return statistics.mean(devs) if how == "reference" else \
+        return _mean(devs) if how == "reference" else \
             statistics.median(devs)
     factors = {}
     out = []
@@ -102,9 +122,9 @@ def trimmed(values, g=TRIM):
     n = len(x)
     k = int(math.floor(g * n))
     h = n - 2 * k
-    tm = statistics.mean(x[k:n - k])
+    tm = _mean(x[k:n - k])
     w = [x[k]] * k + x[k:n - k] + [x[n - k - 1]] * k
-    sw2 = statistics.variance(w) if n > 1 else 0.0
+    sw2 = _variance(w) if n > 1 else 0.0
     return tm, sw2, h
 
 
@@ -125,10 +145,9 @@ def icc(units):
         groups = [[ld[row] for ld in b] for b in boots]
         k = len(groups)
         n = sum(len(g) for g in groups)
-        grand = statistics.mean(v for g in groups for v in g)
-        ssb = sum(len(g) * (statistics.mean(g) - grand) ** 2
-                  for g in groups)
-        ssw = sum((v - statistics.mean(g)) ** 2 for g in groups for v in g)
+        grand = _mean(v for g in groups for v in g)
+        ssb = sum(len(g) * (_mean(g) - grand) ** 2 for g in groups)
+        ssw = sum((v - _mean(g)) ** 2 for g in groups for v in g)
         msb, msw = ssb / (k - 1), ssw / (n - k) if n > k else 0.0
         n0 = (n - sum(len(g) ** 2 for g in groups) / n) / (k - 1)
         if msb + (n0 - 1) * msw <= 0:
@@ -144,7 +163,7 @@ def design_effect(units, rho):
     boots = {}
     for boot, _load in units:
         boots[boot] = boots.get(boot, 0) + 1
-    m = statistics.mean(boots.values()) if boots else 1
+    m = _mean(boots.values()) if boots else 1
     return 1 + (m - 1) * (rho or 0.0)
 
 
@@ -265,7 +284,7 @@ def more_loads(r, m):
     eff_log = math.log1p(r.min_effect / 100)
     est = abs(r.diff)
     need = []
-    z_detect = float(stats().norm.ppf(1 - Q / 2 / max(1, m)))
+    z_detect = z_quantile(1 - Q / 2 / max(1, m))
     if est > 0 and abs(r.change) >= r.min_effect:
         need.append(n * (z_detect * r.se / est) ** 2)
     if est < eff_log:
@@ -283,11 +302,25 @@ class Comparison:
         self.not_comparable, self.warnings = differences(a, b)
         ua, ub = log_units(a), log_units(b)
         self.raw_a, self.raw_b = ua, ub
-        na, nb, self.factors, self.norm_rows = normalise(ua, ub, norm)
+        self.excluded = []
+        self._test(ua, ub, norm)
+        if norm == "common":
+            # A row that changed pulls every load's factor a little its
+            # way, and so every other row the other way: the rows a
+            # first pass finds changed are left out of the factor.
+            self.excluded = sorted(r.row for r in self.rows
+                                   if r.p is not None and r.p < EXCLUDE_P)
+            if self.excluded:
+                self._test(ua, ub, norm)
+        self.shift = self._shift()
+
+    def _test(self, ua, ub, norm):
+        na, nb, self.factors, self.norm_rows = normalise(ua, ub, norm,
+                                                         self.excluded)
         self.units_a, self.units_b = na, nb
         self.icc_a, self.icc_b = icc(na), icc(nb)
         pooled = [x for x in (self.icc_a, self.icc_b) if x is not None]
-        rho = statistics.mean(pooled) if pooled else 0.0
+        rho = _mean(pooled) if pooled else 0.0
         self.icc = rho
         self.deff_a = design_effect(na, rho)
         self.deff_b = design_effect(nb, rho)
@@ -312,7 +345,6 @@ class Comparison:
             decide(r, m)
             if self.not_comparable:
                 r.verdict = NOT_COMPARABLE
-        self.shift = self._shift()
 
     def _shift(self):
         """The change of the load factor itself, B against A, in %, with
@@ -350,7 +382,9 @@ class Comparison:
                    f"B: {len(self.units_b)} loads in {boots_b} boots; "
                    f"normalised by {self.norm}"
                    + (f" ({len(self.norm_rows)} rows)" if self.norm_rows
-                      else "") +
+                      else "")
+                   + (f", {len(self.excluded)} changed rows left out"
+                      if self.excluded else "") +
                    f"; intra-boot correlation {self.icc:.2f}, design "
                    f"effect A {self.deff_a:.2f}, B {self.deff_b:.2f}")
         if self.shift and self.shift.change is not None:

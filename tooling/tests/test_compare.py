@@ -1,0 +1,371 @@
+"""./mmbench compare's statistics on synthetic archives: Benjamini-Hochberg,
+Yuen's trimmed mean, the load normalisation, the false-positive rate of
+A/A comparisons, the power on known shifts, NOT COMPARABLE; the archive
+read from the guest's lines, and the fleet formats."""
+import io
+import json
+import math
+import random
+import tempfile
+import unittest
+from pathlib import Path
+
+import support  # noqa: F401  (the import path)
+
+from mmbench_tool import archive, compare, fleet
+
+FP = {"arch": "x86_64", "accel": "tcg", "qemu_cpu": "QEMU's default",
+      "cpu_model": "QEMU Virtual CPU version 2.5+", "debug": "none",
+      "emulated": "yes", "release": "6.12.117+deb12-cloud-amd64",
+      "preempt": "voluntary"}
+# Row medians (ns/op) and each row's own spread between loads, like the
+# stock TCG guest's.
+ROWS = {f"row{i:02d}": (20 + 37 * i, 0.02 + 0.005 * (i % 7))
+        for i in range(40)}
+
+
+def synthetic(rng, boots=3, loads=8, shift=None, fp=None, factor_sd=0.10,
+              boot_sd=0.05, outliers=0.05, rows=ROWS):
+    """An Archive of @boots x @loads loads: every load's rows share a
+    factor (host speed; lognormal, plus a factor per boot), each row has
+    its own noise, and with probability @outliers a row of a load runs
+    30-100 % slow (a busy host).  @shift: {row: % slower}."""
+    shift = shift or {}
+    runs, recs = [], []
+    for b in range(boots):
+        boot = f"boot{rng.random():.12f}"
+        runs.append({"type": "run", "boot": boot,
+                     "fingerprint": dict(fp or FP)})
+        bf = rng.gauss(0, boot_sd)
+        for ld in range(1, loads + 1):
+            f = bf + rng.gauss(0, factor_sd)
+            for row, (base, sd) in rows.items():
+                y = math.log(base) + f + rng.gauss(0, sd)
+                if rng.random() < outliers:
+                    y += math.log(1.3 + 0.7 * rng.random())
+                y += math.log1p(shift.get(row, 0) / 100)
+                recs.append({"type": "row", "boot": boot, "load": ld,
+                             "row": row, "status": "pass",
+                             "median": math.exp(y), "net": math.exp(y),
+                             "noise": 2.0, "sample_ns": []})
+    return archive.Archive(runs, recs, [])
+
+
+def flagged(c):
+    return [r for r in c.rows
+            if r.verdict in (compare.REGRESSION, compare.IMPROVEMENT)]
+
+
+class BH(unittest.TestCase):
+    def test_step_up(self):
+        p = [0.01, 0.04, 0.03, 0.005, None, 0.2]
+        rejected, adjusted = compare.bh(p, q=0.05)
+        # sorted 0.005, 0.01, 0.03, 0.04, 0.2 against k/5*0.05 = 0.01,
+        # 0.02, 0.03, 0.04, 0.05: the 4 smallest pass.
+        self.assertEqual(rejected, [True, True, True, True, False, False])
+        self.assertAlmostEqual(adjusted[3], 0.025)
+        self.assertAlmostEqual(adjusted[5], 0.2)
+        self.assertIsNone(adjusted[4])
+
+    def test_none_significant(self):
+        rejected, _ = compare.bh([0.02, 0.04, 0.5], q=0.05)
+        self.assertEqual(rejected, [False, False, False])
+
+
+class Trimmed(unittest.TestCase):
+    def test_trims_and_winsorizes(self):
+        tm, sw2, h = compare.trimmed([1, 2, 3, 4, 5, 6, 7, 8, 9, 100])
+        self.assertEqual(h, 6)
+        self.assertAlmostEqual(tm, 5.5)
+        # winsorized: 3 3 3 4 5 6 7 8 8 8
+        w = [3, 3, 3, 4, 5, 6, 7, 8, 8, 8]
+        m = sum(w) / 10
+        self.assertAlmostEqual(sw2, sum((x - m) ** 2 for x in w) / 9)
+
+
+class Normalise(unittest.TestCase):
+    def test_common_factor_taken_out(self):
+        rng = random.Random(1)
+        a = synthetic(rng, factor_sd=0.3, boot_sd=0, outliers=0)
+        b = synthetic(rng, factor_sd=0.3, boot_sd=0, outliers=0)
+        ua, ub = compare.log_units(a), compare.log_units(b)
+        na, _nb, factors, _ = compare.normalise(ua, ub, "common")
+        self.assertEqual(len(factors), 48)
+
+        def spread(units):
+            vals = [u["row05"] for u in units.values()]
+            m = sum(vals) / len(vals)
+            return math.sqrt(sum((v - m) ** 2 for v in vals) /
+                             (len(vals) - 1))
+        self.assertGreater(spread(ua), 0.2)
+        self.assertLess(spread(na), 0.06)
+
+    def test_one_row_changed_barely_moves_the_factor(self):
+        rng = random.Random(2)
+        a = synthetic(rng, outliers=0)
+        b = synthetic(rng, outliers=0, shift={"row03": 50})
+        c = compare.Comparison(a, b, "common")
+        by = {r.row: r for r in c.rows}
+        self.assertAlmostEqual(by["row03"].change, 50, delta=8)
+
+    def test_reference_without_reference_rows_is_none(self):
+        rng = random.Random(3)
+        a, b = synthetic(rng), synthetic(rng)
+        ua, ub = compare.log_units(a), compare.log_units(b)
+        na, _nb, factors, used = compare.normalise(ua, ub, "reference")
+        self.assertEqual(used, [])
+        self.assertEqual(na, ua)
+
+
+class FalsePositives(unittest.TestCase):
+    """A/A: the same kernel twice.  Benjamini-Hochberg under the global
+    null bounds the chance of any flagged row by q: at most about 5 % of
+    comparisons may flag one."""
+
+    def aa(self, norm, n=60, **kw):
+        rng = random.Random(12)
+        bad = 0
+        for _ in range(n):
+            c = compare.Comparison(synthetic(rng, **kw), synthetic(rng, **kw),
+                                   norm)
+            bad += bool(flagged(c))
+        return bad
+
+    def test_common_normalisation(self):
+        self.assertLessEqual(self.aa("common"), 3)
+
+    def test_no_normalisation(self):
+        self.assertLessEqual(self.aa("none"), 3)
+
+    def test_heavy_boot_effect(self):
+        # Boots that differ a lot: the design effect must widen the
+        # interval enough.
+        self.assertLessEqual(self.aa("common", boot_sd=0.15,
+                                     factor_sd=0.02), 3)
+
+
+class Power(unittest.TestCase):
+    def detected(self, pct, n=30, row="row05", **kw):
+        rng = random.Random(7)
+        hits = 0
+        others = 0
+        for _ in range(n):
+            c = compare.Comparison(synthetic(rng, **kw),
+                                   synthetic(rng, shift={row: pct}, **kw),
+                                   "common")
+            by = {r.row: r for r in c.rows}
+            hits += by[row].verdict == compare.REGRESSION
+            others += sum(1 for r in flagged(c) if r.row != row)
+        return hits, others
+
+    def test_thirty_percent_always(self):
+        hits, others = self.detected(30)
+        self.assertEqual(hits, 30)
+        # Benjamini-Hochberg grows bolder after a true discovery: about
+        # q of the discoveries may be false.
+        self.assertLessEqual(others, 6)
+
+    def test_ten_percent_mostly(self):
+        hits, _ = self.detected(10)
+        self.assertGreaterEqual(hits, 24)
+
+    def test_improvement(self):
+        rng = random.Random(8)
+        c = compare.Comparison(synthetic(rng),
+                               synthetic(rng, shift={"row10": -25}))
+        by = {r.row: r for r in c.rows}
+        self.assertEqual(by["row10"].verdict, compare.IMPROVEMENT)
+        self.assertLess(by["row10"].hi, 0)
+
+
+class Verdicts(unittest.TestCase):
+    def test_not_comparable(self):
+        rng = random.Random(4)
+        other = dict(FP, cpu_model="Intel(R) Xeon(R)")
+        c = compare.Comparison(synthetic(rng), synthetic(rng, fp=other))
+        self.assertTrue(c.not_comparable)
+        self.assertEqual({r.verdict for r in c.rows},
+                         {compare.NOT_COMPARABLE})
+        self.assertIn("cpu_model", "\n".join(c.report()))
+        from mmbench_tool import measure
+        self.assertEqual(measure.exit_status(c), 2)
+
+    def test_debug_options_and_emulation_not_comparable(self):
+        rng = random.Random(5)
+        for key, value in (("debug", "kasan lockdep"), ("accel", "kvm")):
+            c = compare.Comparison(synthetic(rng),
+                                   synthetic(rng, fp=dict(FP, **{key: value})))
+            self.assertEqual([k for k, _, _ in c.not_comparable], [key])
+
+    def test_release_and_preempt_may_differ(self):
+        rng = random.Random(6)
+        c = compare.Comparison(
+            synthetic(rng),
+            synthetic(rng, fp=dict(FP, release="6.1.0-37-cloud-amd64",
+                                   preempt="full")))
+        self.assertFalse(c.not_comparable)
+        self.assertIn("preempt", [k for k, _, _ in c.warnings])
+
+    def test_no_change_when_precise(self):
+        rng = random.Random(9)
+        kw = {"factor_sd": 0.02, "boot_sd": 0.0, "outliers": 0.0,
+              "rows": {"quiet": (100, 0.002)} | {
+                  f"r{i}": (50 + i, 0.01) for i in range(10)}}
+        c = compare.Comparison(synthetic(rng, **kw), synthetic(rng, **kw))
+        by = {r.row: r for r in c.rows}
+        self.assertEqual(by["quiet"].verdict, compare.NO_CHANGE)
+
+    def test_inconclusive_says_how_many_loads(self):
+        rng = random.Random(10)
+        kw = {"boots": 1, "loads": 4, "outliers": 0.0}
+        c = compare.Comparison(synthetic(rng, **kw),
+                               synthetic(rng, shift={"row20": 4}, **kw))
+        r = {r.row: r for r in c.rows}["row20"]
+        self.assertEqual(r.verdict, compare.INCONCLUSIVE)
+        self.assertGreater(r.more_loads, 0)
+        self.assertIn("more loads a kernel would decide",
+                      "\n".join(c.report()))
+
+    def test_too_few_loads(self):
+        rng = random.Random(11)
+        c = compare.Comparison(synthetic(rng, boots=1, loads=2),
+                               synthetic(rng, boots=1, loads=2))
+        self.assertEqual({r.verdict for r in c.rows}, {compare.INCONCLUSIVE})
+
+    def test_exit_status_says_regression(self):
+        from mmbench_tool import measure
+        rng = random.Random(13)
+        c = compare.Comparison(synthetic(rng),
+                               synthetic(rng, shift={"row01": 40}))
+        self.assertEqual(measure.exit_status(c), 1)
+        c = compare.Comparison(synthetic(rng), synthetic(rng))
+        self.assertEqual(measure.exit_status(c), 0)
+
+
+GUEST = """MMBENCH-BENCH guest boot_id=1234-abcd
+MMBENCH-BENCH guest clocksource=tsc
+MMBENCH-BENCH guest cpu_model=QEMU Virtual CPU version 2.5+
+MMBENCH-BENCH load=1 run_ms=1300
+MMBENCH-BENCH load=1 sysfs=fingerprint/release=6.12.117+deb12-cloud-amd64
+MMBENCH-BENCH load=1 sysfs=fingerprint/debug=none
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/status=pass
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/reason=
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/ns_per_op_median=210.582
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/ns_per_op_mad=2.100
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/net_ns_per_op=209.400
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/noise_pct=1.250
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/samples=3
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/samples_dropped=2
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/sample_ns=210.100 210.582 215.000
+MMBENCH-BENCH load=1 sysfs=alloc_pages_order9/status=unsupported
+MMBENCH-BENCH load=1 sysfs=alloc_pages_order9/reason=no free block of order 9
+MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/status=pass
+MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/ns_per_op_median=300.000
+MMBENCH-BENCH load=1 klog=test_mmbench: kmalloc_64: median 210.582 ns, 3 samples, dropped 1 preempted, 1 migrated, 0 stolen
+MMBENCH-BENCH load=2 insmod failed
+""".splitlines()
+
+
+class Archive(unittest.TestCase):
+    def recs(self):
+        return archive.records(GUEST, {"accel": "tcg", "arch": "x86_64"},
+                               {"module": ["samples=3"]})
+
+    def test_records(self):
+        recs = self.recs()
+        head = recs[0]
+        self.assertEqual(head["type"], "run")
+        self.assertEqual(head["boot"], "1234-abcd")
+        self.assertEqual(head["fingerprint"]["release"],
+                         "6.12.117+deb12-cloud-amd64")
+        self.assertEqual(head["fingerprint"]["clocksource"], "tsc")
+        self.assertEqual(head["fingerprint"]["emulated"], "yes")
+        rows = {r["row"]: r for r in recs if r["type"] == "row"}
+        k = rows["kmalloc_64"]
+        self.assertEqual(k["sample_ns"], [210.1, 210.582, 215.0])
+        self.assertEqual(k["median"], 210.582)
+        self.assertEqual((k["samples"], k["dropped"]), (3, 2))
+        self.assertEqual(k["dropped_why"],
+                         {"preempted": 1, "migrated": 1, "stolen": 0})
+        self.assertEqual(rows["alloc_pages_order9"]["reason"],
+                         "no free block of order 9")
+        loads = [r for r in recs if r["type"] == "load"]
+        self.assertEqual([(r["load"], r["insmod"]) for r in loads],
+                         [(1, "ok"), (2, "failed")])
+
+    def test_round_trip(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / archive.FILE
+            archive.write(path, self.recs())
+            a = archive.Archive.read(Path(tmp))
+            self.assertEqual(len(a.runs), 1)
+            self.assertEqual(a.medians()[("1234-abcd", 1)]["kmalloc_64"],
+                             210.582)
+            self.assertEqual(a.samples("kmalloc_64"), [210.1, 210.582, 215.0])
+            for line in path.read_text().splitlines():
+                json.loads(line)
+
+    def test_not_an_archive(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = Path(tmp) / "x.jsonl"
+            p.write_text('{"type": "row"}\n')
+            with self.assertRaises(ValueError):
+                archive.Archive.read(p)
+
+
+class Fleet(unittest.TestCase):
+    def arch(self):
+        recs = archive.records(GUEST, {"accel": "tcg"}, {})
+        return archive.Archive([recs[0]],
+                               [r for r in recs if r["type"] == "row"], [])
+
+    def test_lava_names_and_results(self):
+        text = fleet.lava(self.arch())
+        self.assertIn("lava-test-case mmbench.kmalloc_64 --result pass\n",
+                      text)
+        self.assertIn("lava-test-case mmbench.kmalloc_64.ns_per_op --result "
+                      "pass --measurement 210.582 --units ns\n", text)
+        self.assertIn("lava-test-case mmbench.alloc_pages_order9 --result "
+                      "skip\n", text)
+        self.assertIn("mmbench.count_vm_event_ndelay_50.ns_per_op", text)
+        self.assertNotIn("+", text)
+        for line in text.splitlines():
+            name = line.split()[1]
+            self.assertRegex(name, r"^[-_.a-zA-Z0-9]+$")
+            self.assertLessEqual(name.count("."), 2)
+
+    def test_kcidb_and_lkp(self):
+        data = json.loads(fleet.kcidb(self.arch()))
+        paths = {t["path"]: t for t in data["tests"]}
+        self.assertEqual(paths["mmbench.kmalloc_64"]["status"], "PASS")
+        self.assertEqual(paths["mmbench.kmalloc_64.ns_per_op"]["number"]
+                         ["value"], 210.582)
+        self.assertEqual(paths["mmbench.alloc_pages_order9"]["status"],
+                         "SKIP")
+        lkp = fleet.lkp(self.arch())
+        self.assertIn("mmbench.kmalloc_64.ns_per_op: 210.582\n", lkp)
+        for line in lkp.splitlines():
+            self.assertRegex(line, r"^[-_.a-zA-Z0-9]+: [0-9.]+$")
+
+
+class Plots(unittest.TestCase):
+    def test_forest_and_samples(self):
+        try:
+            from mmbench_tool import plots
+            plots._pyplot()
+        except ImportError:
+            self.skipTest("python3-matplotlib not installed")
+        rng = random.Random(14)
+        a, b = synthetic(rng, boots=1, loads=4), synthetic(rng, boots=1,
+                                                           loads=4)
+        c = compare.Comparison(a, b)
+        with tempfile.TemporaryDirectory() as tmp:
+            made = plots.forest(c, Path(tmp) / "forest.png")
+            made += plots.samples(c, a, b, Path(tmp) / "samples")
+            self.assertEqual(len(made), 1 + len(c.rows))
+            for p in made:
+                self.assertEqual(p.read_bytes()[:4], b"\x89PNG")
+
+
+if __name__ == "__main__":
+    unittest.main()
