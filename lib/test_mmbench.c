@@ -80,9 +80,14 @@
 #endif
 
 #define MMBENCH_MAX_ITERATIONS	100000000U
-#define MMBENCH_MAX_SAMPLES	1000U
+/* So that a row's sample_ns fits a page: 14 characters a sample. */
+#define MMBENCH_MAX_SAMPLES	250U
 #define MMBENCH_MAX_LIST	8
 #define MMBENCH_MAX_DELAY_NS	100000U
+/* Most steps slow_into adds to an op. */
+#define MMBENCH_MAX_SLOW	1000000U
+/* Steps of the chain one op of the alu_chain benchmark runs. */
+#define MMBENCH_CHAIN_STEPS	1000
 #define MMBENCH_MAX_BATCH	65536U
 #define MMBENCH_MAX_BULK	1024U
 /* A batch holds at most this much memory, whatever the order. */
@@ -265,6 +270,8 @@ enum mmbench_team_kind {
  * @bench: the benchmark running
  * @delta: 1, read from memory so that count_vm_events() takes a variable
  *	delta as its callers do
+ * @slow: steps of mmbench_chain() added to each op (slow_into), timed
+ * @chain: the value mmbench_chain() leaves, kept so that it must run
  * @before: counter value read before setup, for the functional check
  */
 struct mmbench_ctx {
@@ -295,6 +302,8 @@ struct mmbench_ctx {
 	bool why_partial;
 	const struct mmbench_bench *bench;
 	long delta;
+	u32 slow;
+	u64 chain;
 	long before;
 };
 
@@ -454,6 +463,7 @@ struct mmbench_result {
 #define MMBENCH_SHOWS_TEAM	BIT(7)	/* team_cpus */
 /* net_cycles_per_op: only where get_cycles() reads the TSC (x86). */
 #define MMBENCH_SHOWS_CYCLES	BIT(8)
+#define MMBENCH_SHOWS_SLOW	BIT(9)	/* slow_ops */
 
 /**
  * struct mmbench_row - a benchmark as run: one per benchmark, one per value
@@ -462,7 +472,12 @@ struct mmbench_result {
  * @name: its sysfs directory, e.g. "ndelay_200" or "count_vm_event+ndelay_50"
  * @arg: ctx->arg for the row
  * @inject_ns: ctx->inject_ns for the row
+ * @slow: ctx->slow for the row: steps slow_into adds to each op
  * @shows: MMBENCH_SHOWS_* of its directory
+ * @sample_ps: the published result's samples, ns/op in ps, in the order
+ *	taken, under mmbench_lock
+ * @pending_ps: the same for the run in flight, touched by its thread only;
+ *	both NULL in a row that is not in mmbench_rows[]
  * @kobj: its sysfs directory
  * @result: published results, under mmbench_lock
  * @pending: results of the run in flight, touched by its thread only
@@ -472,7 +487,10 @@ struct mmbench_row {
 	char name[MMBENCH_NAME_LEN];
 	u32 arg;
 	u32 inject_ns;
+	u32 slow;
 	unsigned int shows;
+	u64 *sample_ps;
+	u64 *pending_ps;
 	struct kobject kobj;
 	struct mmbench_result result;
 	struct mmbench_result pending;
@@ -556,6 +574,31 @@ static __always_inline void ndelay_one(struct mmbench_ctx *ctx)
 static void ndelay_op(struct mmbench_ctx *ctx)
 {
 	mmbench_loop(ctx, ndelay_one);
+}
+
+/*
+ * @steps dependent ALU operations: each step needs the value of the one
+ * before, and the compiler may neither fold nor drop them.  A fixed amount
+ * of work that no kernel path, clock or memory access is part of: what
+ * slow_into adds to an op, and what the alu_chain benchmark measures.
+ */
+static __always_inline u64 mmbench_chain(u64 x, u64 steps)
+{
+	while (steps--) {
+		x = x * 3 + 1;
+		OPTIMIZER_HIDE_VAR(x);
+	}
+	return x;
+}
+
+static __always_inline void alu_chain_one(struct mmbench_ctx *ctx)
+{
+	ctx->chain = mmbench_chain(ctx->chain, MMBENCH_CHAIN_STEPS);
+}
+
+static void alu_chain_op(struct mmbench_ctx *ctx)
+{
+	mmbench_loop(ctx, alu_chain_one);
 }
 
 static long zone_item_read(struct mmbench_ctx *ctx)
@@ -1768,6 +1811,11 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
 		.list = &mmbench_delays, .op = ndelay_op,
 	}, {
+		.name = "alu_chain", .group = "calibration",
+		.unit = "1000 dependent ALU operations",
+		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
+		.op = alu_chain_op,
+	}, {
 		.name = "inc_zone_page_state", .group = "vmstat",
 		.unit = "one call",
 		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
@@ -2385,6 +2433,8 @@ static u64 mmbench_clock_ns;
 static u64 mmbench_clock_step_ns;
 static struct mmbench_row *mmbench_rows;
 static unsigned int mmbench_nr_rows;
+/* The rows' sample_ps and pending_ps. */
+static u64 *mmbench_sample_buf;
 /* The thread of the latest run, pinned so that it can be reaped. */
 static struct task_struct *mmbench_task;
 static DECLARE_WAIT_QUEUE_HEAD(mmbench_wq);
@@ -2465,6 +2515,9 @@ static void mmbench_stretch(const struct mmbench_bench *b,
 	c0 = get_cycles();
 	if (b->op)
 		b->op(ctx);
+	if (ctx->slow)
+		ctx->chain = mmbench_chain(ctx->chain,
+					   (u64)ctx->ops * ctx->slow);
 	c1 = get_cycles();
 	t1 = ktime_get_ns();
 
@@ -2733,6 +2786,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	ctx->arg = row->arg;
 	ctx->inject_ns = row->inject_ns ?
 			 row->inject_ns + mmbench_inject_extra_ns : 0;
+	ctx->slow = row->slow;
 	ctx->delta = 1;
 	ctx->unit = 1;
 	ctx->sized = false;
@@ -2823,6 +2877,10 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		r->free_pages_slack = mmbench_free_pages_slack(ctx);
 	}
 	if (kept) {
+		/* In the order taken: mmbench_summarise() sorts them. */
+		if (row->pending_ps)
+			memcpy(row->pending_ps, run->ps,
+			       kept * sizeof(*run->ps));
 		mmbench_summarise(run->ps, kept, &r->ns);
 		sort(run->mcyc, kept, sizeof(*run->mcyc), u64_cmp, NULL);
 		r->cycles = mmbench_median(run->mcyc, kept);
@@ -2917,22 +2975,28 @@ static s64 mmbench_rebaseline(struct mmbench_row *row,
 			      struct mmbench_ctx *ctx, struct mmbench_run *run)
 {
 	struct mmbench_result first = row->pending;
-	s64 drift;
+	size_t size = first.samples * sizeof(*row->pending_ps);
+	s64 drift = MMBENCH_NO_DRIFT;
+	u64 *first_ps;
 
 	if (first.status != MMBENCH_PASS)
 		return MMBENCH_NO_DRIFT;
+	first_ps = kmemdup(row->pending_ps, size, GFP_KERNEL);
+	if (!first_ps)
+		return MMBENCH_NO_DRIFT;
 	mmbench_result_reset(&row->pending);
 	mmbench_row_run(row, ctx, run);
-	if (row->pending.status != MMBENCH_PASS) {
+	if (row->pending.status == MMBENCH_PASS)
+		drift = div64_s64(((s64)row->pending.ns.median -
+				   (s64)first.ns.median) * 100000,
+				  max_t(s64, first.ns.median, 1));
+	if (drift == MMBENCH_NO_DRIFT ||
+	    row->pending.ns.median >= first.ns.median) {
 		row->pending = first;
-		return MMBENCH_NO_DRIFT;
+		memcpy(row->pending_ps, first_ps, size);
 	}
-	drift = div64_s64(((s64)row->pending.ns.median -
-			   (s64)first.ns.median) * 100000,
-			  max_t(s64, first.ns.median, 1));
-	if (row->pending.ns.median >= first.ns.median)
-		row->pending = first;
-	if (!row->pending.reason[0])
+	kfree(first_ps);
+	if (drift != MMBENCH_NO_DRIFT && !row->pending.reason[0])
 		strscpy(row->pending.reason,
 			"lower median of two runs, before and after the benchmarks");
 	return drift;
@@ -2952,12 +3016,13 @@ static void mmbench_log(const struct mmbench_row *row)
 			mmbench_status_names[r->status], r->reason);
 		return;
 	}
-	pr_info("%s: median %llu.%03llu ns, net %lld ps, %llu.%03llu %s per op (%s), %s, %u samples of %u ops on CPU %d\n",
+	pr_info("%s: median %llu.%03llu ns, net %lld ps, %llu.%03llu %s per op (%s), %s, %u samples of %u ops on CPU %d, dropped %u preempted, %u migrated, %u with steal time\n",
 		row->name, r->ns.median / 1000, r->ns.median % 1000,
 		r->net_ns, r->cycles / 1000, r->cycles % 1000,
 		IS_ENABLED(CONFIG_X86_TSC) ? "TSC ticks" : "get_cycles() ticks",
 		row->bench->unit, mmbench_context_names[r->context],
-		r->samples, r->ops, r->cpu);
+		r->samples, r->ops, r->cpu, r->preempted, r->migrated,
+		r->stolen);
 	if (row->bench->team == MMBENCH_TEAM_ALL)
 		pr_info("%s: %u CPUs, start skew at most %llu ns\n", row->name,
 			r->team_cpus, r->skew_ns);
@@ -3120,8 +3185,13 @@ static int mmbench_thread(void *data)
 	kfree(run.ps);
 
 	mutex_lock(&mmbench_lock);
-	for (i = 0; i < mmbench_nr_rows; i++)
-		mmbench_rows[i].result = mmbench_rows[i].pending;
+	for (i = 0; i < mmbench_nr_rows; i++) {
+		struct mmbench_row *row = &mmbench_rows[i];
+
+		row->result = row->pending;
+		memcpy(row->sample_ps, row->pending_ps,
+		       row->result.samples * sizeof(*row->sample_ps));
+	}
 	mmbench_run_ns = ktime_get_ns() - start;
 	mmbench_drift = drift;
 	mmbench_clock_ns = clock_error ? 0 : run.clock_ns;
@@ -3258,7 +3328,30 @@ enum mmbench_fmt {
 	MMBENCH_FMT_GROUP,	/* the group of the benchmark pointed to */
 	MMBENCH_FMT_STATUS,	/* enum mmbench_status */
 	MMBENCH_FMT_CONTEXT,	/* enum mmbench_context */
+	MMBENCH_FMT_SAMPLES,	/* the row's kept samples */
 };
+
+/*
+ * The kept samples' ns/op, in the order taken.  MMBENCH_MAX_SAMPLES of
+ * them fit a page unless one took over 10^11 ns an op: then -EOVERFLOW
+ * rather than a short list.
+ */
+static ssize_t emit_samples(char *buf, const struct mmbench_row *row)
+{
+	ssize_t len = 0, n;
+	u32 i;
+
+	for (i = 0; i < row->result.samples; i++) {
+		n = sysfs_emit_at(buf, len, "%s%llu.%03llu", i ? " " : "",
+				  row->sample_ps[i] / 1000,
+				  row->sample_ps[i] % 1000);
+		if (!n)
+			return -EOVERFLOW;
+		len += n;
+	}
+	n = sysfs_emit_at(buf, len, "\n");
+	return n ? len + n : -EOVERFLOW;
+}
 
 /**
  * struct mmbench_attr - a file of a row's directory
@@ -3318,6 +3411,9 @@ static ssize_t mmbench_row_show(struct kobject *kobj, struct attribute *attr,
 		ret = sysfs_emit(buf, "%s\n", mmbench_context_names
 				 [*(const enum mmbench_context *)p]);
 		break;
+	case MMBENCH_FMT_SAMPLES:
+		ret = emit_samples(buf, row);
+		break;
 	default:
 		ret = -EINVAL;
 	}
@@ -3346,6 +3442,7 @@ MMBENCH_ATTR(ns_per_op_min, result.ns.min, PER_OP, 0);
 MMBENCH_ATTR(ns_per_op_median, result.ns.median, PER_OP, 0);
 MMBENCH_ATTR(ns_per_op_mad, result.ns.mad, PER_OP, 0);
 MMBENCH_ATTR(net_ns_per_op, result.net_ns, FIXED, 0);
+MMBENCH_ATTR(sample_ns, sample_ps, SAMPLES, 0);
 MMBENCH_ATTR(net_cycles_per_op, result.net_cycles, FIXED,
 	     MMBENCH_SHOWS_CYCLES);
 MMBENCH_ATTR(delay_ns, arg, U32, MMBENCH_SHOWS_DELAY);
@@ -3353,6 +3450,7 @@ MMBENCH_ATTR(order, arg, U32, MMBENCH_SHOWS_ORDER);
 MMBENCH_ATTR(size_bytes, arg, U32, MMBENCH_SHOWS_SIZE);
 MMBENCH_ATTR(bulk, arg, U32, MMBENCH_SHOWS_BULK);
 MMBENCH_ATTR(inject_ndelay, inject_ns, U32, MMBENCH_SHOWS_INJECT);
+MMBENCH_ATTR(slow_ops, slow, U32, MMBENCH_SHOWS_SLOW);
 MMBENCH_ATTR(counter_delta, result.counter_delta, LONG,
 	     MMBENCH_SHOWS_COUNTER);
 MMBENCH_ATTR(free_pages_delta, result.free_pages_delta, LONG,
@@ -3373,12 +3471,14 @@ static struct attribute *mmbench_row_attrs[] = {
 	&mmbench_attr_ns_per_op_median.attr,
 	&mmbench_attr_ns_per_op_mad.attr,
 	&mmbench_attr_net_ns_per_op.attr,
+	&mmbench_attr_sample_ns.attr,
 	&mmbench_attr_net_cycles_per_op.attr,
 	&mmbench_attr_delay_ns.attr,
 	&mmbench_attr_order.attr,
 	&mmbench_attr_size_bytes.attr,
 	&mmbench_attr_bulk.attr,
 	&mmbench_attr_inject_ndelay.attr,
+	&mmbench_attr_slow_ops.attr,
 	&mmbench_attr_counter_delta.attr,
 	&mmbench_attr_free_pages_delta.attr,
 	&mmbench_attr_team_cpus.attr,
@@ -3691,6 +3791,81 @@ err:
 
 /* ---- rows ---- */
 
+static char mmbench_slow_into_str[MMBENCH_LIST_LEN];
+
+/*
+ * slow_into=ROW:STEPS[,ROW:STEPS...]: check the list, and with @apply give
+ * each row named its steps.  The rows exist only at init: a name is
+ * checked then, the syntax when the parameter is set.
+ */
+static int mmbench_slow_into(const char *val, bool apply)
+{
+	char buf[MMBENCH_LIST_LEN], *s, *entry, *colon;
+	struct mmbench_row *row;
+	unsigned int steps, i;
+
+	if (strscpy(buf, val, sizeof(buf)) < 0) {
+		pr_err("slow_into: list longer than %zu characters\n",
+		       sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	s = strim(buf);
+	if (!*s)
+		return 0;
+	while ((entry = strsep(&s, ","))) {
+		colon = strrchr(entry, ':');
+		if (!colon || colon == entry) {
+			pr_err("slow_into: '%s' is not ROW:STEPS\n", entry);
+			return -EINVAL;
+		}
+		*colon = '\0';
+		if (parse_uint("slow_into", colon + 1, 1, MMBENCH_MAX_SLOW,
+			       &steps))
+			return -EINVAL;
+		if (!apply)
+			continue;
+		for (i = 0; i < mmbench_nr_rows; i++)
+			if (!strcmp(mmbench_rows[i].name, entry))
+				break;
+		row = &mmbench_rows[i];
+		if (i == mmbench_nr_rows || !i || row->bench->team ||
+		    row->slow) {
+			pr_err("slow_into: %s: %s\n", entry,
+			       i == mmbench_nr_rows ? "no such row in this load" :
+			       !i ? "the baseline is what others are judged against" :
+			       row->slow ? "given twice" :
+			       "runs on several CPUs, which time themselves");
+			return -EINVAL;
+		}
+		row->slow = steps;
+		row->shows |= MMBENCH_SHOWS_SLOW;
+	}
+	return 0;
+}
+
+static int slow_into_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = mmbench_slow_into(val, false);
+
+	if (!ret)
+		strscpy(mmbench_slow_into_str, val);
+	return ret;
+}
+
+static int slow_into_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%s\n", mmbench_slow_into_str);
+}
+
+static const struct kernel_param_ops slow_into_ops = {
+	.set = slow_into_set,
+	.get = slow_into_get,
+};
+
+module_param_cb(slow_into, &slow_into_ops, NULL, 0444);
+MODULE_PARM_DESC(slow_into,
+		 "Test only: ROW:STEPS,... adds STEPS (1..1000000) dependent ALU operations, timed, to each op of ROW: a known regression (alu_chain measures 1000 of them)");
+
 static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
 			    u32 inject_ns)
 {
@@ -3757,7 +3932,17 @@ static int mmbench_build_rows(void)
 	}
 	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR)
 		mmbench_add_row(&mmbench_benches[i], 0, mmbench_inject_ns);
-	return 0;
+	mmbench_sample_buf = kvcalloc(2 * mmbench_nr_rows * mmbench_samples,
+				      sizeof(*mmbench_sample_buf), GFP_KERNEL);
+	if (!mmbench_sample_buf)
+		return -ENOMEM;
+	for (i = 0; i < mmbench_nr_rows; i++) {
+		mmbench_rows[i].sample_ps = mmbench_sample_buf +
+					    2 * i * mmbench_samples;
+		mmbench_rows[i].pending_ps = mmbench_rows[i].sample_ps +
+					     mmbench_samples;
+	}
+	return mmbench_slow_into(mmbench_slow_into_str, true);
 }
 
 /* Checks that involve more than one parameter. */
@@ -3799,7 +3984,7 @@ static int __init test_mmbench_init(void)
 	mmbench_debug_options();
 	ret = mmbench_build_rows();
 	if (ret)
-		return ret;
+		goto err;
 
 	/* Before sysfs exists, so that no writer can race this run. */
 	if (run_on_load) {
@@ -3821,6 +4006,7 @@ static int __init test_mmbench_init(void)
 		goto err;
 	return 0;
 err:
+	kvfree(mmbench_sample_buf);
 	kvfree(mmbench_rows);
 	return ret;
 }
@@ -3837,6 +4023,7 @@ static void __exit test_mmbench_exit(void)
 	mmbench_reap(mmbench_take_task());
 	mmbench_abandon();
 	mmbench_sysfs_remove();
+	kvfree(mmbench_sample_buf);
 	kvfree(mmbench_rows);
 }
 

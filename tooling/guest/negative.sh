@@ -78,13 +78,13 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..113"
+echo "1..123"
 refused iterations=100000001 "iterations: '100000001' is not a number from"
 refused iterations=-5 "iterations: '-5' is not a number from"
 refused iterations=1e3 "iterations: '1e3' is not a number from"
 refused iterations=lots "iterations: 'lots' is not a number from"
 refused samples=0 "samples: '0' is not a number from"
-refused samples=1001 "samples: '1001' is not a number from"
+refused samples=251 "samples: '251' is not a number from"
 refused sample_us=99 "sample_us: '99' is not a number from"
 refused inject_stall_ms=10001 "inject_stall_ms: '10001' is not a number from"
 refused sample_us=100001 "sample_us: '100001' is not a number from"
@@ -108,6 +108,15 @@ refused inject_into=count_vm_event "inject_ndelay and inject_into go together"
 refused inject_ndelay=100 "inject_ndelay and inject_into go together"
 refused inject_ndelay=100001 "inject_ndelay: '100001' is not a number from"
 refused "inject_into=count_vm_event inject_ndelay=50 benchmarks=inc_zone_page_state" "inject_into: count_vm_event is not in benchmarks="
+refused slow_into=count_vm_event "slow_into: 'count_vm_event' is not ROW:STEPS"
+refused slow_into=:5 "slow_into: ':5' is not ROW:STEPS"
+refused slow_into=count_vm_event:5, "slow_into: '' is not ROW:STEPS"
+refused slow_into=count_vm_event:0 "slow_into: '0' is not a number from 1 to 1000000"
+refused slow_into=count_vm_event:1000001 "slow_into: '1000001' is not a number from 1 to 1000000"
+refused "benchmarks=count_vm_event slow_into=inc_zone_page_state:5" "slow_into: inc_zone_page_state: no such row in this load"
+refused "benchmarks=count_vm_event slow_into=baseline:5" "slow_into: baseline: the baseline is what others are judged against"
+refused "benchmarks=count_vm_event slow_into=count_vm_event:5,count_vm_event:6" "slow_into: count_vm_event: given twice"
+refused "benchmarks=kmalloc_concurrent slow_into=kmalloc_concurrent:5" "slow_into: kmalloc_concurrent: runs on several CPUs"
 refused run_on_load=maybe "invalid for parameter \`run_on_load'"
 refused orders=11 "orders: '11' is not a number from"
 refused orders=0,0 "orders: 0 given twice"
@@ -167,7 +176,7 @@ rmmod test_mmbench
 insmod "$ko" run_on_load=0 benchmarks=count_vm_event,alloc_pages,kmalloc_concurrent orders=0
 top="baseline_drift_pct clock_read_ns clock_step_ns fingerprint run run_ms seq state"
 rows=$(ls /sys/kernel/mmbench | sort | tr '\n' ' ')
-common="context cpu group net_ns_per_op noise_pct ns_per_op_mad ns_per_op_median ns_per_op_min ops_per_sample reason samples samples_dropped status"
+common="context cpu group net_ns_per_op noise_pct ns_per_op_mad ns_per_op_median ns_per_op_min ops_per_sample reason sample_ns samples samples_dropped status"
 files() { ls "/sys/kernel/mmbench/$1" | grep -vx net_cycles_per_op | sort | tr '\n' ' '; }
 want() { echo $common "$@" | tr ' ' '\n' | sort | tr '\n' ' '; }
 base=$(files baseline); vm=$(files count_vm_event)
@@ -246,7 +255,7 @@ result $? "mmbench_test skips __mod_zone_page_state under context=preempt" "rc=$
 # benchmarks= in MMBENCH_PARAMS picks benchmarks; run_on_load= is ignored.
 out=$(cd $testdir && MMBENCH_PARAMS="benchmarks=count_vm_event,count_vm_events run_on_load=1 samples=3" ./mmbench_test 2>&1)
 rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:24" && ! loaded
+[ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:25" && ! loaded
 result $? "MMBENCH_PARAMS benchmarks= runs those and skips the rest" "rc=$rc: $out"
 
 # An explicit module path loads through finit_module().
@@ -304,14 +313,14 @@ else
 fi
 
 # The largest request is cut by budget_ms, not left to run.
-insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=100000000 samples=1000 budget_ms=3000
+insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=100000000 samples=250 budget_ms=3000
 rc=$?
 dir=/sys/kernel/mmbench/inc_dec_zone_page_state
 st=$(cat $dir/status 2>&1); got=$(cat $dir/samples 2>&1); why=$(cat $dir/reason 2>&1)
 ms=$(cat /sys/kernel/mmbench/run_ms 2>&1)
 loaded && rmmod test_mmbench
 [ $rc -eq 0 ] && [ "$st" = pass ] && [ "$ms" -lt 6000 ] && echo "$why" | grep -q "budget_ms"
-result $? "iterations=100000000 samples=1000 budget_ms=3000 stops in time (${ms} ms, $got samples: $why)" "rc=$rc status=$st samples=$got reason=$why run_ms=$ms"
+result $? "iterations=100000000 samples=250 budget_ms=3000 stops in time (${ms} ms, $got samples: $why)" "rc=$rc status=$st samples=$got reason=$why run_ms=$ms"
 
 # A batch or bulk is timed whole: iterations below it are rounded up, and
 # say so; sized samples take whole batches too.
@@ -330,6 +339,26 @@ loaded && rmmod test_mmbench
 	[ -n "$batch" ] && [ $((batch % 8)) -eq 0 ] && [ "$batch" -gt 0 ]
 result $? "iterations=1000 times whole bulks of 1024 and says so; sized order-9 batches are whole ($batch ops)" "rc=$rc status=$st ops=$bulk reason=$why batch_ops=$batch"
 
+# slow_into slows the row it names, and says so; sample_ns lists the
+# samples, whose median is the row's.
+insmod "$ko" benchmarks=count_vm_event,alu_chain samples=5 slow_into=count_vm_event:2000
+rc=$?
+d=/sys/kernel/mmbench
+st="$(cat $d/count_vm_event/status $d/alu_chain/status 2>&1 | tr '\n' ' ')"
+steps=$(cat $d/count_vm_event/slow_ops 2>&1)
+other=$(ls $d/alu_chain $d/baseline | grep -c slow_ops)
+list=$(cat $d/count_vm_event/sample_ns 2>&1)
+med=$(cat $d/count_vm_event/ns_per_op_median 2>&1)
+chain=$(cat $d/alu_chain/net_ns_per_op 2>&1)
+net=$(cat $d/count_vm_event/net_ns_per_op 2>&1)
+loaded && rmmod test_mmbench
+mid=$(echo "$list" | tr ' ' '\n' | sort -n | sed -n 3p)
+# 2000 steps cost twice the alu_chain row (1000 steps) and more.
+big=$(awk -v n="$net" -v c="$chain" 'BEGIN { print (n + 0 > 1.5 * c) ? 1 : 0 }')
+[ $rc -eq 0 ] && [ "$st" = "pass pass " ] && [ "$steps" = 2000 ] && [ "$other" = 0 ] &&
+	[ "$(echo "$list" | wc -w)" = 5 ] && [ "$mid" = "$med" ] && [ "$big" = 1 ]
+result $? "slow_into=count_vm_event:2000 slows that row only, by over 1.5 x alu_chain ($net ns against $chain ns), and sample_ns holds its 5 samples" "rc=$rc status=$st slow_ops=$steps others=$other sample_ns=$list median=$med net=$net chain=$chain"
+
 # A context the path may not run in: unsupported, with the reason.
 insmod "$ko" context=preempt benchmarks=__mod_zone_page_state,count_vm_event
 st=$(cat /sys/kernel/mmbench/__mod_zone_page_state/status 2>&1)
@@ -340,7 +369,7 @@ loaded && rmmod test_mmbench
 result $? "context=preempt: __mod_zone_page_state unsupported, others run preempt" "status=$st reason=$why other=$other"
 
 # kill -9 during a long load ends it at once, module not left loaded.
-insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=100000000 samples=1000 budget_ms=600000 &
+insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=100000000 samples=250 budget_ms=600000 &
 pid=$!
 sleep 2
 kill -9 $pid
@@ -352,7 +381,7 @@ sleep 1
 result $? "kill -9 of insmod during a long run ends the load (${took} s, limit $((3 * slow)) s)" "loaded=$(loaded && echo yes) took=$took"
 
 # rmmod during a run stops it; the writer returns; a second writer: EBUSY.
-insmod "$ko" run_on_load=0 benchmarks=inc_dec_zone_page_state iterations=100000000 samples=1000 budget_ms=600000
+insmod "$ko" run_on_load=0 benchmarks=inc_dec_zone_page_state iterations=100000000 samples=250 budget_ms=600000
 (echo 1 >/sys/kernel/mmbench/run; echo "writer rc=$?" >/tmp/writer) &
 sleep 1
 busy=$(busybox sh -c 'echo 1 >/sys/kernel/mmbench/run' 2>&1)

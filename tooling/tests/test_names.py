@@ -62,7 +62,7 @@ class Refused(support.Options, unittest.TestCase):
                          says=f"inject_stall_ms={value}: want a number "
                               "from 0 to 10000")
         self.refused("--param", "samples=0",
-                     says="want a number from 1 to 1000")
+                     says="want a number from 1 to 250")
         self.refused("--env", "MMBENCH_PARAMS=iterations=100000001",
                      says="from 0 to 100000000")
         # As the module reads them: kstrtouint() in base 0.

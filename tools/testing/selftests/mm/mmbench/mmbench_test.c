@@ -77,6 +77,8 @@
 #define SYSFS_DIR	"/sys/kernel/mmbench"
 #define PARAMS_DIR	"/sys/module/" MODNAME "/parameters"
 #define VAL_LEN		256
+/* The module's most samples a row keeps. */
+#define MAX_SAMPLES	250
 #define WHY_LEN		(PATH_MAX + 512)
 /* Fixed-point values above this (in thousandths) are refused as absurd. */
 #define FIXED_MAX	1000000000000000LL
@@ -245,13 +247,14 @@ static void report_dir(const char *dir, const char *prefix)
 		"status", "reason", "group", "cpu", "context",
 		"ops_per_sample", "samples", "samples_dropped", "noise_pct",
 		"delay_ns", "order", "size_bytes", "bulk", "inject_ndelay",
-		"ns_per_op_min", "ns_per_op_median", "ns_per_op_mad",
-		"net_ns_per_op", "net_cycles_per_op", "counter_delta",
+		"slow_ops", "ns_per_op_min", "ns_per_op_median",
+		"ns_per_op_mad", "net_ns_per_op", "net_cycles_per_op",
+		"sample_ns", "counter_delta",
 		"free_pages_delta", "team_cpus",
 		"release", "preempt", "debug", "init_on_alloc", "init_on_free",
 		"clock",
 	};
-	char path[PATH_MAX], val[VAL_LEN];
+	char path[PATH_MAX], val[4096];
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
@@ -1236,6 +1239,51 @@ static bool row_quiet(const char *row, char *why, size_t len)
 	return false;
 }
 
+static int ll_cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static long long median_ll(long long *v, int n)
+{
+	qsort(v, n, sizeof(*v), ll_cmp);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * A row's sample_ns lists its kept samples: as many as its samples file
+ * says, whose median is its ns_per_op_median.  Absent in an older module.
+ */
+static void samples_agree(struct __test_metadata *_metadata, const char *row)
+{
+	long long v[MAX_SAMPLES], kept, median;
+	char buf[4096];
+	const char *p = buf;
+	int n = 0;
+
+	if (row_str(row, "sample_ns", buf, sizeof(buf)) == -ENOENT)
+		return;
+	ASSERT_EQ(0, row_str(row, "sample_ns", buf, sizeof(buf)));
+	ASSERT_EQ(0, row_ll(row, "samples", &kept));
+	ASSERT_EQ(0, row_fixed(row, "ns_per_op_median", &median));
+	while (*p && n < MAX_SAMPLES) {
+		ASSERT_EQ(0, parse_fixed(p, &v[n], &p)) {
+			TH_LOG("%s/sample_ns: '%s'", row, buf);
+		}
+		n++;
+		if (*p == ' ')
+			p++;
+	}
+	ASSERT_EQ(kept, n) {
+		TH_LOG("%s/sample_ns: '%s'", row, buf);
+	}
+	ASSERT_EQ(median, median_ll(v, n)) {
+		TH_LOG("%s/sample_ns: '%s'", row, buf);
+	}
+}
+
 /*
  * Assert that @row ran and passed.  Returns false, with the reason in
  * @why, when it is unsupported here or the module, older than the test,
@@ -1262,6 +1310,7 @@ static bool row_passed(struct __test_metadata *_metadata, const char *row,
 	ASSERT_STREQ("pass", status) {
 		TH_LOG("%s: %s", row, reason);
 	}
+	samples_agree(_metadata, row);
 	return true;
 }
 
@@ -1276,6 +1325,10 @@ FIXTURE_VARIANT(mmbench) {
 
 FIXTURE_VARIANT_ADD(mmbench, noinline_call) {
 	.name = "noinline_call",
+};
+
+FIXTURE_VARIANT_ADD(mmbench, alu_chain) {
+	.name = "alu_chain",
 };
 
 FIXTURE_VARIANT_ADD(mmbench, inc_zone_page_state) {
@@ -1714,13 +1767,6 @@ FIXTURE_TEARDOWN(ndelay)
 	unload_for_case(_metadata, self->loaded);
 }
 
-static int ll_cmp(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Where does @err, known to +/- @noise, stand against [@lo, @hi]?  1 when
  * the whole interval is inside (a pass is earned), -1 when it is wholly
@@ -1745,12 +1791,6 @@ static const char *noise_str(long long noise)
 }
 
 /* The median of @n values (of the middle two when even); sorts them. */
-static long long median_ll(long long *v, int n)
-{
-	qsort(v, n, sizeof(*v), ll_cmp);
-	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /*
  * How sure is a figure measured once per run: the median of @v over @n
  * runs, give or take the larger of @within (the rows' own noise) and the
