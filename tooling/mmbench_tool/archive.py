@@ -32,7 +32,10 @@ COST_KEYS = ("arch", "accel", "qemu_cpu", "cpu_model", "debug",
 # Keys that may change costs but may be what is being compared: said.
 WARN_KEYS = ("preempt", "init_on_alloc", "init_on_free", "clocksource",
              "host_cpu")
-DROP_CAUSES = ("preempted", "migrated", "stolen")
+# Why samples were dropped: the module's words in its log line ("dropped
+# 0 preempted, 1 migrated, 0 with steal time").
+DROP_CAUSES = {"preempted": "preempted", "migrated": "migrated",
+               "stolen": "(?:with steal time|stolen)"}
 
 
 def _number(text):
@@ -61,10 +64,10 @@ def drops(klog_lines, row):
         if not m or m.group(1) != row:
             continue
         text = m.group(2)
-        for cause in DROP_CAUSES:
+        for cause, words in DROP_CAUSES.items():
             hit = (re.search(rf"(\d+)\s+(?:samples?\s+)?(?:dropped\s+)?"
-                             rf"(?:as\s+)?{cause}", text) or
-                   re.search(rf"{cause}\s*[=:]?\s*(\d+)", text))
+                             rf"(?:as\s+)?{words}", text) or
+                   re.search(rf"{words}\s*[=:]?\s*(\d+)", text))
             if hit:
                 found[cause] = int(hit.group(1))
     return found

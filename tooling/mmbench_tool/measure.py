@@ -8,7 +8,7 @@ import statistics
 import time
 from pathlib import Path
 
-from . import archive, compare, deps, fleet, guest, names, plots
+from . import archive, compare, deps, fleet, guest, plots
 from .common import OUT, Failure, Phase, say
 
 COMPARE_PACKAGES = {
@@ -23,7 +23,7 @@ DEFAULT_LOADS = 8
 # The rows compare-check known slows, one of each kind, and the changes.
 KNOWN_ROWS = {"inc_dec_zone_page_state": "inc_dec_zone_page_state",
               "kmalloc_64": "kmalloc",
-              "alloc_pages_order0": "alloc_pages"}
+              "alloc_pages_order0": "alloc_pages"}     # row: its benchmark
 KNOWN_PCTS = (2, 5, 10)
 CALIBRATION = "alu_chain"
 CHAIN_STEPS = 1000
@@ -202,8 +202,8 @@ def calibrate(arch):
 
 def slow_into(step, rows, pct):
     """The slow_into= value that makes each known row @pct % slower."""
-    return ",".join(f"{bench}:{max(1, round(pct / 100 * rows[row] / step))}"
-                    for row, bench in KNOWN_ROWS.items())
+    return ",".join(f"{row}:{max(1, round(pct / 100 * rows[row] / step))}"
+                    for row in KNOWN_ROWS)
 
 
 def cmd_compare_check(args):
@@ -282,8 +282,8 @@ def _mde_table(results, count, prefix):
 def check_known(args, results):
     """Known regressions: slow_into making the KNOWN_ROWS +2/+5/+10 %
     slower, in boots alternating with the stock kernel's."""
-    # The stock selection on both sides (slow_into brings alu_chain into
-    # B's); the calibration boot runs the rows slowed and alu_chain only.
+    # The stock selection on both sides; the calibration boot runs the
+    # benchmarks of the rows slowed and alu_chain only.
     base = []
     if not args.reuse:
         cal = Side("A", args, params=[
@@ -309,7 +309,6 @@ def check_known(args, results):
             for pct, value in levels.items()]
         for s in sides:
             s.prepare()
-    benches = names.benchmarks()
     detected = {(row, pct): 0 for row in KNOWN_ROWS for pct in KNOWN_PCTS}
     other = {}
     lines = []
@@ -331,9 +330,8 @@ def check_known(args, results):
                 got.append(f"{row} {r.verdict if r else 'missing'} "
                            f"{r.change:+.1f} %" if r and r.change is not None
                            else f"{row} {r.verdict if r else 'missing'}")
-            slowed = set(KNOWN_ROWS.values())
             for r in c.rows:
-                if names.bench_of(r.row, benches) in slowed:
+                if r.row in KNOWN_ROWS or r.row == CALIBRATION:
                     continue
                 if r.verdict in (compare.REGRESSION, compare.IMPROVEMENT):
                     other[r.verdict] = other.get(r.verdict, 0) + 1
@@ -346,7 +344,7 @@ def check_known(args, results):
         summary.append(f"  {row:<24} " + ", ".join(
             f"+{pct} %: {detected[(row, pct)]}/{args.comparisons}"
             for pct in KNOWN_PCTS))
-    summary.append("verdicts on rows of benchmarks not slowed: " +
+    summary.append("verdicts on the rows not slowed: " +
                    (", ".join(f"{k} {v}" for k, v in other.items())
                     or "none flagged"))
     mde = {}

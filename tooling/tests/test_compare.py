@@ -261,7 +261,7 @@ MMBENCH-BENCH load=1 sysfs=alloc_pages_order9/status=unsupported
 MMBENCH-BENCH load=1 sysfs=alloc_pages_order9/reason=no free block of order 9
 MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/status=pass
 MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/ns_per_op_median=300.000
-MMBENCH-BENCH load=1 klog=test_mmbench: kmalloc_64: median 210.582 ns, 3 samples, dropped 1 preempted, 1 migrated, 0 stolen
+MMBENCH-BENCH load=1 klog=test_mmbench: kmalloc_64: median 210.582 ns, 3 samples of 100 ops on CPU 0, dropped 1 preempted, 1 migrated, 0 with steal time
 MMBENCH-BENCH load=2 insmod failed
 """.splitlines()
 
