@@ -24,9 +24,17 @@ MIN_LOADS = 3           # fewer passing loads a side: INCONCLUSIVE
 MORE_LOADS_CAP = 999
 # A first pass's p below this: the row is left out of the common factor.
 EXCLUDE_P = 0.01
+ROW_ICC = True
+# A row's load slower than the kernel's median by this many scaled MADs
+# (and at least DISTURBED_MIN, log) is taken for disturbed.
+DISTURBED_MADS = 4.0
+DISTURBED_MIN = 0.05
+# Loads whose factor is this much (log) over the kernel's fastest load's
+# are left out; None keeps every load.
+QUIET = 0.10
 # The calibration rows: pure emulation speed, independent of mm code.
 REFERENCE_ROWS = ("baseline", "noinline_call", "alu_chain")
-NORMS = ("common", "reference", "none")
+NORMS = ("common", "loading", "reference", "none")
 DEFAULT_NORM = "common"
 
 REGRESSION = "REGRESSION"
@@ -104,15 +112,78 @@ def normalise(ua, ub, how=DEFAULT_NORM, exclude=()):
         return _mean(devs) if how == "reference" else \
             statistics.median(devs)
     factors = {}
+    for side, units in (("A", ua), ("B", ub)):
+        for key, u in units.items():
+            factors[(side,) + tuple(key)] = factor(u)
+    slopes = loadings(ua, ub, factors) if how == "loading" else {}
     out = []
     for side, units in (("A", ua), ("B", ub)):
         norm = {}
         for key, u in units.items():
-            f = factor(u)
-            factors[(side,) + tuple(key)] = f
-            norm[key] = {r: v - f for r, v in u.items()}
+            f = factors[(side,) + tuple(key)]
+            norm[key] = {r: v - slopes.get(r, 1.0) * f for r, v in u.items()}
         out.append(norm)
     return out[0], out[1], factors, use
+
+
+def loadings(ua, ub, factors):
+    """Per row, how much of the load factor it takes (its loading, the
+    slope of the row on the factor, fitted within each kernel so that a
+    change between the kernels is not taken for one), clipped to 0..2: a
+    row on one CPU moves with the factor (about 1), a row on several CPUs
+    its own way under a busy host."""
+    out = {}
+    rows = set(r for u in list(ua.values()) + list(ub.values()) for r in u)
+    for row in rows:
+        sxy = sxx = 0.0
+        for side, units in (("A", ua), ("B", ub)):
+            pts = [(factors[(side,) + tuple(k)], u[row])
+                   for k, u in units.items() if row in u]
+            if len(pts) < 2:
+                continue
+            fm = _mean(f for f, _ in pts)
+            ym = _mean(y for _, y in pts)
+            sxy += math.fsum((f - fm) * (y - ym) for f, y in pts)
+            sxx += math.fsum((f - fm) ** 2 for f, _ in pts)
+        if sxx > 1e-9:
+            out[row] = min(2.0, max(0.0, sxy / sxx))
+    return out
+
+
+def disturbed(values):
+    """@values without those a busy host slowed: a host can only make a
+    row slower, so a load's value over the kernel's median by more than
+    DISTURBED_MADS scaled MADs (and DISTURBED_MIN) is left out."""
+    if DISTURBED_MADS is None or len(values) < 4:
+        return values
+    m = statistics.median(values)
+    s = 1.4826 * statistics.median(abs(v - m) for v in values)
+    limit = m + max(DISTURBED_MADS * s, DISTURBED_MIN)
+    return [v for v in values if v <= limit]
+
+
+def quiet_limit(factors):
+    """The largest load factor of a quiet load: the faster half of the
+    loads' median (a quiet load's factor, robust to one unusually fast
+    load), plus QUIET or 4 scaled MADs of the faster half, whichever is
+    more (a kernel whose loads spread evenly keeps most of them)."""
+    low = sorted(factors)[:max(2, (len(factors) + 1) // 2)]
+    m = statistics.median(low)
+    s = 1.4826 * statistics.median(abs(f - m) for f in low)
+    return m + max(QUIET, 4 * s)
+
+
+def undisturbed(units):
+    """@units without the rows' values disturbed() leaves out."""
+    rows = set(r for u in units.values() for r in u)
+    keep = {}
+    for row in rows:
+        vals = [u[row] for u in units.values() if row in u]
+        kept = disturbed(vals)
+        keep[row] = max(kept) if kept else None
+    return {k: {r: v for r, v in u.items()
+                if keep[r] is not None and v <= keep[r]}
+            for k, u in units.items()}
 
 
 def trimmed(values, g=TRIM):
@@ -130,17 +201,17 @@ def trimmed(values, g=TRIM):
 
 def icc(units):
     """The intra-boot correlation of a kernel's normalised loads: per row
-    the one-way ANOVA estimate over boots with two loads or more, the
-    median over rows, clipped to 0..1; None when fewer than two such
-    boots."""
+    the one-way ANOVA estimate over boots with two loads or more, clipped
+    to 0..1.  Returns (the median over rows, {row: its own}); (None, {})
+    when fewer than two such boots."""
     by_boot = {}
     for (boot, _load), rows in units.items():
         by_boot.setdefault(boot, []).append(rows)
     boots = [b for b in by_boot.values() if len(b) >= 2]
     if len(boots) < 2:
-        return None
+        return None, {}
     rows = set.intersection(*(set(r) for b in boots for r in b))
-    found = []
+    found = {}
     for row in rows:
         groups = [[ld[row] for ld in b] for b in boots]
         k = len(groups)
@@ -152,10 +223,11 @@ def icc(units):
         n0 = (n - sum(len(g) ** 2 for g in groups) / n) / (k - 1)
         if msb + (n0 - 1) * msw <= 0:
             continue
-        found.append((msb - msw) / (msb + (n0 - 1) * msw))
+        found[row] = min(1.0, max(0.0, (msb - msw) /
+                                  (msb + (n0 - 1) * msw)))
     if not found:
-        return None
-    return min(1.0, max(0.0, statistics.median(found)))
+        return None, {}
+    return statistics.median(found.values()), found
 
 
 def design_effect(units, rho):
@@ -304,7 +376,7 @@ class Comparison:
         self.raw_a, self.raw_b = ua, ub
         self.excluded = []
         self._test(ua, ub, norm)
-        if norm == "common":
+        if norm in ("common", "loading"):
             # A row that changed pulls every load's factor a little its
             # way, and so every other row the other way: the rows a
             # first pass finds changed are left out of the factor.
@@ -317,8 +389,22 @@ class Comparison:
     def _test(self, ua, ub, norm):
         na, nb, self.factors, self.norm_rows = normalise(ua, ub, norm,
                                                          self.excluded)
+        self.dropped_loads = {"A": 0, "B": 0}
+        if QUIET is not None and self.factors:
+            # Loads a busy host slowed as a whole: a kernel's loads whose
+            # factor is over its fastest load's by more than QUIET.
+            kept = []
+            for side, units in (("A", na), ("B", nb)):
+                fs = {k: self.factors[(side,) + tuple(k)] for k in units}
+                limit = quiet_limit(list(fs.values()))
+                keep = {k: v for k, v in units.items() if fs[k] <= limit}
+                self.dropped_loads[side] = len(units) - len(keep)
+                kept.append(keep)
+            na, nb = kept
         self.units_a, self.units_b = na, nb
-        self.icc_a, self.icc_b = icc(na), icc(nb)
+        na, nb = undisturbed(na), undisturbed(nb)
+        self.units_a, self.units_b = na, nb
+        (self.icc_a, rows_icc_a), (self.icc_b, rows_icc_b) = icc(na), icc(nb)
         pooled = [x for x in (self.icc_a, self.icc_b) if x is not None]
         rho = _mean(pooled) if pooled else 0.0
         self.icc = rho
@@ -332,7 +418,13 @@ class Comparison:
         for row in sorted(rows_a & rows_b):
             xa = [u[row] for u in na.values() if row in u]
             xb = [u[row] for u in nb.values() if row in u]
-            res = compare_row(row, xa, xb, self.deff_a, self.deff_b)
+            # A row whose boots differ more than the rows' usual (the
+            # rows on several CPUs under a busy host) keeps its own.
+            own = [x for x in (rows_icc_a.get(row), rows_icc_b.get(row))
+                   if x is not None]
+            r_rho = max(rho, _mean(own)) if own and ROW_ICC else rho
+            res = compare_row(row, xa, xb, design_effect(na, r_rho),
+                              design_effect(nb, r_rho))
             res.a_median = statistics.median(
                 math.exp(u[row]) for u in ua.values() if row in u)
             res.b_median = statistics.median(
