@@ -1057,9 +1057,24 @@ def arm64_guest(args, boot=True):
     return [(ok, f"arm64 kernel: {what}", why) for ok, what, why in checks]
 
 
+def compare_guests(args):
+    """./mmbench compare on real guests: a known regression found."""
+    start = time.monotonic()
+    try:
+        checks = measure.test_checks(args, guest.results_dir("-compare"))
+    except Failure as e:
+        checks = [(False, "compare: a known regression in real guests",
+                   str(e))]
+    say(f"compare guests: {time.monotonic() - start:.0f} s in all")
+    return checks
+
+
 def cmd_test(args):
     setup = Setup(args, checks=True)
     check_options(args)
+    # The unit tests of compare need its statistics and plots.
+    with Phase("packages (compare)"):
+        deps.ensure(measure.COMPARE_PACKAGES)
     unit = host_tests()
     setup.prepare()
     checks = [
@@ -1084,6 +1099,7 @@ def cmd_test(args):
             checks += report_checks(out, results)
     checks += small_guest(setup)
     checks += loaded_guest(setup)
+    checks += compare_guests(args)
     # Debian's other kernels and the stock run's debug twin, unless a
     # kernel of one's own is tested.
     if not args.kernel and not args.debug_kernel:
@@ -1199,9 +1215,13 @@ def _add_compare_commands(sub):
         "slow_into making inc_dec_zone_page_state, kmalloc_64 and "
         "alloc_pages_order0 2, 5 and 10 % slower (calibrated against "
         "alu_chain in a first boot), each level compared with the stock "
-        "kernel --comparisons times: the detection rate of each.",
+        "kernel --comparisons times: the detection rate of each; split: "
+        "no guest, the boots of one kernel's archives (--reuse FOLDER) "
+        "split every way into two kernels, per normalisation the A/A "
+        "comparisons that flag a row, the median minimum detectable "
+        "effect and how often +5 and +10 % added to three rows is found.",
         epilog="exit status: 0 goal met, 1 missed, 2 a step failed")
-    p.add_argument("what", choices=("aa", "known"))
+    p.add_argument("what", choices=("aa", "known", "split"))
     _add_guest_options(p)
     _add_arch_option(p)
     _add_measure_options(p)

@@ -3,13 +3,14 @@ one with a known regression) measured in alternating boots, compared row
 by row, and the figures in the fleets' formats."""
 import copy
 import json
+import re
 import math
 import statistics
 import time
 from pathlib import Path
 
 from . import archive, compare, deps, fleet, guest, plots
-from .common import OUT, Failure, Phase, say
+from .common import Failure, Phase, say
 
 COMPARE_PACKAGES = {
     "python3-scipy": "the t distribution of ./mmbench compare",
@@ -50,22 +51,25 @@ class Side:
         self.setup.prepare()
 
 
-def alternate(sides, boots, loads, results):
+def alternate(sides, boots, loads, results, first=1):
     """Boot each side in turn, @boots rounds (A, B, A, B, ...), loading
     the module @loads times a boot; each boot's archive goes to
-    @results/<side>-boot<i>/archive.jsonl and is appended to
-    @results/<side>.jsonl.  Returns {side name: that file}."""
+    @results/<side>-boot<i>/archive.jsonl (i from @first) and is
+    appended to @results/<side>.jsonl (made anew when @first is 1).
+    Returns {side name: that file}."""
     from .cli import save_archive
     files = {s.name: results / f"{s.name}.jsonl" for s in sides}
     for f in files.values():
-        f.write_text("")
+        if first == 1:
+            f.write_text("")
     guest_s = {s.name: 0.0 for s in sides}
-    for i in range(1, boots + 1):
+    for i in range(first, first + boots):
         for s in sides:
             d = results / f"{s.name}-boot{i}"
             d.mkdir(parents=True, exist_ok=True)
             s.setup.extra_env = {"MMBENCH_LOADS": str(loads)}
-            say(f"boot {i} of {boots}, kernel {s.name}: {s.setup.release} "
+            say(f"boot {i} of {first + boots - 1}, kernel {s.name}: "
+                f"{s.setup.release} "
                 f"{' '.join(s.args.param)}")
             start = time.monotonic()
             out = s.setup.boot(
@@ -181,9 +185,9 @@ def cmd_fleet(args):
 
 # ------------------------------------------------------ compare-check
 
-def calibrate(arch):
-    """(ns a chain step costs, {row: median ns/op}) from an archive
-    with the alu_chain row."""
+def calibrate(arch, wanted=tuple(KNOWN_ROWS)):
+    """(ns a chain step costs, {row: median ns/op} of the rows @wanted)
+    from an archive with the alu_chain row."""
     meds = arch.medians()
     nets = [r["net"] for r in arch.rows if r.get("row") == CALIBRATION
             and r.get("status") == "pass" and r.get("net")]
@@ -192,7 +196,7 @@ def calibrate(arch):
                       "chain with")
     step = statistics.median(nets) / CHAIN_STEPS
     rows = {}
-    for row in KNOWN_ROWS:
+    for row in wanted:
         vals = [u[row] for u in meds.values() if row in u]
         if not vals:
             raise Failure(f"no passing {row} row to calibrate against")
@@ -208,6 +212,8 @@ def slow_into(step, rows, pct):
 
 def cmd_compare_check(args):
     deps.ensure(COMPARE_PACKAGES)
+    if args.what == "split":
+        return check_split(args)
     results = Path(args.reuse) if args.reuse else \
         guest.results_dir(f"-check-{args.what}")
     if args.what == "aa":
@@ -368,3 +374,150 @@ def check_known(args, results):
 
 def mean_or_nan(v):
     return statistics.mean(v) if v else math.nan
+
+
+def _subset(pool, boots, shift=None):
+    """The archive of @pool's @boots, each row in @shift {row: %} made
+    that much slower (a simulated regression on measured noise)."""
+    rows = []
+    for r in pool.rows:
+        if r["boot"] in boots:
+            if shift and r["row"] in shift and r.get("median"):
+                r = dict(r, median=r["median"] * (1 + shift[r["row"]] / 100))
+            rows.append(r)
+    return archive.Archive([x for x in pool.runs if x["boot"] in boots],
+                           rows, [])
+
+
+def check_split(args):
+    """A/A on measured data without booting: the boots of one kernel's
+    archives (--reuse: a folder of ./mmbench measure of the stock kernel
+    against itself, or of archives) split every way into two halves;
+    per normalisation the comparisons that flag a row, the median
+    minimum detectable effect, and how often a +5 % and +10 % change
+    added to KNOWN_ROWS's figures in one half is found."""
+    import itertools
+    if not args.reuse:
+        raise Failure("compare-check split reads archives: give --reuse "
+                      "FOLDER (A.jsonl and B.jsonl of the same kernel, or "
+                      "*.jsonl)")
+    d = Path(args.reuse)
+    files = sorted(d.glob("*.jsonl"))
+    if not files:
+        raise Failure(f"{d}: no *.jsonl archive in it")
+    pool = archive.Archive.read(*files)
+    if len(pool.fingerprint().get("release", ())) > 1:
+        raise Failure(f"{d}: archives of more than one kernel")
+    boots = sorted({r["boot"] for r in pool.rows})
+    if len(boots) < 4:
+        raise Failure(f"{d}: {len(boots)} boots; a split needs 4 or more")
+    splits = [(set(g), set(boots) - set(g)) for g in
+              itertools.combinations(boots, len(boots) // 2)
+              if boots[0] in g][:args.comparisons]
+    say(f"{len(boots)} boots, {len(pool.rows)} row records: "
+        f"{len(splits)} splits into {len(boots) // 2} + "
+        f"{len(boots) - len(boots) // 2} boots")
+    lines = []
+    for norm in compare.NORMS:
+        flagged = flags = 0
+        mdes = []
+        found = {5: 0, 10: 0}
+        tried = 0
+        for ga, gb in splits:
+            c = compare.Comparison(_subset(pool, ga), _subset(pool, gb),
+                                   norm)
+            bad = [r for r in c.rows if r.verdict in
+                   (compare.REGRESSION, compare.IMPROVEMENT)]
+            flagged += bool(bad)
+            flags += len(bad)
+            mdes += [r.mde for r in c.rows if r.mde is not None]
+            for pct in found:
+                c2 = compare.Comparison(
+                    _subset(pool, ga),
+                    _subset(pool, gb, {r: pct for r in KNOWN_ROWS}), norm)
+                found[pct] += sum(1 for r in c2.rows if r.row in KNOWN_ROWS
+                                  and r.verdict == compare.REGRESSION)
+            tried += len(KNOWN_ROWS)
+        line = (f"{norm:<9} {len(splits)} A/A splits: {flagged} flagged a "
+                f"row ({flags} rows in all); median MDE "
+                f"{statistics.median(mdes) if mdes else math.nan:.1f} %; "
+                f"+5 % found {found[5]}/{tried}, +10 % {found[10]}/{tried}")
+        lines.append(line)
+        print(line, flush=True)
+    (d / "split.txt").write_text("\n".join(lines) + "\n")
+    return 0
+
+
+# ./mmbench test's real comparison: few benchmarks (so few rows), a known
+# regression of CI_PCT % on CI_ROW, calibrated in A's first boot.
+CI_BENCHMARKS = ("inc_dec_zone_page_state,count_vm_event,mod_node_page_state,"
+                 "kmalloc,kmem_cache,alloc_pages,alu_chain")
+CI_ROW = "inc_dec_zone_page_state"
+CI_PCT = 30
+CI_BOOTS = 2
+CI_LOADS = 8
+
+
+def test_checks(args, results):
+    """The checks ./mmbench test makes of compare on real guests: the
+    stock kernel (A) against itself with slow_into making CI_ROW CI_PCT %
+    slower (B), in boots A, B, A, B; returns [(ok, what, why)]."""
+    deps.ensure(COMPARE_PACKAGES)
+    sel = f"benchmarks={CI_BENCHMARKS}"
+    a = Side("A", args, params=[sel])
+    b = Side("B", args, params=[sel, f"slow_into={CI_ROW}:1"])
+    for s in (a, b):
+        s.setup.args.debug_kernel = False
+        s.prepare()
+    results.mkdir(parents=True, exist_ok=True)
+    files = alternate([a], 1, CI_LOADS, results)
+    step, rows = calibrate(archive.Archive.read(files["A"]), (CI_ROW,))
+    steps = max(1, round(CI_PCT / 100 * rows[CI_ROW] / step))
+    say(f"compare: a chain step costs {step:.4f} ns, {CI_ROW} "
+        f"{rows[CI_ROW]:.1f} ns/op: slow_into={CI_ROW}:{steps} for "
+        f"+{CI_PCT} %")
+    b.args.param[-1] = f"slow_into={CI_ROW}:{steps}"
+    alternate([b], 1, CI_LOADS, results)
+    alternate([a, b], CI_BOOTS - 1, CI_LOADS, results, first=2)
+    c = run_compare([files["A"]], [results / "B.jsonl"],
+                    compare.DEFAULT_NORM, results)
+    by = {r.row: r for r in c.rows}
+    r = by.get(CI_ROW)
+    got = {}
+    for side in ("A", "B"):
+        arch = archive.Archive.read(results / f"{side}.jsonl")
+        got[side] = sum(1 for ld in arch.loads if ld["insmod"] == "ok")
+    others = [x for x in c.rows if x.row not in (CI_ROW, CALIBRATION)]
+    flagged = [f"{x.row} {x.verdict} {x.change:+.1f} %" for x in others
+               if x.verdict in (compare.REGRESSION, compare.IMPROVEMENT)]
+    where = f"see {results}/compare.txt"
+    lava = fleet.lava(archive.Archive.read(files["A"]))
+    return [
+        (got["A"] == got["B"] == CI_BOOTS * CI_LOADS,
+         f"compare: {CI_BOOTS} boots x {CI_LOADS} loads of each kernel "
+         "archived", f"A {got['A']}, B {got['B']} loads; see {results}"),
+        (r is not None and r.verdict == compare.REGRESSION,
+         f"compare: REGRESSION for {CI_ROW} slowed {CI_PCT} % "
+         "(slow_into)",
+         f"{r.verdict} {r.change:+.1f} % [{r.lo:+.1f}, {r.hi:+.1f}]; {where}"
+         if r and r.change is not None else f"no figures; {where}"),
+        (exit_status(c) == 1, "compare: exit status 1 (a regression)",
+         f"{exit_status(c)}; {where}"),
+        (r is not None and r.change is not None and
+         all(x.change is None or x.change < r.change for x in others),
+         f"compare: {CI_ROW} has the largest change of all rows",
+         ", ".join(f"{x.row} {x.change:+.1f} %" for x in others
+                   if x.change is not None and r and r.change is not None
+                   and x.change >= r.change) + f"; {where}"),
+        # Benjamini-Hochberg lets about q of the discoveries be false:
+        # one other row may be; two would be out of line.
+        (len(flagged) <= 1, "compare: at most one row not slowed is "
+         "flagged", "; ".join(flagged) + f"; {where}"),
+        (all(re.fullmatch(r"lava-test-case [-_.a-zA-Z0-9]+ --result "
+                          r"(pass|fail|skip)( --measurement [0-9.]+ "
+                          r"--units (ns|%))?", line)
+             for line in lava.splitlines()) and
+         f"mmbench.{CI_ROW}.ns_per_op" in lava,
+         "compare: the archive's LAVA test cases are well formed",
+         f"see ./mmbench fleet {files['A']}"),
+    ]
