@@ -308,7 +308,11 @@ def check_known(args, results):
         f"{r} {v:.1f} ns/op" for r, v in rows.items()))
     levels = {pct: slow_into(step, rows, pct) for pct in KNOWN_PCTS}
     for pct, value in levels.items():
-        say(f"+{pct} %: slow_into={value}")
+        # The chain comes in whole steps: what each row gets in fact.
+        got = ", ".join(
+            f"{row} +{100 * int(n) * step / rows[row]:.1f} %"
+            for row, n in (e.split(":") for e in value.split(",")))
+        say(f"+{pct} %: slow_into={value} ({got})")
     if not args.reuse:
         sides = [Side("A", args, params=base)] + [
             Side(f"B{pct}", args, params=base + [f"slow_into={value}"])
@@ -423,6 +427,7 @@ def check_split(args):
         mdes = []
         found = {5: 0, 10: 0}
         tried = 0
+        known_mde = {}
         for ga, gb in splits:
             c = compare.Comparison(_subset(pool, ga), _subset(pool, gb),
                                    norm)
@@ -431,6 +436,9 @@ def check_split(args):
             flagged += bool(bad)
             flags += len(bad)
             mdes += [r.mde for r in c.rows if r.mde is not None]
+            for r in c.rows:
+                if r.row in KNOWN_ROWS and r.mde is not None:
+                    known_mde.setdefault(r.row, []).append(r.mde)
             for pct in found:
                 c2 = compare.Comparison(
                     _subset(pool, ga),
@@ -441,7 +449,9 @@ def check_split(args):
         line = (f"{norm:<9} {len(splits)} A/A splits: {flagged} flagged a "
                 f"row ({flags} rows in all); median MDE "
                 f"{statistics.median(mdes) if mdes else math.nan:.1f} %; "
-                f"+5 % found {found[5]}/{tried}, +10 % {found[10]}/{tried}")
+                f"+5 % found {found[5]}/{tried}, +10 % {found[10]}/{tried}; "
+                "MDE " + ", ".join(f"{r} {statistics.median(v):.1f} %"
+                                   for r, v in known_mde.items()))
         lines.append(line)
         print(line, flush=True)
     (d / "split.txt").write_text("\n".join(lines) + "\n")
