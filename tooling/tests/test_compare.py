@@ -374,5 +374,30 @@ class Plots(unittest.TestCase):
                 self.assertEqual(p.read_bytes()[:4], b"\x89PNG")
 
 
+class KnownRegression(unittest.TestCase):
+    def test_calibrate_and_slow_into(self):
+        from mmbench_tool import measure
+        recs = []
+        for load, (chain, row) in enumerate(((1200.0, 60.0), (1210.0, 62.0),
+                                             (1190.0, 61.0)), 1):
+            for name, med in (("alu_chain", chain),
+                              ("inc_dec_zone_page_state", row),
+                              ("kmalloc_64", 220.0),
+                              ("alloc_pages_order0", 2100.0)):
+                recs.append({"type": "row", "boot": "b", "load": load,
+                             "row": name, "status": "pass", "median": med,
+                             "net": med - 1})
+        arch = archive.Archive([{"type": "run", "boot": "b"}], recs, [])
+        step, rows = measure.calibrate(arch)
+        self.assertAlmostEqual(step, 1.199)
+        self.assertEqual(rows["inc_dec_zone_page_state"], 61.0)
+        self.assertEqual(
+            measure.slow_into(step, rows, 10),
+            "inc_dec_zone_page_state:5,kmalloc_64:18,alloc_pages_order0:175")
+        # Never 0 steps: the module refuses it.
+        self.assertTrue(measure.slow_into(step, rows, 0.1)
+                        .startswith("inc_dec_zone_page_state:1,"))
+
+
 if __name__ == "__main__":
     unittest.main()
