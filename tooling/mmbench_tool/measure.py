@@ -473,6 +473,9 @@ def test_checks(args, results):
     stock kernel (A) against itself with slow_into making CI_ROW CI_PCT %
     slower (B), in boots A, B, A, B; returns [(ok, what, why)]."""
     deps.ensure(COMPARE_PACKAGES)
+    # Its own selection, none of the options' parameters or ceilings.
+    args = copy.copy(args)
+    args.param, args.env, args.ceiling = [], [], []
     sel = f"benchmarks={CI_BENCHMARKS}"
     a = Side("A", args, params=[sel])
     b = Side("B", args, params=[sel, f"slow_into={CI_ROW}:1"])
