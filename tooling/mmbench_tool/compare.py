@@ -163,14 +163,16 @@ def disturbed(values):
 
 
 def quiet_limit(factors):
-    """The largest load factor of a quiet load: the faster half of the
-    loads' median (a quiet load's factor, robust to one unusually fast
-    load), plus QUIET or 4 scaled MADs of the faster half, whichever is
-    more (a kernel whose loads spread evenly keeps most of them)."""
-    low = sorted(factors)[:max(2, (len(factors) + 1) // 2)]
-    m = statistics.median(low)
-    s = 1.4826 * statistics.median(abs(f - m) for f in low)
-    return m + max(QUIET, 4 * s)
+    """The largest load factor of a quiet load.  A host can make a load
+    slower, never faster, and under TCG on a shared host a load is either
+    quiet or slowed as a whole by 35-100 %: the fastest third of the
+    loads are quiet ones (unless the host was busy two thirds of the
+    time), and their spread is the quiet loads' own.  The limit is the
+    fastest load's factor plus QUIET, or three times the fastest third's
+    range when that is more (loads spread evenly, as a kernel's boots
+    differ, are kept)."""
+    low = sorted(factors)[:max(2, len(factors) // 3)]
+    return low[0] + max(QUIET, 3 * (low[-1] - low[0]))
 
 
 def undisturbed(units):
