@@ -141,11 +141,15 @@ def write(path, recs, append=False):
 def _files(where):
     where = Path(where)
     if where.is_dir():
+        if (where / FILE).exists():
+            return [where / FILE]
         found = sorted(where.glob("*.jsonl"))
-        if not found:
-            found = sorted(where.glob(f"*/{FILE}"))
-        if not found:
-            raise ValueError(f"{where}: no *.jsonl archive in it")
+        if len(found) != 1:
+            names = ", ".join(f.name for f in found)
+            raise ValueError(
+                f"{where}: no {FILE}, and " +
+                (f"{len(found)} *.jsonl archives ({names}): name one"
+                 if found else "no *.jsonl archive in it"))
         return found
     return [where]
 

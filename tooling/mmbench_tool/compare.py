@@ -481,6 +481,10 @@ class Comparison:
                       if self.excluded else "") +
                    f"; intra-boot correlation {self.icc:.2f}, design "
                    f"effect A {self.deff_a:.2f}, B {self.deff_b:.2f}")
+        if any(self.dropped_loads.values()):
+            out.append(f"loads a busy host slowed as a whole, left out: "
+                       f"A {self.dropped_loads['A']}, B "
+                       f"{self.dropped_loads['B']}")
         if self.shift and self.shift.change is not None:
             s = self.shift
             out.append(f"every row's load factor, B against A: "
@@ -522,6 +526,8 @@ class Comparison:
 
     def as_json(self):
         return {"norm": self.norm, "icc": self.icc,
+                "dropped_loads": self.dropped_loads,
+                "excluded_from_factor": self.excluded,
                 "design_effect": [self.deff_a, self.deff_b],
                 "not_comparable": self.not_comparable,
                 "warnings": self.warnings,

@@ -376,9 +376,6 @@ def check_known(args, results):
     return 0
 
 
-def mean_or_nan(v):
-    return statistics.mean(v) if v else math.nan
-
 
 def _subset(pool, boots, shift=None):
     """The archive of @pool's @boots, each row in @shift {row: %} made

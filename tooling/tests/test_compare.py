@@ -2,7 +2,6 @@
 Yuen's trimmed mean, the load normalisation, the false-positive rate of
 A/A comparisons, the power on known shifts, NOT COMPARABLE; the archive
 read from the guest's lines, and the fleet formats."""
-import io
 import json
 import math
 import random
