@@ -1,0 +1,83 @@
+"""tooling/guest/bench.sh as ./mmbench run --loads and measure run it
+(MMBENCH_SUITE=0 MMBENCH_INJECT=0): no suite, nothing injected, every
+file of a load's rows printed for the archive."""
+import os
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+import support
+
+from mmbench_tool import archive
+
+BENCH_SH = support.TOOLING / "guest" / "bench.sh"
+
+
+class Loads(unittest.TestCase):
+    def run_sh(self, env):
+        """bench.sh's output under a fake insmod that records its
+        arguments and succeeds, a fake rmmod, dmesg and grep -r (a
+        module's sysfs files)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            bin_dir = Path(tmp) / "bin"
+            bin_dir.mkdir()
+            fake = {
+                # The kernel log grows a line a load.
+                "insmod": 'echo "$*" >>"$TMPDIR/args"; '
+                          "echo '[    1.0] test_mmbench: kmalloc_64: "
+                          "median 1 ns, dropped 0 preempted, 2 migrated, "
+                          "0 with steal time' >>\"$TMPDIR/klog\"",
+                "rmmod": "true",
+                "uname": "echo 6.12-fake",
+                "cat": 'case "$1" in */run_ms) echo 1300;; '
+                       '*) /bin/cat "$@";; esac',
+                "dmesg": '/bin/cat "$TMPDIR/klog" 2>/dev/null',
+                "grep": 'if [ "$1" = -r ]; then '
+                        "printf '%s\\n' "
+                        "'/sys/kernel/mmbench/kmalloc_64/status:pass' "
+                        "'/sys/kernel/mmbench/kmalloc_64/ns_per_op_median:"
+                        "210.500' "
+                        "'/sys/kernel/mmbench/kmalloc_64/sample_ns:210.100 "
+                        "210.500 211.000' "
+                        "'/sys/kernel/mmbench/kmalloc_64/reason:' "
+                        "'/sys/kernel/mmbench/fingerprint/debug:none'; "
+                        'else /bin/grep "$@"; fi',
+                "run_kselftest.sh": "echo SUITE RAN",
+            }
+            for name, body in fake.items():
+                (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+                (bin_dir / name).chmod(0o755)
+            env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
+                       TMPDIR=tmp, MMBENCH_LOADS="2", **env)
+            out = subprocess.run(["dash", str(BENCH_SH)], env=env,
+                                 text=True, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, timeout=60,
+                                 check=False).stdout
+            args = (Path(tmp) / "args").read_text().splitlines()
+        return out, args
+
+    def test_loads_only(self):
+        out, args = self.run_sh({"MMBENCH_SUITE": "0", "MMBENCH_INJECT": "0",
+                                 "MMBENCH_PARAMS": "samples=9"})
+        self.assertNotIn("suite_cs=", out)
+        self.assertEqual([a.split()[1:] for a in args],
+                         [["samples=9"], ["samples=9"]])
+        recs = archive.records(out.splitlines(), {"accel": "tcg"}, {})
+        rows = [r for r in recs if r["type"] == "row"]
+        self.assertEqual([(r["load"], r["row"]) for r in rows],
+                         [(1, "kmalloc_64"), (2, "kmalloc_64")])
+        self.assertEqual(rows[0]["sample_ns"], [210.1, 210.5, 211.0])
+        self.assertEqual(rows[0]["median"], 210.5)
+        self.assertEqual(rows[0]["dropped_why"]["migrated"], 2)
+        # Each load has its own log line, not the earlier loads'.
+        self.assertEqual(out.count("klog=test_mmbench: kmalloc_64"), 2)
+        self.assertEqual(recs[0]["fingerprint"]["debug"], "none")
+
+    def test_bench_still_injects(self):
+        _out, args = self.run_sh({})
+        self.assertIn("inject_into=inc_dec_zone_page_state", args[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
