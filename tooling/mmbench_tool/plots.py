@@ -78,7 +78,8 @@ def samples(c, a, b, folder):
             x += 2
         ax.set_xticks([t for t, _ in ticks])
         ax.set_xticklabels([n for _, n in ticks])
-        ax.set_ylabel("ns/op")
+        ax.set_yscale("log")
+        ax.set_ylabel("ns/op (each load's kept samples; log scale)")
         change = "" if r.change is None else \
             f" {r.change:+.1f} % [{r.lo:+.1f}, {r.hi:+.1f}]"
         ax.set_title(f"{r.row}: {r.verdict}{change}", fontsize=9)
