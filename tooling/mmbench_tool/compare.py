@@ -299,8 +299,8 @@ def compare_row(row, xa, xb, deff_a, deff_b):
     r = RowResult(row)
     r.na, r.nb = len(xa), len(xb)
     if r.na < MIN_LOADS or r.nb < MIN_LOADS:
-        r.why = (f"{r.na} and {r.nb} passing loads: at least {MIN_LOADS} "
-                 "a kernel")
+        r.why = (f"{r.na} and {r.nb} quiet passing loads: at least "
+                 f"{MIN_LOADS} a kernel")
         r.more_loads = max(0, MIN_LOADS - min(r.na, r.nb))
         return r
     tma, swa, ha = trimmed(xa)
