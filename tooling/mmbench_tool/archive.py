@@ -126,7 +126,13 @@ def records(lines, host_facts, params, boot=None):
                    "sample_ns": [float(x) for x in
                                  f.get("sample_ns", "").split()
                                  if _number(x) is not None],
-                   "dropped_why": drops(klog, row)}
+                   "dropped_why": drops(klog, row),
+                   # where valid (the module shows it only then)
+                   "net_cycles": _number(f.get("net_cycles_per_op")),
+                   "ops_per_sample": _number(f.get("ops_per_sample")),
+                   "group": f.get("group"), "cpu": f.get("cpu"),
+                   "context": f.get("context"),
+                   "slow_ops": _number(f.get("slow_ops"))}
             out.append(rec)
     return out
 
