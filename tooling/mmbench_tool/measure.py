@@ -71,6 +71,10 @@ def alternate(sides, boots, loads, results, first=1):
             say(f"boot {i} of {first + boots - 1}, kernel {s.name}: "
                 f"{s.setup.release} "
                 f"{' '.join(s.args.param)}")
+            if s.args.accel == "auto" and hasattr(s.setup, "kvm"):
+                # Probed at its first boot: the probe's answer is kept
+                # for one kernel at a time, and A and B take turns.
+                s.args.accel = "kvm" if s.setup.kvm else "tcg"
             start = time.monotonic()
             out = s.setup.boot(
                 "loads", d,
