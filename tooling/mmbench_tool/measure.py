@@ -394,6 +394,11 @@ def _subset(pool, boots, shift=None):
                            rows, [])
 
 
+def _robust_sd(values):
+    m = statistics.median(values)
+    return 1.4826 * statistics.median(abs(v - m) for v in values)
+
+
 def check_split(args):
     """A/A on measured data without booting: the boots of one kernel's
     archives (--reuse: a folder of ./mmbench measure of the stock kernel
@@ -423,6 +428,34 @@ def check_split(args):
         f"{len(splits)} splits into {len(boots) // 2} + "
         f"{len(boots) - len(boots) // 2} boots")
     lines = []
+    # The spread between loads each normalisation leaves: per row the
+    # robust standard deviation (1.4826 MAD) of its log medians over
+    # every load and boot, then over the quiet loads; the median over
+    # rows.
+    units = compare.log_units(pool)
+    half = dict(list(units.items())[:len(units) // 2])
+    rest = dict(list(units.items())[len(units) // 2:])
+    for norm in compare.NORMS:
+        na, nb, factors, _r = compare.normalise(half, rest, norm)
+        every = list(na.values()) + list(nb.values())
+        rows = set.intersection(*(set(u) for u in every))
+
+        def spread(loads):
+            sds = sorted(100 * _robust_sd([u[r] for u in loads])
+                         for r in rows)
+            return (f"median over rows {statistics.median(sds):.1f} %, "
+                    f"quartiles {sds[len(sds) // 4]:.1f} and "
+                    f"{sds[3 * len(sds) // 4]:.1f} %")
+        line = f"{norm:<9} between-load spread: {spread(every)}"
+        if factors:
+            limit = compare.quiet_limit(list(factors.values()))
+            quiet = [u for side, units in (("A", na), ("B", nb))
+                     for k, u in units.items()
+                     if factors[(side,) + tuple(k)] <= limit]
+            line += (f"; the {len(quiet)} quiet loads of {len(every)}: "
+                     f"{spread(quiet)}")
+        lines.append(line)
+        print(line, flush=True)
     for norm in compare.NORMS:
         flagged = flags = 0
         mdes = []
