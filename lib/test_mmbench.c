@@ -2252,7 +2252,7 @@ static int cpus_set(const char *val, const struct kernel_param *kp)
 {
 	char buf[MMBENCH_LIST_LEN];
 	cpumask_var_t mask;
-	int ret = -EINVAL;
+	int err, ret = -EINVAL;
 
 	if (strscpy(buf, val, sizeof(buf)) < 0) {
 		pr_err("%s: list longer than %zu characters\n", kp->name,
@@ -2261,7 +2261,11 @@ static int cpus_set(const char *val, const struct kernel_param *kp)
 	}
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	if (cpulist_parse(strim(buf), mask))
+	err = cpulist_parse(strim(buf), mask);
+	if (err == -ERANGE)
+		pr_err("%s: '%s' names a CPU above %u, the last this machine can have\n",
+		       kp->name, val, nr_cpu_ids - 1);
+	else if (err)
 		pr_err("%s: '%s' is not a CPU list such as 0-3,6\n", kp->name,
 		       val);
 	else if (cpumask_empty(mask))

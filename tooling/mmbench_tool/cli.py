@@ -171,6 +171,9 @@ def module_params(a):
             [("--param", p) for p in a.param]:
         if re.fullmatch(r"[a-z_]+=", param):
             raise Failure(f"{opt} {param!r}: the value is empty")
+        if re.fullmatch(r"[A-Za-z_]*[A-Z][A-Za-z_]*=\S+", param):
+            raise Failure(f"{opt} {param!r}: parameter names are lower "
+                          f"case, e.g. {param.split('=')[0].lower()}=...")
         if not re.fullmatch(r"[a-z_]+=\S+", param):
             raise Failure(f"{opt} {param!r}: want NAME=VALUE, no spaces")
         name = param.split("=")[0]
@@ -469,7 +472,8 @@ def judge_suite(setup, out, results):
     checks.append((bool(verdict) and verdict.startswith("ok ") and
                    "# SKIP" not in verdict,
                    "run_kselftest.sh reports mmbench_test ok",
-                   f"runner line: {verdict}"))
+                   f"runner line: {verdict}" if verdict else
+                   "run_kselftest.sh printed no result line for it"))
     res = ktap.results(inner)
     failed = [r for r in res if not r[0]]
     passed = [r for r in res if r[0] and r[3] != "SKIP"]

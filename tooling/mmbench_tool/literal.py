@@ -76,7 +76,8 @@ def judge(lines, suite_inner):
          if other else "no output"),
         (bool(verdict) and verdict.startswith("ok ") and
          "# SKIP" not in verdict, "mm/mmbench: mmbench_test ok",
-         f"runner line: {verdict}"),
+         f"runner line: {verdict}" if verdict else
+         "run_kselftest.sh printed no result line for it"),
         (bool(passed) and not failed,
          f"mmbench_test: {len(passed)} passed, {len(failed)} failed, "
          f"{len(skipped)} skipped",

@@ -54,6 +54,8 @@ class Refused(support.Options, unittest.TestCase):
                      says="the module has no parameter 'bogus'")
         self.refused("--param", "sampels=3",
                      says="did you mean samples?")
+        self.refused("--param", "SAMPLES=5",
+                     says="parameter names are lower case, e.g. samples=")
         self.accepted("--param", "samples=3", "--param", "inject_extra_ns=0")
 
     def test_values_out_of_the_module_range(self):
