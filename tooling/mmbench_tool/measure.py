@@ -129,7 +129,19 @@ def exit_status(c):
     return 1 if c.regressions() else 0
 
 
+def check_counts(args):
+    """Refuse --boots and --comparisons out of range before anything is
+    built (--loads: check_options)."""
+    if not 1 <= args.boots <= 50:
+        raise Failure("--boots must be from 1 to 50")
+    if not 1 <= getattr(args, "comparisons", 1) <= 100:
+        raise Failure("--comparisons must be from 1 to 100")
+    if args.loads is not None and not 2 <= args.loads <= 50:
+        raise Failure("--loads must be from 2 to 50")
+
+
 def cmd_measure(args):
+    check_counts(args)
     with Phase("packages (compare)"):
         deps.ensure(COMPARE_PACKAGES)
     sides = [Side("A", args, **_side_args(args, "a")),
@@ -165,8 +177,8 @@ def _pair(paths):
 
 
 def cmd_compare(args):
-    deps.ensure(COMPARE_PACKAGES)
     a, b, where = _pair(args.archives)
+    deps.ensure(COMPARE_PACKAGES)
     outdir = args.output or where or guest.results_dir("-compare")
     try:
         c = run_compare(a, b, args.norm, outdir, plot=not args.no_plots)
@@ -215,6 +227,7 @@ def slow_into(step, rows, pct):
 
 
 def cmd_compare_check(args):
+    check_counts(args)
     deps.ensure(COMPARE_PACKAGES)
     if args.what == "split":
         return check_split(args)

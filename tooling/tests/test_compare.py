@@ -398,5 +398,26 @@ class KnownRegression(unittest.TestCase):
                         .startswith("inc_dec_zone_page_state:1,"))
 
 
+class Options(unittest.TestCase):
+    def test_counts_refused_before_anything(self):
+        for argv, says in ((["measure", "--boots", "0"], "--boots"),
+                           (["measure", "--loads", "1"], "--loads"),
+                           (["compare-check", "aa", "--comparisons", "0"],
+                            "--comparisons")):
+            rc, out = support.options_only(*argv)
+            self.assertEqual(rc, 2, out)
+            self.assertIn(says, out)
+
+    def test_measure_accepts_the_defaults(self):
+        rc, _out = support.options_only("measure")
+        self.assertIsNone(rc)
+
+    def test_compare_wants_two_archives(self):
+        rc, out = support.options_only("compare", "/nonexistent-a",
+                                       "/nonexistent-b")
+        self.assertEqual(rc, 2)
+        self.assertIn("/nonexistent-a: does not exist", out)
+
+
 if __name__ == "__main__":
     unittest.main()
