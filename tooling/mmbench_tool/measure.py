@@ -3,8 +3,8 @@ one with a known regression) measured in alternating boots, compared row
 by row, and the figures in the fleets' formats."""
 import copy
 import json
-import re
 import math
+import re
 import statistics
 import time
 from pathlib import Path
@@ -40,10 +40,11 @@ class Side:
         a = copy.copy(args)
         a.kernel, a.headers, a.release = kernel, headers, release
         a.param = list(args.param) + list(params)
-        a.debug_kernel = False
+        # --debug-kernel: both sides boot the debug kernel, unless a
+        # side has a kernel of its own.
+        a.debug_kernel = getattr(args, "debug_kernel", False) and not kernel
         self.args = a
         self.setup = Setup(a)
-        self.archive = None
 
     def prepare(self):
         from .cli import check_options
@@ -527,7 +528,8 @@ def test_checks(args, results):
     a = Side("A", args, params=[sel])
     b = Side("B", args, params=[sel, f"slow_into={CI_ROW}:1"])
     for s in (a, b):
-        s.setup.args.debug_kernel = False
+        # The stock kernel's (the debug kernel's guest comes later).
+        s.args.debug_kernel = False
         s.prepare()
     results.mkdir(parents=True, exist_ok=True)
     files = alternate([a], 1, CI_LOADS, results)
