@@ -203,28 +203,37 @@ def cmd_fleet(args):
 # ------------------------------------------------------ compare-check
 
 def calibrate(arch, wanted=tuple(KNOWN_ROWS)):
-    """(ns a chain step costs, {row: median ns/op} of the rows @wanted)
-    from an archive with the alu_chain row."""
-    meds = arch.medians()
-    nets = [r["net"] for r in arch.rows if r.get("row") == CALIBRATION
-            and r.get("status") == "pass" and r.get("net")]
-    if not nets:
+    """(ns a chain step costs, {row: ns/op} of the rows @wanted) from an
+    archive with the alu_chain row.  What counts is a row's cost in
+    steps, taken in each load (a busy host slows the chain and the row
+    of one load alike) and the median over the loads; the row's ns/op
+    returned is that many median steps."""
+    per_load = {}
+    for rec in arch.rows:
+        if rec.get("status") == "pass" and rec.get("row") == CALIBRATION \
+                and rec.get("net"):
+            per_load.setdefault((rec["boot"], rec["load"]), {})[
+                " step"] = rec["net"] / CHAIN_STEPS
+    for (boot, load), rows in arch.medians().items():
+        if (boot, load) in per_load:
+            per_load[(boot, load)].update(rows)
+    if not per_load:
         raise Failure(f"no passing {CALIBRATION} row to calibrate the "
                       "chain with")
-    step = statistics.median(nets) / CHAIN_STEPS
+    step = statistics.median(u[" step"] for u in per_load.values())
     rows = {}
     for row in wanted:
-        vals = [u[row] for u in meds.values() if row in u]
-        if not vals:
+        ratios = [u[row] / u[" step"] for u in per_load.values() if row in u]
+        if not ratios:
             raise Failure(f"no passing {row} row to calibrate against")
-        rows[row] = statistics.median(vals)
+        rows[row] = step * statistics.median(ratios)
     return step, rows
 
 
 def slow_into(step, rows, pct):
-    """The slow_into= value that makes each known row @pct % slower."""
+    """The slow_into= value that makes each row of @rows @pct % slower."""
     return ",".join(f"{row}:{max(1, round(pct / 100 * rows[row] / step))}"
-                    for row in KNOWN_ROWS)
+                    for row in rows)
 
 
 def cmd_compare_check(args):
