@@ -1040,6 +1040,8 @@ def cmd_test(args):
             checks += report_checks(out, results)
     checks += small_guest(setup)
     checks += loaded_guest(setup)
+    if not args.kernel and not args.debug_kernel:
+        checks += lava_guest(setup, inject=True)[0]
     # Debian's other kernels and the stock run's debug twin, unless a
     # kernel of one's own is tested.
     if not args.kernel and not args.debug_kernel:
