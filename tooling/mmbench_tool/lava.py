@@ -108,10 +108,10 @@ def _set_params(block, params):
     if re.search(r"[\\'\n]", params):
         raise Failure(f"module parameters {params!r}: no quote, backslash "
                       "or newline in a job's parameter")
-    old = "        MMBENCH_PARAMS: ''\n"
+    old = "          MMBENCH_PARAMS: ''\n"
     if old not in block:
-        raise Failure(f"{JOB}: no MMBENCH_PARAMS parameter")
-    return block.replace(old, f"        MMBENCH_PARAMS: '{params}'\n", 1)
+        raise Failure(f"{JOB}: no MMBENCH_PARAMS in the definition's params")
+    return block.replace(old, f"          MMBENCH_PARAMS: '{params}'\n", 1)
 
 
 def job_text(kernel_url, ramdisk_url, params="", inject=False, text=None):

@@ -169,9 +169,9 @@ actions:
     definitions:
     - from: inline
       name: mmbench
-      parameters:
-        MMBENCH_PARAMS: ''
       repository:
+        params:
+          MMBENCH_PARAMS: ''
         run:
           steps:
           - true
@@ -230,7 +230,7 @@ class Job(unittest.TestCase):
             return
         validate(yaml.safe_load(lava.job_text("file:///k", "file:///r",
                                               inject=True)),
-                 strict=False)
+                 strict=True)
 
 
 LOG = """\
