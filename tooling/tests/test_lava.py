@@ -286,5 +286,17 @@ class Log(unittest.TestCase):
                          "mmbench.kmalloc_64.ns_per_op")
 
 
+class Command(unittest.TestCase):
+    def test_options(self):
+        rc, out = support.options_only("lava", "--accel", "tcg",
+                                       "--param", "samples=5")
+        self.assertIsNone(rc, out)
+        rc, out = support.options_only("lava", "--debug-kernel")
+        self.assertEqual(rc, 2, out)
+        self.assertIn("stock 6.12 cloud kernel", out)
+        rc, out = support.options_only("lava", "--param", "nosuch=1")
+        self.assertEqual(rc, 2, out)
+
+
 if __name__ == "__main__":
     unittest.main()
