@@ -12,6 +12,7 @@ import json
 import lzma
 import os
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -315,9 +316,26 @@ def make_ramdisk(setup, work):
     return image
 
 
-def run_job(setup, results, inject=False, timeout=900):
+def stop(proc):
+    """Stop @proc and its session, if still running: SIGTERM (lava-run
+    then cleans up after the job), SIGKILL 20 s later."""
+    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+        if proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def run_job(setup, results, inject=False):
     """Write the device and job files into @results and run the job with
-    lava-run; returns (lava-run's exit status, its log text)."""
+    lava-run, stopped after --timeout seconds; returns (lava-run's exit
+    status, None when it was stopped, and its log text)."""
     with Phase("packages (LAVA)"):
         deps.ensure(PACKAGES)
     work = results / "lava"
@@ -338,6 +356,7 @@ def run_job(setup, results, inject=False, timeout=900):
     if setup.args.accel == "tcg" or (setup.args.accel == "auto" and
                                      not guest.kvm_works(setup.kernel)):
         env["LIBGUESTFS_BACKEND_SETTINGS"] = "force_tcg"
+    timeout = setup.args.timeout
     job_id = f"mmbench-{os.getpid()}-{int(time.time())}"
     cmd = ["lava-run", "--job-id", job_id, "--output-dir",
            str(work / "output"), "--device", str(device), str(job)]
@@ -345,15 +364,20 @@ def run_job(setup, results, inject=False, timeout=900):
     log = work / "lava-run.log"
     with Phase("lava-run"), open(log, "w") as f:
         try:
-            proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL,
-                                  stdout=f, stderr=subprocess.STDOUT,
-                                  timeout=timeout, check=False)
-            rc = proc.returncode
+            # A session of its own: what it starts (QEMU, libguestfs's
+            # appliance) is stopped with it.
+            proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=f, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
         except FileNotFoundError as e:
             raise Failure(f"lava-run: not found ({e})") from e
+        try:
+            rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             rc = None
             say(f"lava-run ran for more than {timeout} s and was stopped")
+        finally:
+            stop(proc)
     text = log.read_text(errors="replace")
     say(f"lava-run's log: {log}")
     return rc, text

@@ -1,8 +1,14 @@
 """The LAVA job: its awk program (KTAP to lava-test-case), the job file
 as ./mmbench lava writes it, and lava-run's log read back."""
+import os
 import shutil
 import subprocess
+import tempfile
+import time
+import types
 import unittest
+from pathlib import Path
+from unittest import mock
 
 import support
 from mmbench_tool import lava
@@ -296,6 +302,53 @@ class Command(unittest.TestCase):
         self.assertIn("stock 6.12 cloud kernel", out)
         rc, out = support.options_only("lava", "--param", "nosuch=1")
         self.assertEqual(rc, 2, out)
+
+
+FAKE_LAVA_RUN = """#!/bin/sh
+# A stand-in for lava-run: a log line of a result, then a child that hangs
+# as libguestfs's appliance did under a KVM that does not work.
+echo '{"dt": "x", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "pass"}}'
+sleep 300 &
+echo $! >"$(dirname "$0")/child"
+wait
+"""
+
+
+class RunJob(unittest.TestCase):
+    def test_stopped_at_the_timeout_with_what_it_started(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            (tmp / "lava-run").write_text(FAKE_LAVA_RUN)
+            (tmp / "lava-run").chmod(0o755)
+            setup = types.SimpleNamespace(
+                args=types.SimpleNamespace(timeout=2, accel="tcg"),
+                kernel=Path("/boot/vmlinuz-fake"),
+                guest_env=lambda: ([], {}, {}))
+            env = dict(os.environ, PATH=f"{tmp}:{os.environ['PATH']}")
+            with mock.patch.object(lava.deps, "ensure"), \
+                    mock.patch.object(lava, "make_ramdisk",
+                                      return_value=tmp / "r.cpio.gz"), \
+                    mock.patch.object(lava, "GUESTFS_CACHE", tmp / "cache"), \
+                    mock.patch.dict(os.environ, env), \
+                    mock.patch("sys.stdout"):
+                start = time.monotonic()
+                rc, text = lava.run_job(setup, tmp / "results")
+            self.assertIsNone(rc)
+            self.assertLess(time.monotonic() - start, 20)
+            self.assertEqual(lava.parse_log(text)[0]["case"], "job")
+            child = int((tmp / "child").read_text())
+            for _ in range(50):
+                if not Path(f"/proc/{child}").exists() or \
+                        "Z" in Path(f"/proc/{child}/stat").read_text(
+                            ).split()[2]:
+                    break
+                time.sleep(0.1)
+            else:
+                self.fail("lava-run's child was left running")
+            job = (tmp / "results/lava/job.yaml").read_text()
+            self.assertIn("url: file:///boot/vmlinuz-fake", job)
+            self.assertIn(f"url: file://{tmp}/r.cpio.gz", job)
+            self.assertTrue((tmp / "results/lava/device.yaml").exists())
 
 
 if __name__ == "__main__":
