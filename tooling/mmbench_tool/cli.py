@@ -1,6 +1,6 @@
 """./mmbench subcommands: run (the suite in a guest), test (our tests),
-bench (how far the figures can be trusted) and verdicts (how often the
-verdicts hold, idle and under load)."""
+bench (how far the figures can be trusted), verdicts (how often the
+verdicts hold, idle and under load) and lava (the suite as a LAVA job)."""
 import argparse
 import contextlib
 import copy
