@@ -1141,8 +1141,10 @@ def main(argv):
         "TARGETS=mm/mmbench run_tests' (in a copy of that tree, built "
         "here) and the bad-input cases in a QEMU guest, then the "
         f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
-        "block of order 9 or above, three times under host load, on "
-        "Debian's 6.1 cloud and 6.12 rt kernels (installed by name), "
+        "block of order 9 or above, three times under host load, "
+        "as a LAVA job with lava-run (with a second test run where the "
+        "injection check must fail), "
+        "on Debian's 6.1 cloud and 6.12 rt kernels (installed by name), "
         "on Debian's 6.12 cloud kernel for arm64 (cross-built, under "
         "TCG), and on the debug kernel (built once and kept), and end with the line "
         "'N passed, N failed'.", epilog=EXIT_CODES)
