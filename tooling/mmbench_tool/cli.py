@@ -1079,7 +1079,7 @@ def cmd_lava(args):
     setup.prepare()
     checks, results, found = lava_guest(setup)
     Phase.report()
-    say(f"LAVA's results of test suite {lava.DEFINITION} (case: result "
+    say(f"LAVA's results of test suite 0_{lava.DEFINITION} (case: result "
         "(measurement units)):")
     for line in lava.sample(found):
         print(line, flush=True)
