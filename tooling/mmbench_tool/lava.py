@@ -104,6 +104,18 @@ def inject_params(bench=None):
             f"benchmarks={bench or inject_bench()}")
 
 
+def device_text(cpus, memory, text=None):
+    """The device file with a guest of @cpus CPUs and @memory MiB (the
+    job's context says 2 and 1024 to a lab's server)."""
+    text = text if text is not None else DEVICE.read_text()
+    for opt, value in (("smp", cpus), ("m", memory)):
+        text, n = re.subn(rf"(\n\s+- -{opt} )\d+\n",
+                          lambda m: f"{m.group(1)}{value}\n", text)
+        if n != 1:
+            raise Failure(f"{DEVICE}: no QEMU option -{opt}")
+    return text
+
+
 def _set_params(block, params):
     """The definition @block with MMBENCH_PARAMS @params."""
     if re.search(r"[\\'\n]", params):
@@ -343,7 +355,7 @@ def run_job(setup, results, inject=False):
     with Phase("ramdisk"):
         ramdisk = make_ramdisk(setup, work)
     device = work / "device.yaml"
-    device.write_text(DEVICE.read_text())
+    device.write_text(device_text(setup.args.cpus, setup.args.memory))
     job = work / "job.yaml"
     params, _, _ = setup.guest_env()
     job.write_text(job_text(f"file://{setup.kernel}", f"file://{ramdisk}",

@@ -206,6 +206,12 @@ class Job(unittest.TestCase):
                       f"{lava.INJECT_EXTRA_NS} benchmarks="
                       f"{lava.inject_bench()}'", second)
 
+    def test_device_size(self):
+        text = lava.device_text(1, 512)
+        self.assertIn("\n          - -smp 1\n", text)
+        self.assertIn("\n          - -m 512\n", text)
+        self.assertEqual(lava.device_text(2, 1024), lava.DEVICE.read_text())
+
     def test_inject_bench_from_the_selftest(self):
         self.assertEqual(lava.inject_bench(
             '#define INJECT_BENCH\t"count_vm_event"\n'), "count_vm_event")
@@ -321,7 +327,8 @@ class RunJob(unittest.TestCase):
             (tmp / "lava-run").write_text(FAKE_LAVA_RUN)
             (tmp / "lava-run").chmod(0o755)
             setup = types.SimpleNamespace(
-                args=types.SimpleNamespace(timeout=2, accel="tcg"),
+                args=types.SimpleNamespace(timeout=2, accel="tcg", cpus=2,
+                                           memory=1024),
                 kernel=Path("/boot/vmlinuz-fake"),
                 guest_env=lambda: ([], {}, {}))
             env = dict(os.environ, PATH=f"{tmp}:{os.environ['PATH']}")
