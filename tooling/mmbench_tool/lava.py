@@ -255,7 +255,16 @@ def check_suite(results, definition, runner_lines):
             ok = False
         if not ok:
             unmeasured.append(measurement_case(row))
-    program = cases.get("mmbench_test", {}).get("result")
+    ktap_cases = {case_name(r[2]): "skip" if r[3] == "SKIP" else
+                  "pass" if r[0] else "fail"
+                  for r in ktap.results(ktap.inner_ktap(runner_lines))}
+    verdict = ktap.runner_verdict(runner_lines) or ""
+    ktap_cases["mmbench_test"] = (
+        "fail" if not verdict.startswith("ok ") else
+        "skip" if "# SKIP" in verdict else "pass")
+    differ = [f"{case} {cases.get(case, {}).get('result', 'missing')} "
+              f"(KTAP: {want})" for case, want in ktap_cases.items()
+              if cases.get(case, {}).get("result") != want]
     return [
         (bool(rows) and not missing,
          f"LAVA {definition}: every row ({len(rows)}) arrives as a test "
@@ -268,9 +277,10 @@ def check_suite(results, definition, runner_lines):
          f"LAVA {definition}: each measured row ({len(passed)}) arrives "
          "with its median as a measurement in ns",
          "wrong or missing: " + ", ".join(unmeasured[:5])),
-        (program is not None,
-         f"LAVA {definition}: the program's verdict arrives (mmbench_test "
-         f"{program})", "no mmbench_test case"),
+        (not differ,
+         f"LAVA {definition}: each kselftest case ({len(ktap_cases) - 1}) "
+         "and the program arrive with their KTAP result (mmbench_test "
+         f"{ktap_cases['mmbench_test']})", "; ".join(differ[:5])),
     ]
 
 

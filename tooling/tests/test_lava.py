@@ -255,6 +255,7 @@ LOG = """\
 {"dt": "2026-11-30T20:16:02.9", "lvl": "results", "msg": {"case": "mmbench.kmalloc_8", "definition": "0_mmbench", "endtc": ! "1989", "result": "pass", "starttc": ! "1989"}}
 - {"dt": "2026-11-30T20:16:03.0", "lvl": "results", "msg": {"case": "mmbench.kmalloc_8.ns_per_op", "definition": "0_mmbench", "endtc": ! "1992", "measurement": ! "12.5", "result": "pass", "starttc": ! "1992", "units": "ns"}}
 {"dt": "2026-11-30T20:16:03.1", "lvl": "results", "msg": {"case": "mmbench.kmalloc_96", "definition": "0_mmbench", "result": "skip"}}
+{"dt": "2026-11-30T20:16:03.2", "lvl": "results", "msg": {"case": "mmbench.kmalloc.run", "definition": "0_mmbench", "result": "pass"}}
 {"dt": "2026-11-30T20:16:03.2", "lvl": "results", "msg": {"case": "mmbench_test", "definition": "0_mmbench", "result": "pass"}}
 {"dt": "2026-11-30T20:16:03.3", "lvl": "results", "msg": {"case": "inject.additivity", "definition": "1_mmbench-inject", "result": "fail"}}
 {"dt": "2026-11-30T20:16:03.3", "lvl": "results", "msg": {"case": "mmbench.count_vm_event.ndelay_50", "definition": "1_mmbench-inject", "result": "fail"}}
@@ -266,12 +267,13 @@ LOG = """\
 class Log(unittest.TestCase):
     def test_results_and_target(self):
         results = lava.parse_log(LOG)
-        self.assertEqual(len(results), 8)
+        self.assertEqual(len(results), 9)
         self.assertEqual(results[1]["measurement"], "12.5")
         self.assertEqual(results[1]["units"], "ns")
         self.assertEqual(set(lava.suite(results, "mmbench")),
                          {"mmbench.kmalloc_8", "mmbench.kmalloc_8.ns_per_op",
-                          "mmbench.kmalloc_96", "mmbench_test"})
+                          "mmbench.kmalloc_96", "mmbench.kmalloc.run",
+                          "mmbench_test"})
         self.assertEqual(lava.runner_output(lava.target_lines(LOG), 0)[-1],
                          "ok 1 selftests: mm/mmbench: mmbench_test")
 
@@ -290,6 +292,13 @@ class Log(unittest.TestCase):
         bad = LOG.replace('"case": "mmbench.kmalloc_8",', '"case": "x",')
         failed = [what for ok, what, _ in lava.job_checks(1, bad) if not ok]
         self.assertEqual(len(failed), 2, failed)
+        # The program's verdict as KTAP has it, not as it arrived.
+        bad = LOG.replace('"mmbench_test", "definition": "0_mmbench", '
+                          '"result": "pass"', '"mmbench_test", "definition"'
+                          ': "0_mmbench", "result": "fail"')
+        failed = [what for ok, what, _ in lava.job_checks(0, bad) if not ok]
+        self.assertEqual(len(failed), 1, failed)
+        self.assertIn("KTAP result", failed[0])
 
     def test_names(self):
         self.assertEqual(lava.row_case("count_vm_event+ndelay_50"),
