@@ -1,6 +1,6 @@
 """./mmbench subcommands: run (the suite in a guest), test (our tests),
-bench (how far the figures can be trusted) and verdicts (how often the
-verdicts hold, idle and under load)."""
+bench (how far the figures can be trusted), verdicts (how often the
+verdicts hold, idle and under load) and lava (the suite as a LAVA job)."""
 import argparse
 import contextlib
 import copy
@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from . import (arch as archmod, archive, arm64, bench, build, compare,
-               debugkernel, deps, fleet, guest, intree, ktap, literal,
+               debugkernel, deps, fleet, guest, intree, ktap, lava, literal,
                measure, names, series, verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 
@@ -1103,6 +1103,8 @@ def cmd_test(args):
             checks += report_checks(out, results)
     checks += small_guest(setup)
     checks += loaded_guest(setup)
+    if not args.kernel and not args.debug_kernel:
+        checks += lava_guest(setup, inject=True)[0]
     checks += compare_guests(args)
     # Debian's other kernels and the stock run's debug twin, unless a
     # kernel of one's own is tested.
@@ -1118,6 +1120,37 @@ def cmd_test(args):
     say(f"results in {results}")
     print(f"{npass} passed, {nfail} failed", flush=True)
     return 0 if nfail == 0 else 1
+
+
+def lava_guest(setup, inject=False):
+    """The suite as a LAVA job run by lava-run, on the kernel and with
+    the module and kselftest of @setup; with @inject, a second test run in
+    the same job where the injection check must fail.  Returns the
+    checks and the results folder."""
+    results = guest.results_dir("-lava")
+    rc, text = lava.run_job(setup, results, inject=inject)
+    with Phase("results"):
+        checks = lava.job_checks(rc, text, inject=inject)
+    return checks, results, lava.parse_log(text)
+
+
+def cmd_lava(args):
+    setup = Setup(args)
+    if args.kernel or args.debug_kernel or setup.arch is not archmod.X86_64:
+        raise Failure("./mmbench lava runs the job on Debian's stock 6.12 "
+                      "cloud kernel for x86_64: not with --kernel, "
+                      "--debug-kernel or --arch")
+    setup.prepare()
+    checks, results, found = lava_guest(setup)
+    Phase.report()
+    say(f"LAVA's results of test suite 0_{lava.DEFINITION} (case: result "
+        "(measurement units)):")
+    for line in lava.sample(found):
+        print(line, flush=True)
+    good = report(checks)
+    say(f"results in {results / 'lava'} (job.yaml, device.yaml, "
+        "lava-run.log)")
+    return 0 if good else 1
 
 
 def cmd_export(args):
@@ -1274,9 +1307,11 @@ def main(argv):
         "TARGETS=mm/mmbench run_tests' (in a copy of that tree, built "
         "here) and the bad-input cases in a QEMU guest, then the "
         f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
-        "block of order 9 or above, three times under host load, a known "
-        "regression that ./mmbench compare must find (four boots), on "
-        "Debian's 6.1 cloud and 6.12 rt kernels (installed by name), "
+        "block of order 9 or above, three times under host load, "
+        "as a LAVA job with lava-run (with a second test run where the "
+        "injection check must fail), a known regression that ./mmbench "
+        "compare must find (four boots), "
+        "on Debian's 6.1 cloud and 6.12 rt kernels (installed by name), "
         "on Debian's 6.12 cloud kernel for arm64 (cross-built, under "
         "TCG), and on the debug kernel (built once and kept), and end with the line "
         "'N passed, N failed'.", epilog=EXIT_CODES)
@@ -1288,6 +1323,18 @@ def main(argv):
     p.add_argument("--arm64-guest", dest="arm64_guest", action="store_true",
                    default=True, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_test)
+    p = sub.add_parser(
+        "lava", help="run the suite as a LAVA job with lava-run",
+        description="Install lava-dispatcher, build what ./mmbench run "
+        "builds, write the device and job files (tooling/lava/, with "
+        "file:// urls of Debian's 6.12 cloud kernel and of a ramdisk with "
+        "the guest's contents) and run the job with lava-run, no "
+        "lava-server; its test definition turns each row into LAVA test "
+        "cases: mmbench.<row> (pass, fail or skip) and "
+        "mmbench.<row>.ns_per_op (the median, in ns). Prints LAVA's "
+        "results and checks that every row arrived.", epilog=EXIT_CODES)
+    _add_guest_options(p)
+    p.set_defaults(func=cmd_lava)
     p = sub.add_parser(
         "bench", help="measure how far the figures can be trusted",
         description="A benchmark, not a test: in the guest, time the "

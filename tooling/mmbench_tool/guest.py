@@ -153,6 +153,7 @@ def make_initramfs(release, ko, kselftest, mode, params, env, results,
         shutil.copy2(GUEST_FILES / name,
                      root / ("init" if name == "init" else "mmbench/" + name))
     for dest, src in (files or {}).items():
+        (root / dest.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, root / dest.lstrip("/"))
     if literal:
         for prog in LITERAL_PROGRAMS:
