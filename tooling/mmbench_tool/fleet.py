@@ -10,8 +10,9 @@ KCIDB_STATUS = {"pass": "PASS", "skip": "SKIP", "fail": "FAIL"}
 
 
 def metric_row(row):
-    """A row's name in a metric: '+' (an injected delay) written '_'."""
-    return row.replace("+", "_")
+    """A row's name in a metric: '+' (an injected delay) written '.', as
+    the LAVA job writes it (lava.case_name())."""
+    return row.replace("+", ".")
 
 
 def summary(arch):

@@ -333,12 +333,19 @@ class Fleet(unittest.TestCase):
                       "pass --measurement 210.582 --units ns\n", text)
         self.assertIn("lava-test-case mmbench.alloc_pages_order9 --result "
                       "skip\n", text)
-        self.assertIn("mmbench.count_vm_event_ndelay_50.ns_per_op", text)
+        self.assertIn("mmbench.count_vm_event.ndelay_50.ns_per_op", text)
         self.assertNotIn("+", text)
         for line in text.splitlines():
             name = line.split()[1]
             self.assertRegex(name, r"^[-_.a-zA-Z0-9]+$")
-            self.assertLessEqual(name.count("."), 2)
+
+    def test_names_are_the_lava_jobs(self):
+        from mmbench_tool import lava
+        for row in ("kmalloc_64", "count_vm_event+ndelay_50"):
+            self.assertEqual(f"mmbench.{fleet.metric_row(row)}",
+                             lava.row_case(row))
+            self.assertEqual(f"mmbench.{fleet.metric_row(row)}.ns_per_op",
+                             lava.measurement_case(row))
 
     def test_kcidb_and_lkp(self):
         data = json.loads(fleet.kcidb(self.arch()))
