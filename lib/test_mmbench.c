@@ -2,41 +2,16 @@
 /*
  * test_mmbench.c - time memory-management hot paths from inside the kernel
  *
- * A run goes through the selected benchmarks in a kernel thread bound to one
- * CPU; the benchmarks of several CPUs add a thread bound to each of theirs.
- * Each benchmark is a loop of ops timed with get_cycles() and ktime_get_ns()
- * around each sample (or each stretch of a sample, for the vmstat
- * benchmarks whose counter is put back between stretches), less what
- * reading the clocks costs: the number of ops per sample is sized to a
- * target duration, at least 100 times the clock's step and read cost (or
- * set by the iterations parameter), one warm-up sample is discarded, then
- * samples are kept until the requested number is reached, dropping any
- * that were preempted, migrated or had steal time.  The same loop around
- * an empty body, the baseline, is measured before and after the
- * benchmarks; every benchmark reports its raw figures, their noise and its
- * net cost (raw median minus the baseline median), and one whose fastest
- * sample costs within a tenth of the empty loop's fastest, measured again
- * right after it, is "suspect": the work was optimised away or is not what
- * it claims to be.  The samples time the path alone; an allocator
- * benchmark then runs one more sample, untimed, that marks every block at
- * allocation and checks it before its free.  After the samples a
- * functional check proves that the path did what it should: a vmstat
- * counter is back where it started; every block allocated was freed, with
- * the marks written at allocation intact, and the pages came back to the
- * page allocator.
- *
- * ndelay(D) benchmarks for a list of D check the clock: their costs must
- * differ by what the delays differ by.  The inject_ndelay and inject_into
- * parameters add ndelay(D) to the op of chosen benchmarks, measured beside
- * the plain ones, so that the kselftest can check that the cost measured
- * grows by what ndelay(D) costs.
- *
- * Results are published as a whole run under /sys/kernel/mmbench/ (see
- * Documentation/ABI/testing/sysfs-kernel-mmbench) and stay readable until
- * the module is removed.  Writing 1 to /sys/kernel/mmbench/run runs the
- * selected benchmarks again.  The kselftest in
- * tools/testing/selftests/mm/mmbench/ loads this module, reads the results
- * back and decides pass or fail.
+ * A run times each selected benchmark in a kernel thread bound to one CPU
+ * (the multi-CPU ones add a thread per CPU): a warm-up sample, then samples
+ * of a sized number of ops, less the cost of the clock reads, dropping those
+ * preempted, migrated or with steal time.  Net figures are against an empty
+ * loop (the baseline) measured before and after.  An allocator benchmark
+ * then runs one untimed sample that marks and checks every block; each row
+ * ends with a functional check (counter back, blocks and pages returned).
+ * Results are under /sys/kernel/mmbench/ (see
+ * Documentation/ABI/testing/sysfs-kernel-mmbench); writing 1 to its "run"
+ * runs again.  tools/testing/selftests/mm/mmbench/ judges them.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -68,11 +43,7 @@
 #include <linux/vmstat.h>
 #include <linux/wait.h>
 
-/*
- * Counters the vmstat benchmarks update.  Each is shown in /proc but nothing
- * in the kernel makes a decision on it, and every benchmark leaves it where
- * it found it.
- */
+/* Counters nothing in the kernel decides on; each row puts them back. */
 #define MMBENCH_ZONE_ITEM	NR_MLOCK
 #define MMBENCH_NODE_ITEM	NR_VMSCAN_IMMEDIATE
 #ifdef CONFIG_VM_EVENT_COUNTERS
@@ -84,42 +55,26 @@
 #define MMBENCH_MAX_SAMPLES	250U
 #define MMBENCH_MAX_LIST	8
 #define MMBENCH_MAX_DELAY_NS	100000U
-/* Most steps slow_into adds to an op. */
 #define MMBENCH_MAX_SLOW	1000000U
-/* Steps of the chain one op of the alu_chain benchmark runs. */
-#define MMBENCH_CHAIN_STEPS	1000
+#define MMBENCH_CHAIN_STEPS	1000	/* of one alu_chain op */
 #define MMBENCH_MAX_BATCH	65536U
 #define MMBENCH_MAX_BULK	1024U
-/* A batch holds at most this much memory, whatever the order. */
 #define MMBENCH_BATCH_BYTES	(16UL << 20)
-/* Object size of the bulk slab benchmarks. */
 #define MMBENCH_BULK_SIZE	256
-/* The high order of the default orders: a THP on x86, if the kernel has it. */
 #define MMBENCH_HIGH_ORDER	(MAX_PAGE_ORDER < 9 ? MAX_PAGE_ORDER : 9)
-/* Alignment of the page_frag_aligned benchmarks. */
 #define MMBENCH_FRAG_ALIGN	64
-/* Slots of the ring between the two CPUs of a remote-free benchmark. */
 #define MMBENCH_RING_SIZE	1024
-/* A CPU of a team that waits this long for the others has stalled. */
 #define MMBENCH_STALL_NS	(2ULL * NSEC_PER_SEC)
-/* Fewest ops of a team sample. */
 #define MMBENCH_TEAM_MIN_OPS	256
-/* Object size of the multi-CPU slab and page_frag benchmarks. */
 #define MMBENCH_TEAM_SIZE	256
-/*
- * Most ops of a vmstat benchmark between two restores of its counter: the
- * counter, shown in /proc, strays at most this far (4 MiB of NR_MLOCK pages
- * with 4 KiB pages) whatever the size of a sample.
- */
+/* Most ops between two restores of a vmstat counter (4 MiB of NR_MLOCK). */
 #define MMBENCH_STRETCH		1024
-/* A clock read, or its resolution, is at most this part of a sample. */
+/* A sample lasts at least this many clock reads, or clock steps. */
 #define MMBENCH_CLOCK_SHARE	100
-/* Fewest samples whose spread says anything: below, noise_pct is "none". */
 #define MMBENCH_MIN_NOISE_SAMPLES	3
 /* A figure not measured, shown as "none". */
 #define MMBENCH_NONE		S64_MIN
 #define MMBENCH_NONE_LONG	LONG_MIN
-/* Longest sample: with preemption or irqs off above all. */
 #define MMBENCH_MAX_SAMPLE_NS	(100 * NSEC_PER_MSEC)
 #define MMBENCH_NAME_LEN	48
 #define MMBENCH_REASON_LEN	192
@@ -143,16 +98,7 @@ static const char * const mmbench_context_names[] = {
 #define MMBENCH_ANY_CONTEXT	(BIT(MMBENCH_PREEMPT) | \
 				 BIT(MMBENCH_NOPREEMPT) | BIT(MMBENCH_IRQOFF))
 
-/**
- * struct mmbench_list - a list parameter: a benchmark using it has one row
- *	per value
- * @vals: the values
- * @nr: how many there are
- * @min: smallest value accepted
- * @max: largest value accepted
- * @suffix: what stands between the benchmark's name and the value in the
- *	row's name, e.g. "order" for alloc_pages_order3
- */
+/* A list parameter: a benchmark with one has a row per value. */
 struct mmbench_list {
 	u32 vals[MMBENCH_MAX_LIST];
 	unsigned int nr;
@@ -197,18 +143,9 @@ struct mmbench_team;
 struct mmbench_worker;
 struct mmbench_bench;
 
-/**
- * struct mmbench_counts - what the ops of an allocator benchmark counted
- * @allocs: successful allocations
- * @frees: frees
- * @failed: allocation calls that failed, a bulk call that fell short too
- *	(the rest of a batch is not tried after a failure)
- * @corrupt: blocks whose marks written at allocation were gone at free, or
- *	not aligned as asked
- *
- * The verification pass (see &mmbench_ctx.verify) counts @allocs and @frees
- * as they happen (a batch or bulk at a time for those rows); a timed sample
- * derives them from its ops and @failed, pop_cpu from the blocks it took.
+/*
+ * What an allocator benchmark's ops counted: @failed counts failed calls,
+ * @corrupt blocks whose marks were gone at free or that were misaligned.
  */
 struct mmbench_counts {
 	u64 allocs;
@@ -217,62 +154,35 @@ struct mmbench_counts {
 	u64 corrupt;
 };
 
-/**
- * enum mmbench_team_kind - on how many CPUs a benchmark runs
- * @MMBENCH_TEAM_NONE: on the run's CPU only
- * @MMBENCH_TEAM_ALL: the same work on every CPU of the cpus parameter at
- *	once
- * @MMBENCH_TEAM_PAIR: push_cpu allocates and passes each block through a
- *	ring to pop_cpu, which frees it
- */
+/* On the run's CPU, on every CPU of cpus= at once, or push_cpu to pop_cpu. */
 enum mmbench_team_kind {
 	MMBENCH_TEAM_NONE,
 	MMBENCH_TEAM_ALL,
 	MMBENCH_TEAM_PAIR,
 };
 
-/**
+/*
  * struct mmbench_ctx - state of one benchmark while it runs
- * @page: a page allocated for the run; its zone and node are the ones updated
- * @zone: page_zone(@page)
- * @pgdat: page_pgdat(@page)
+ * @page: a page of the run; @zone and @pgdat are its, the ones updated
  * @ops: ops in the sample about to run
- * @sized: @ops is the row's final size: the warm-up and the timed samples
- * @verify: the ops are the row's verification pass, untimed: they mark
- *	every block at allocation, check it before its free and count both;
- *	a timed sample runs a copy of the loop without that code; the
- *	allocator ops honour it, and only the calibration and vmstat ops
- *	honour @inject_ns (inject_into refuses the others)
- * @faults: fault injection mark of the task that started the run, which
- *	the samples take (see mmbench_fault_mark())
- * @arg: the row's value of its list: D in ns, an order, a size in bytes,
- *	objects per bulk call
+ * @sized: @ops is the row's final size
+ * @verify: untimed pass: the allocator ops mark, check and count each block
+ * @faults: make-it-fail mark of the task that started the run
+ * @arg: the row's value of its list (ns, order, bytes or objects per call)
  * @inject_ns: ndelay() added to every op, 0 for none
- * @batch: pages per batch of alloc_pages_batch at this order
- * @unit: the ops of a sample come in whole units of this many, a batch or
- *	a bulk, so that each is the size its row names; else 1
- * @cache: the dedicated slab cache of the kmem_cache benchmarks
- * @ptrs: room for a batch of pages or a bulk of objects
- * @frag: the page_frag cache, initialised by the benchmark's setup
- * @n: what the ops of an allocator benchmark counted
- * @team: the CPUs of a multi-CPU benchmark
- * @team_ns: time of the latest team sample: the longest of its CPUs'
- * @team_cycles: the same in get_cycles() ticks
- * @team_preempted: a CPU of the latest team sample was switched out
- * @team_skew: spread of the start times of the latest team sample, in ns
- * @team_wait: time push_cpu and pop_cpu waited on the ring, in ns
- * @team_busy: time push_cpu and pop_cpu worked, not waiting, in ns
- * @abort: why the benchmark cannot go on, or NULL; points to @why or to
- *	a string constant, never into the team, which teardown frees
- * @why: room for @abort
- * @why_partial: @why is what team_op() saw when it gave up waiting: the
- *	stalled worker's reason, once the team is torn down, replaces it
- * @bench: the benchmark running
- * @delta: 1, read from memory so that count_vm_events() takes a variable
- *	delta as its callers do
- * @slow: steps of mmbench_chain() added to each op (slow_into), timed
- * @chain: the value mmbench_chain() leaves, kept so that it must run
- * @before: counter value read before setup, for the functional check
+ * @batch: pages per batch of alloc_pages_batch
+ * @unit: a sample has whole units of this many ops (a batch, a bulk), or 1
+ * @n: what the ops counted
+ * @team_ns: the latest team sample's time, its slowest CPU's; @team_cycles,
+ *	@team_preempted, @team_skew (start spread, ns), @team_wait and
+ *	@team_busy (ns push_cpu and pop_cpu waited on the ring and worked)
+ *	go with it
+ * @abort: why the row cannot go on, or NULL; points to @why or a constant
+ * @why_partial: @why is team_op()'s, the stalled worker's replaces it
+ * @delta: 1, read from memory: count_vm_events() takes a variable delta
+ * @slow: mmbench_chain() steps added to each op (slow_into), timed
+ * @chain: what mmbench_chain() leaves, kept so that it must run
+ * @before: counter value read before setup
  */
 struct mmbench_ctx {
 	struct page *page;
@@ -312,30 +222,20 @@ struct mmbench_ctx {
  * @name: name in sysfs and in the benchmarks= parameter
  * @group: family of paths, e.g. "vmstat"
  * @unit: what one op is, for the log
- * @contexts: contexts the path may legally run in, BIT(enum mmbench_context)
+ * @contexts: contexts the path may run in, BIT(enum mmbench_context)
  * @context: the context it runs in unless the context parameter says else
- * @list: one row per value of this list parameter, or NULL for one row
- * @team: runs on several CPUs (see enum mmbench_team_kind); @op starts a
- *	team sample and sleeps until it is over, and the sample's figures
- *	are the team's
- * @work: what each CPU of a MMBENCH_TEAM_ALL team does, or push_cpu of a
- *	MMBENCH_TEAM_PAIR team
- * @pop_work: what pop_cpu of a MMBENCH_TEAM_PAIR team does
- * @drain: frees a block left in the ring of a MMBENCH_TEAM_PAIR team, as
- *	@pop_work does
- * @pages_back: every page the benchmark takes goes back to the page
- *	allocator by the end of the row (not kept in a slab)
- * @setup: prepare @ctx once, untimed; 0, -EOPNOTSUPP (reported
- *	"unsupported", with the reason written to @reason) or another error
- * @teardown: undo @setup, untimed
- * @prep: before each stretch of ops, untimed: give the ops what they
- *	consume
- * @op: run ctx->ops ops; this is the timed region
- * @restore: after each stretch of ops, untimed: undo what the ops left
- *	behind; a benchmark with @prep or @restore runs a sample in stretches
- *	of at most MMBENCH_STRETCH ops, so that what it moves stays small
- * @read: read the counter the benchmark updates, for the functional check;
- *	NULL when it updates none
+ * @list: one row per value of this list, or NULL for one row
+ * @team: runs on several CPUs; @op then starts a team sample and waits
+ * @work: what each CPU does, push_cpu's in a pair
+ * @pop_work: what pop_cpu does in a pair
+ * @drain: frees a block left in a pair's ring
+ * @pages_back: every page taken goes back to the page allocator
+ * @setup: untimed; 0, -EOPNOTSUPP ("unsupported", @reason says why) or error
+ * @teardown: undoes @setup
+ * @prep: untimed, before each stretch of at most MMBENCH_STRETCH ops
+ * @op: runs ctx->ops ops: the timed region
+ * @restore: untimed, after each stretch: undoes what the ops left
+ * @read: the counter the benchmark updates, for the functional check
  */
 struct mmbench_bench {
 	const char *name;
@@ -377,53 +277,38 @@ static const char * const mmbench_status_names[] = {
 	[MMBENCH_NOISY] = "noisy",
 };
 
-/*
- * Per-op figures are fixed point: 1/1000 of a ns (ps) or of a cycle.  @mad
- * is the median absolute deviation from the median, which one sample hit
- * by an interrupt does not move.
- */
+/* Per-op figures in 1/1000 ns or cycle; @mad: median absolute deviation */
 struct mmbench_stat {
 	u64 min;
 	u64 median;
 	u64 mad;
 };
 
-/**
+/*
  * struct mmbench_result - what one row measured in one run
- * @status: outcome, see mmbench_status_names
+ * @status: see mmbench_status_names
  * @reason: why the status is not "pass", a remark, or empty
  * @cpu: CPU the samples ran on
- * @context: context the samples ran in
+ * @context: context they ran in
  * @ops: ops per sample
- * @samples: samples kept (the warm-up sample is not counted)
- * @dropped: samples dropped: @preempted + @migrated + @stolen
- * @preempted: samples dropped because the thread was switched out
- * @migrated: samples dropped because the thread changed CPU
- * @stolen: samples dropped because the hypervisor ran something else on
- *	the CPU (steal time)
- * @noise: @ns.mad over @ns.median, in 1/1000 %; MMBENCH_NONE with fewer
- *	than MMBENCH_MIN_NOISE_SAMPLES samples
- * @ns: ns/op over the samples, in ps
- * @cycles: median get_cycles() ticks per op over the samples, in 1/1000
- *	tick (TSC ticks on x86: a constant rate, not core cycles)
- * @net_ns: @ns median minus the baseline's, in ps; MMBENCH_NONE without
- *	samples
- * @net_cycles: @cycles minus the baseline's, in 1/1000 tick; MMBENCH_NONE
- *	without samples or if get_cycles() did not advance
+ * @samples: samples kept, the warm-up not counted
+ * @dropped: @preempted + @migrated + @stolen (steal time) samples dropped
+ * @noise: @ns.mad over @ns.median in 1/1000 %, or MMBENCH_NONE
+ * @ns: ns/op in ps
+ * @cycles: median get_cycles() ticks per op, in 1/1000 tick
+ * @net_ns: @ns median minus the baseline's, or MMBENCH_NONE
+ * @net_cycles: the same for @cycles
  * @team_cpus: CPUs of a multi-CPU benchmark
- * @skew_ns: largest spread of the CPUs' start times over the samples
- * @wait_ns: time push_cpu and pop_cpu waited on the ring, summed
- * @busy_ns: time push_cpu and pop_cpu worked, not waiting, summed
- * @team_ops: ops of the samples summed, for @wait_ns
- * @free_pages_delta: free pages of the benchmark CPU's node after the run
- *	minus before, those on the per-CPU lists included; MMBENCH_NONE_LONG
- *	if not measured
- * @free_pages_slack: how far below the start @free_pages_delta may be
- * @counter_delta: counter value after the run minus before; 0 when the path
- *	left the counter where it found it, MMBENCH_NONE_LONG if not measured
- * @loop_min: the fastest sample of the empty loop measured again right
- *	after this row, when the row looked suspect against the baseline;
- *	0 if not measured
+ * @skew_ns: largest start spread of a team sample
+ * @wait_ns: ns push_cpu and pop_cpu waited on the ring, summed
+ * @busy_ns: ns they worked, summed
+ * @team_ops: ops of the samples summed
+ * @free_pages_delta: the node's free pages (per-CPU lists too) after the
+ *	row minus before, or MMBENCH_NONE_LONG
+ * @free_pages_slack: how far below 0 @free_pages_delta may go
+ * @counter_delta: counter after the row minus before, or MMBENCH_NONE_LONG
+ * @loop_min: the empty loop's fastest sample right after a row that looked
+ *	suspect, or 0
  */
 struct mmbench_result {
 	enum mmbench_status status;
@@ -452,7 +337,7 @@ struct mmbench_result {
 	u64 loop_min;
 };
 
-/* What a row's directory shows beside the files every row has. */
+/* Files a row has beside the ones every row has. */
 #define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
 #define MMBENCH_SHOWS_ORDER	BIT(1)	/* order */
 #define MMBENCH_SHOWS_SIZE	BIT(2)	/* size_bytes */
@@ -461,24 +346,19 @@ struct mmbench_result {
 #define MMBENCH_SHOWS_COUNTER	BIT(5)	/* counter_delta */
 #define MMBENCH_SHOWS_PAGES	BIT(6)	/* free_pages_delta */
 #define MMBENCH_SHOWS_TEAM	BIT(7)	/* team_cpus */
-/* net_cycles_per_op: only where get_cycles() reads the TSC (x86). */
-#define MMBENCH_SHOWS_CYCLES	BIT(8)
+#define MMBENCH_SHOWS_CYCLES	BIT(8)	/* net_cycles_per_op, on x86 */
 #define MMBENCH_SHOWS_SLOW	BIT(9)	/* slow_ops */
 
-/**
- * struct mmbench_row - a benchmark as run: one per benchmark, one per value
- *	of its list, one more per benchmark with ndelay injected
+/*
+ * struct mmbench_row - a benchmark as run, per value of its list and with
+ *	ndelay injected; a directory in sysfs
  * @bench: the benchmark
- * @name: its sysfs directory, e.g. "ndelay_200" or "count_vm_event+ndelay_50"
- * @arg: ctx->arg for the row
- * @inject_ns: ctx->inject_ns for the row
- * @slow: ctx->slow for the row: steps slow_into adds to each op
- * @shows: MMBENCH_SHOWS_* of its directory
- * @sample_ps: the published result's samples, ns/op in ps, in the order
- *	taken, under mmbench_lock
- * @pending_ps: the same for the run in flight, touched by its thread only;
- *	both NULL in a row that is not in mmbench_rows[]
- * @kobj: its sysfs directory
+ * @name: its directory, e.g. "ndelay_200" or "count_vm_event+ndelay_50"
+ * @arg: ctx->arg, @inject_ns: ctx->inject_ns, @slow: ctx->slow for the row
+ * @shows: MMBENCH_SHOWS_*
+ * @sample_ps: ns/op of the published samples, in ps, in the order taken
+ * @pending_ps: the same for the run in flight, touched by its thread only
+ * @kobj: its directory
  * @result: published results, under mmbench_lock
  * @pending: results of the run in flight, touched by its thread only
  */
