@@ -404,9 +404,8 @@ static __printf(2, 3) void mmbench_remark(char *reason, const char *fmt, ...)
 
 /*
  * Run @one ctx->ops times, with ndelay(ctx->inject_ns) after each when the
- * row injects it.  Always inlined with a constant @one, whose body goes in
- * the loop; the branch is taken once, outside it: an op that is not
- * injected costs nothing more.
+ * row injects it.  Always inlined with a constant @one: the branch is taken
+ * once, outside the loop, and an op not injected costs nothing more.
  */
 static __always_inline void mmbench_loop(struct mmbench_ctx *ctx,
 					 void (*one)(struct mmbench_ctx *ctx))
@@ -424,43 +423,44 @@ static __always_inline void mmbench_loop(struct mmbench_ctx *ctx,
 		one(ctx);
 }
 
-static __always_inline void baseline_one(struct mmbench_ctx *ctx)
-{
-	barrier();
+/* name_op() runs mmbench_loop() around name_one(), whose body is @... */
+#define MMBENCH_LOOP_OP(name)						\
+static void name##_op(struct mmbench_ctx *ctx)				\
+{									\
+	mmbench_loop(ctx, name##_one);					\
+}
+
+#define MMBENCH_OP(name, ...)						\
+static __always_inline void name##_one(struct mmbench_ctx *ctx)		\
+{									\
+	__VA_ARGS__;							\
+}									\
+MMBENCH_LOOP_OP(name)
+
+/* A timed copy without the verification code, and the verifying copy. */
+#define MMBENCH_VERIFY_OP(name)						\
+static void name##_op(struct mmbench_ctx *ctx)				\
+{									\
+	if (ctx->verify)						\
+		name##_loop(ctx, true);					\
+	else								\
+		name##_loop(ctx, false);				\
 }
 
 /* The loop every benchmark has, around nothing. */
-static void baseline_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, baseline_one);
-}
+MMBENCH_OP(baseline, barrier())
 
-static noinline void mmbench_empty_call(struct mmbench_ctx *ctx)
+static noinline void noinline_call_one(struct mmbench_ctx *ctx)
 {
 	barrier();
 }
 
-/* What a call to an empty function costs, beyond the loop. */
-static void noinline_call_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, mmbench_empty_call);
-}
-
-static __always_inline void ndelay_one(struct mmbench_ctx *ctx)
-{
-	ndelay(ctx->arg);
-}
-
-static void ndelay_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, ndelay_one);
-}
+MMBENCH_LOOP_OP(noinline_call)
+MMBENCH_OP(ndelay, ndelay(ctx->arg))
 
 /*
- * @steps dependent ALU operations: each step needs the value of the one
- * before, and the compiler may neither fold nor drop them.  A fixed amount
- * of work that no kernel path, clock or memory access is part of: what
- * slow_into adds to an op, and what the alu_chain benchmark measures.
+ * @steps dependent ALU operations that the compiler may neither fold nor
+ * drop: what slow_into adds to an op, and what alu_chain measures.
  */
 static __always_inline u64 mmbench_chain(u64 x, u64 steps)
 {
@@ -471,15 +471,8 @@ static __always_inline u64 mmbench_chain(u64 x, u64 steps)
 	return x;
 }
 
-static __always_inline void alu_chain_one(struct mmbench_ctx *ctx)
-{
-	ctx->chain = mmbench_chain(ctx->chain, MMBENCH_CHAIN_STEPS);
-}
-
-static void alu_chain_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, alu_chain_one);
-}
+MMBENCH_OP(alu_chain,
+	   ctx->chain = mmbench_chain(ctx->chain, MMBENCH_CHAIN_STEPS))
 
 static long zone_item_read(struct mmbench_ctx *ctx)
 {
@@ -498,73 +491,29 @@ static long node_item_read(struct mmbench_ctx *ctx)
 	return x;
 }
 
-static __always_inline void inc_zone_one(struct mmbench_ctx *ctx)
-{
-	inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-}
-
-static void inc_zone_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, inc_zone_one);
-}
+MMBENCH_OP(inc_zone, inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM))
 
 static void inc_zone_restore(struct mmbench_ctx *ctx)
 {
 	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -(long)ctx->ops);
 }
 
-/*
- * Add, untimed, what the decrements will take away, so that the counter
- * never drops below where it started.
- */
+/* Add, untimed, what the decrements take: the counter never goes below. */
 static void dec_zone_prep(struct mmbench_ctx *ctx)
 {
 	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, ctx->ops);
 }
 
-static __always_inline void dec_zone_one(struct mmbench_ctx *ctx)
-{
-	dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-}
-
-static void dec_zone_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, dec_zone_one);
-}
-
-static __always_inline void inc_dec_zone_one(struct mmbench_ctx *ctx)
-{
-	inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-	dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-}
-
-static void inc_dec_zone_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, inc_dec_zone_one);
-}
-
-static __always_inline void mod_node_one(struct mmbench_ctx *ctx)
-{
-	mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, 1);
-	mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, -1);
-}
-
-static void mod_node_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, mod_node_one);
-}
+MMBENCH_OP(dec_zone, dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM))
+MMBENCH_OP(inc_dec_zone, inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+	   dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM))
+MMBENCH_OP(mod_node, mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, 1);
+	   mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, -1))
 
 /* The __ variant is for callers that already have irqs disabled. */
-static __always_inline void __mod_zone_one(struct mmbench_ctx *ctx)
-{
-	__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
-	__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1);
-}
-
-static void __mod_zone_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, __mod_zone_one);
-}
+MMBENCH_OP(__mod_zone,
+	   __mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
+	   __mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1))
 
 #ifdef CONFIG_VM_EVENT_COUNTERS
 static int vm_event_setup(struct mmbench_ctx *ctx, char *reason)
@@ -583,25 +532,8 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 	return (long)sum;
 }
 
-static __always_inline void count_vm_event_one(struct mmbench_ctx *ctx)
-{
-	count_vm_event(MMBENCH_EVENT_ITEM);
-}
-
-static void count_vm_event_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, count_vm_event_one);
-}
-
-static __always_inline void count_vm_events_one(struct mmbench_ctx *ctx)
-{
-	count_vm_events(MMBENCH_EVENT_ITEM, ctx->delta);
-}
-
-static void count_vm_events_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, count_vm_events_one);
-}
+MMBENCH_OP(count_vm_event, count_vm_event(MMBENCH_EVENT_ITEM))
+MMBENCH_OP(count_vm_events, count_vm_events(MMBENCH_EVENT_ITEM, ctx->delta))
 
 /* Events only count up; adding the negated total puts the sum back. */
 static void vm_event_restore(struct mmbench_ctx *ctx)
@@ -628,11 +560,7 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 
 /* ---- page allocator ---- */
 
-/*
- * Mark a block at both ends on allocation and check the marks before
- * freeing it, so that an overlap or a use after free shows up here, and
- * under KASAN.
- */
+/* Marks at both ends of a block, checked before its free. */
 static __always_inline void mmbench_mark(void *p, size_t size)
 {
 	u8 *b = p;
@@ -653,11 +581,9 @@ static __always_inline void mmbench_check(struct mmbench_counts *n,
 }
 
 /*
- * The hot pair of the allocator benchmarks: take a block, give it back.
- * Always inlined with constant @alloc, @free and @verify, so that the
- * loop calls the allocator directly and the timed copy (!@verify) only
- * counts failures; the verification pass marks, checks and counts every
- * block.  @align 0 folds away.
+ * Take a block, give it back.  With constant @alloc, @free and @verify the
+ * loop calls the allocator directly; the timed copy (!@verify) only counts
+ * failures.  @align 0 folds away.
  */
 static __always_inline void
 __mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
@@ -706,7 +632,6 @@ mmbench_pair_loop(struct mmbench_counts *n, u32 ops, bool verify,
 				    false);
 }
 
-/* Blocks for mmbench_pair_loop() and the remote-free benchmarks. */
 static __always_inline void *kmalloc_block(void *priv, size_t size)
 {
 	return kmalloc(size, GFP_KERNEL);
@@ -744,14 +669,11 @@ static __always_inline void frag_free_block(void *frag, void *p)
 }
 
 /*
- * Flags for pages of an order above PAGE_ALLOC_COSTLY_ORDER, and for what a
- * benchmark holds many of at once (a batch, a bulk, the pages of a ring):
- * fail, and be counted, rather than warn, reclaim hard or call the OOM
- * killer.  The fast path measured does not look at them.
+ * For high orders and for what a benchmark holds many of at once: fail
+ * and be counted rather than warn, reclaim hard or OOM.
  */
 #define MMBENCH_GFP_MAYFAIL	(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY)
 
-/* An order-0 page, as its address; a ring may hold many. */
 static __always_inline void *page_block(void *priv, size_t size)
 {
 	struct page *page = alloc_page(MMBENCH_GFP_MAYFAIL);
@@ -764,10 +686,7 @@ static __always_inline void page_free_block(void *priv, void *p)
 	free_page((unsigned long)p);
 }
 
-/*
- * Alloc then free at once: served from and back to the per-CPU lists.  As
- * in mmbench_pair_loop(), only the verification pass marks and counts.
- */
+/* Alloc then free at once: from and back to the per-CPU lists. */
 static __always_inline void pages_pair_loop(struct mmbench_ctx *ctx,
 					    const bool verify)
 {
@@ -800,23 +719,14 @@ static __always_inline void pages_pair_loop(struct mmbench_ctx *ctx,
 	}
 }
 
-static void pages_pair_op(struct mmbench_ctx *ctx)
-{
-	if (ctx->verify)
-		pages_pair_loop(ctx, true);
-	else
-		pages_pair_loop(ctx, false);
-}
+MMBENCH_VERIFY_OP(pages_pair)
 
 /*
- * Blocks per batch: the batch parameter, within MMBENCH_BATCH_BYTES and
- * within a quarter of the free memory (but at least one block), so that a
- * batch does not push a small machine into reclaim; says so in @reason
- * when free memory is what limits it.
+ * Blocks per batch: the batch parameter, within MMBENCH_BATCH_BYTES (one
+ * block at least) and a quarter of the free memory.
  */
 static int pages_batch_setup(struct mmbench_ctx *ctx, char *reason)
 {
-	/* One block even where it is over 16 MiB (64K pages, high orders). */
 	unsigned long limit = max(MMBENCH_BATCH_BYTES >>
 				  (PAGE_SHIFT + ctx->arg), 1UL);
 	unsigned long free = global_zone_page_state(NR_FREE_PAGES);
@@ -831,11 +741,7 @@ static int pages_batch_setup(struct mmbench_ctx *ctx, char *reason)
 	return 0;
 }
 
-/*
- * Alloc a batch, then free it: a batch larger than the per-CPU lists hold
- * reaches the buddy lists.  Counted by the batch; only the verification
- * pass marks and checks.
- */
+/* Alloc a batch, then free it: past the per-CPU lists to the buddy lists. */
 static __always_inline void pages_batch_loop(struct mmbench_ctx *ctx,
 					     const bool verify)
 {
@@ -867,13 +773,7 @@ static __always_inline void pages_batch_loop(struct mmbench_ctx *ctx,
 	}
 }
 
-static void pages_batch_op(struct mmbench_ctx *ctx)
-{
-	if (ctx->verify)
-		pages_batch_loop(ctx, true);
-	else
-		pages_batch_loop(ctx, false);
-}
+MMBENCH_VERIFY_OP(pages_batch)
 
 /* The bulk API fills only the empty slots of its array: empty them. */
 static int pages_bulk_setup(struct mmbench_ctx *ctx, char *reason)
@@ -907,13 +807,7 @@ static __always_inline void pages_bulk_loop(struct mmbench_ctx *ctx,
 	}
 }
 
-static void pages_bulk_op(struct mmbench_ctx *ctx)
-{
-	if (ctx->verify)
-		pages_bulk_loop(ctx, true);
-	else
-		pages_bulk_loop(ctx, false);
-}
+MMBENCH_VERIFY_OP(pages_bulk)
 
 /* Blocks allocated and not yet freed: 0 after every sample. */
 static long outstanding_read(struct mmbench_ctx *ctx)
@@ -942,9 +836,15 @@ static int kmem_cache_setup(struct mmbench_ctx *ctx, char *reason)
 	return cache_setup(ctx, ctx->arg);
 }
 
-static int kmem_cache_bulk_setup(struct mmbench_ctx *ctx, char *reason)
+static int bulk_setup(struct mmbench_ctx *ctx, char *reason)
 {
 	ctx->unit = ctx->arg;
+	return 0;
+}
+
+static int kmem_cache_bulk_setup(struct mmbench_ctx *ctx, char *reason)
+{
+	bulk_setup(ctx, reason);
 	return cache_setup(ctx, MMBENCH_BULK_SIZE);
 }
 
@@ -983,19 +883,7 @@ static __always_inline void kmem_cache_bulk_loop(struct mmbench_ctx *ctx,
 	}
 }
 
-static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
-{
-	if (ctx->verify)
-		kmem_cache_bulk_loop(ctx, true);
-	else
-		kmem_cache_bulk_loop(ctx, false);
-}
-
-static int kfree_bulk_setup(struct mmbench_ctx *ctx, char *reason)
-{
-	ctx->unit = ctx->arg;
-	return 0;
-}
+MMBENCH_VERIFY_OP(kmem_cache_bulk)
 
 /* kmalloc objects one by one, free them together. */
 static __always_inline void kfree_bulk_loop(struct mmbench_ctx *ctx,
@@ -1023,13 +911,7 @@ static __always_inline void kfree_bulk_loop(struct mmbench_ctx *ctx,
 	}
 }
 
-static void kfree_bulk_op(struct mmbench_ctx *ctx)
-{
-	if (ctx->verify)
-		kfree_bulk_loop(ctx, true);
-	else
-		kfree_bulk_loop(ctx, false);
-}
+MMBENCH_VERIFY_OP(kfree_bulk)
 
 /* ---- page_frag ---- */
 
@@ -1773,7 +1655,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 		.name = "kfree_bulk", .group = "slab",
 		.unit = "kmalloc(), freed by kfree_bulk()",
 		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.list = &mmbench_bulk, .setup = kfree_bulk_setup,
+		.list = &mmbench_bulk, .setup = bulk_setup,
 		.op = kfree_bulk_op, .read = outstanding_read,
 	}, {
 		.name = "page_frag", .group = "page_frag",
