@@ -953,11 +953,10 @@ static void page_frag_aligned_op(struct mmbench_ctx *ctx)
  * @cyc_end: get_cycles() at @end
  * @wait_ns: time it waited on the ring in the latest sample
  * @preempted: it was switched out during the latest sample
- * @ran_on: the CPU it ended the latest sample on: not @cpu once @cpu went
- *	offline (the scheduler moves a bound thread off a dying CPU)
+ * @ran_on: the CPU it ended the sample on: not @cpu once @cpu went offline
  * @stalled_once: it made the stall of inject_stall_ms
  * @n: what its ops counted, added to the context's after a sample
- * @frag: its page_frag cache (only push_cpu allocates fragments)
+ * @frag: its page_frag cache
  */
 struct mmbench_worker {
 	struct mmbench_team *team;
@@ -981,11 +980,10 @@ struct mmbench_worker {
  * @nr: how many
  * @ops: ops each CPU does in the sample
  * @sized: the sample is at the row's final size
- * @verify: the sample is the row's verification pass (ctx->verify)
+ * @verify: the sample is the row's verification pass
  * @gen: number of the latest sample; a worker starts when it changes.
- *	Published with smp_store_release() after @ops, @sized, @verify,
- *	@ready, @running and @done are set, read with smp_load_acquire(),
- *	so that a worker that sees the new number sees them set
+ *	smp_store_release() after the other fields are set, read with
+ *	smp_load_acquire()
  * @go: set to @gen by the last worker ready: the release of all
  * @ready: workers ready for the sample
  * @running: workers not yet done with the sample
@@ -1018,10 +1016,9 @@ struct mmbench_team {
 };
 
 /*
- * A worker waiting since @since: has it waited too long, or must it stop?
- * The first to stall says why and stops the team: a hang becomes an error.
- * The waits poll: let what else must run on this CPU run (CPU hotplug, the
- * other worker of a pair moved here) on kernels that do not preempt.
+ * Has a worker waiting since @since waited too long, or must it stop?  The
+ * first to stall says why and stops the team.  cond_resched(): the waits
+ * poll, and what else must run on this CPU must run.
  */
 static bool mmbench_stalled(struct mmbench_worker *w, u64 since,
 			    const char *what)
@@ -1081,15 +1078,11 @@ static void *ring_get(struct mmbench_worker *w)
 	return p;
 }
 
-/* inject_stall_ms, with the parameters below. */
 static unsigned int mmbench_inject_stall_ms;
 
 /*
- * Test only (inject_stall_ms): the team's last worker, pop_cpu's in a pair,
- * sleeps once, before its work in the first sample at the row's final size
- * (the warm-up).  The others are released: push_cpu fills the ring and
- * stalls in ring_put() if the sample has more ops than the ring holds, the
- * rest finish, and team_op() stops waiting after 4 s.
+ * Test only (inject_stall_ms): the team's last worker (pop_cpu's in a pair)
+ * sleeps once, in the warm-up sample at the row's final size.
  */
 static void mmbench_inject_stall(struct mmbench_worker *w)
 {
@@ -1187,10 +1180,24 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 	return 0;
 }
 
+static void mmbench_counts_add(struct mmbench_counts *to,
+			       const struct mmbench_counts *n)
+{
+	to->allocs += n->allocs;
+	to->frees += n->frees;
+	to->failed += n->failed;
+	to->corrupt += n->corrupt;
+}
+
+static void mmbench_abort(struct mmbench_ctx *ctx, const char *why)
+{
+	strscpy(ctx->why, why);
+	ctx->abort = ctx->why;
+}
+
 static void team_teardown(struct mmbench_ctx *ctx)
 {
 	struct mmbench_team *t = ctx->team;
-	const struct mmbench_bench *b = ctx->bench;
 	unsigned int i;
 	void *p;
 
@@ -1205,24 +1212,16 @@ static void team_teardown(struct mmbench_ctx *ctx)
 		kthread_stop(w->task);
 		put_task_struct(w->task);
 		/* What a sample that timed out in team_op() left uncounted. */
-		ctx->n.allocs += w->n.allocs;
-		ctx->n.frees += w->n.frees;
-		ctx->n.failed += w->n.failed;
-		ctx->n.corrupt += w->n.corrupt;
+		mmbench_counts_add(&ctx->n, &w->n);
 	}
-	/*
-	 * The workers are gone: the stalled one's reason is whole now, and
-	 * replaces what team_op() could say when it gave up waiting.
-	 */
+	/* The workers are gone: the stalled one's reason is whole now. */
 	if (atomic_read(&t->stalled) && t->why[0] &&
-	    (!ctx->abort || ctx->why_partial)) {
-		strscpy(ctx->why, t->why);
-		ctx->abort = ctx->why;
-	}
-	if (b->team == MMBENCH_TEAM_PAIR) {
+	    (!ctx->abort || ctx->why_partial))
+		mmbench_abort(ctx, t->why);
+	if (ctx->bench->team == MMBENCH_TEAM_PAIR) {
 		while ((p = ptr_ring_consume(&t->ring))) {
-			if (b->drain && !IS_ERR(p)) {
-				b->drain(NULL, p);
+			if (t->drain && !IS_ERR(p)) {
+				t->drain(NULL, p);
 				ctx->n.frees++;
 			}
 		}
@@ -1235,38 +1234,31 @@ static void team_teardown(struct mmbench_ctx *ctx)
 }
 
 /*
- * Fault injection's task-filter (failslab, fail_page_alloc) fails the
- * allocations of tasks marked in /proc/<pid>/make-it-fail.  A run started
- * by a marked task (a writer of "run", a loader) takes the mark into its
- * samples, those of a team's threads too: the paths measured fail, not the
- * run's buffers or a row's setup and teardown (kmem_cache_create() has
- * error paths of its own, outside what is measured).
+ * Fault injection's task filter fails the allocations of tasks marked in
+ * /proc/<pid>/make-it-fail.  A run started by a marked task gives the mark
+ * to its samples only, those of a team's threads too.
  */
+static int mmbench_fault_mark(void)
+{
 #ifdef CONFIG_FAULT_INJECTION
-static int mmbench_fault_mark(void)
-{
 	return current->make_it_fail;
-}
-
-static void mmbench_set_fault_mark(struct task_struct *task, int mark)
-{
-	task->make_it_fail = mark;
-}
 #else
-static int mmbench_fault_mark(void)
-{
 	return 0;
+#endif
 }
 
 static void mmbench_set_fault_mark(struct task_struct *task, int mark)
 {
-}
+#ifdef CONFIG_FAULT_INJECTION
+	task->make_it_fail = mark;
 #endif
+}
 
 /* Start a thread on each CPU of the team; they wait for team_op(). */
 static int team_setup(struct mmbench_ctx *ctx, char *reason)
 {
 	const struct mmbench_bench *b = ctx->bench;
+	bool pair = b->team == MMBENCH_TEAM_PAIR;
 	struct mmbench_team *t;
 	cpumask_var_t mask;
 	int cpu, push = -1, pop = -1, ret;
@@ -1285,23 +1277,19 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 	t->drain = b->drain;
 	init_waitqueue_head(&t->start_wq);
 	init_completion(&t->done);
-	ctx->team = t;
-	if (b->team == MMBENCH_TEAM_PAIR &&
-	    ptr_ring_init(&t->ring, MMBENCH_RING_SIZE, GFP_KERNEL)) {
+	if (pair && ptr_ring_init(&t->ring, MMBENCH_RING_SIZE, GFP_KERNEL)) {
 		kfree(t);
-		ctx->team = NULL;
 		goto out;
 	}
+	ctx->team = t;
 	for_each_cpu(cpu, mask) {
 		struct mmbench_worker *w = &t->w[i++];
 		struct task_struct *task;
 
 		w->team = t;
 		page_frag_cache_init(&w->frag);
-		w->cpu = b->team == MMBENCH_TEAM_PAIR && i == 2 ? pop :
-			 b->team == MMBENCH_TEAM_PAIR ? push : cpu;
-		w->work = b->team == MMBENCH_TEAM_PAIR && i == 2 ? b->pop_work :
-								   b->work;
+		w->cpu = pair ? (i == 2 ? pop : push) : cpu;
+		w->work = pair && i == 2 ? b->pop_work : b->work;
 		/* It waits for a sample: its fault mark may come after. */
 		task = kthread_run_on_cpu(mmbench_worker_fn, w, w->cpu,
 					  "mmbench_w/%u");
@@ -1320,10 +1308,8 @@ out:
 }
 
 /*
- * One team sample: every CPU does ctx->ops ops from a common release.  The
- * sample lasts as long as the CPU that took longest took, from its start
- * to its end: the release reaches the CPUs a little apart (the start skew,
- * reported), and waking them is not what is measured.
+ * One team sample: every CPU does ctx->ops ops from a common release; it
+ * lasts as long as the slowest CPU took, from its start to its end.
  */
 static void team_op(struct mmbench_ctx *ctx)
 {
@@ -1333,10 +1319,8 @@ static void team_op(struct mmbench_ctx *ctx)
 
 	/* Workers of a sample that timed out may still run: start no other. */
 	if (READ_ONCE(t->stop)) {
-		if (!ctx->abort) {
-			strscpy(ctx->why, "the team stopped");
-			ctx->abort = ctx->why;
-		}
+		if (!ctx->abort)
+			mmbench_abort(ctx, "the team stopped");
 		return;
 	}
 	t->ops = ctx->ops;
@@ -1348,25 +1332,16 @@ static void team_op(struct mmbench_ctx *ctx)
 	/* Pairs with mmbench_worker_fn(): all of the above before @gen. */
 	smp_store_release(&t->gen, t->gen + 1);
 	wake_up_all(&t->start_wq);
-	/*
-	 * A worker that waits for another stalls out in 2 s and stops the
-	 * team; one that is not running at all cannot, so bound the wait
-	 * here too, then stop the team and give it the stall time to finish.
-	 */
+	/* A worker not running at all cannot stall out: bound the wait. */
 	if (!wait_for_completion_timeout(&t->done,
 					 nsecs_to_jiffies(2 * MMBENCH_STALL_NS))) {
 		if (!atomic_xchg(&t->stalled, 1))
 			strscpy(t->why, "a team sample did not end within 4 s");
 		WRITE_ONCE(t->stop, true);
-		/*
-		 * A worker that set @stalled may not have written @why yet:
-		 * say what this thread saw.  Teardown's kthread_stop() waits
-		 * for the workers, however long they take to be scheduled.
-		 */
+		/* A worker that set @stalled may not have written @why yet. */
 		if (!wait_for_completion_timeout(&t->done,
 						 nsecs_to_jiffies(MMBENCH_STALL_NS))) {
-			strscpy(ctx->why, "a team sample did not end within 6 s");
-			ctx->abort = ctx->why;
+			mmbench_abort(ctx, "a team sample did not end within 6 s");
 			ctx->why_partial = true;
 			return;
 		}
@@ -1392,23 +1367,18 @@ static void team_op(struct mmbench_ctx *ctx)
 		ctx->team_wait[min(i, 1U)] = w->wait_ns;
 		ctx->team_busy[min(i, 1U)] = w->end - w->start -
 					     min(w->wait_ns, w->end - w->start);
-		ctx->n.allocs += w->n.allocs;
-		ctx->n.frees += w->n.frees;
-		ctx->n.failed += w->n.failed;
-		ctx->n.corrupt += w->n.corrupt;
+		mmbench_counts_add(&ctx->n, &w->n);
 		memset(&w->n, 0, sizeof(w->n));
 	}
 	ctx->team_ns = longest;
 	ctx->team_cycles = cycles;
 	ctx->team_skew = last_start - first;
 	/* A copy: the team is freed by the teardown, before it is reported. */
-	if (atomic_read(&t->stalled) && !ctx->abort) {
-		strscpy(ctx->why, t->why);
-		ctx->abort = ctx->why;
-	}
+	if (atomic_read(&t->stalled) && !ctx->abort)
+		mmbench_abort(ctx, t->why);
 }
 
-/* The same hot pair on every CPU at once. */
+/* The same hot pair on every CPU at once, each with its own frag cache. */
 static void pages_pair_work(struct mmbench_worker *w)
 {
 	mmbench_pair_loop(&w->n, w->team->ops, w->team->verify,
@@ -1423,7 +1393,6 @@ static void kmalloc_pair_work(struct mmbench_worker *w)
 			  kfree_block);
 }
 
-/* Each CPU with its own page_frag cache, as each CPU's network queue has. */
 static void frag_pair_work(struct mmbench_worker *w)
 {
 	mmbench_pair_loop(&w->n, w->team->ops, w->team->verify,
@@ -1432,11 +1401,9 @@ static void frag_pair_work(struct mmbench_worker *w)
 }
 
 /*
- * Remote free: push_cpu allocates and passes each block (or an error
- * pointer for a failed allocation, so that the counts match) to pop_cpu,
- * which frees it.  In the verification pass push_cpu marks and counts each
- * block, pop_cpu checks and counts it; a timed sample counts failures and
- * derives the rest from the ops done.
+ * Remote free: push_cpu allocates and passes each block (an error pointer
+ * for a failed allocation) to pop_cpu, which frees it.  Only the
+ * verification pass marks, checks and counts each block.
  */
 static __always_inline void
 __mmbench_push_loop(struct mmbench_worker *w, void *priv,
@@ -1461,16 +1428,6 @@ __mmbench_push_loop(struct mmbench_worker *w, void *priv,
 	}
 	if (!verify)
 		w->n.allocs += i - (w->n.failed - failed);
-}
-
-static __always_inline void
-mmbench_push_loop(struct mmbench_worker *w, void *priv,
-		  void *(*alloc)(void *priv, size_t size))
-{
-	if (w->team->verify)
-		__mmbench_push_loop(w, priv, alloc, true);
-	else
-		__mmbench_push_loop(w, priv, alloc, false);
 }
 
 static __always_inline void
@@ -1499,6 +1456,16 @@ __mmbench_pop_loop(struct mmbench_worker *w,
 }
 
 static __always_inline void
+mmbench_push_loop(struct mmbench_worker *w, void *priv,
+		  void *(*alloc)(void *priv, size_t size))
+{
+	if (w->team->verify)
+		__mmbench_push_loop(w, priv, alloc, true);
+	else
+		__mmbench_push_loop(w, priv, alloc, false);
+}
+
+static __always_inline void
 mmbench_pop_loop(struct mmbench_worker *w, void (*free)(void *priv, void *p))
 {
 	if (w->team->verify)
@@ -1507,36 +1474,20 @@ mmbench_pop_loop(struct mmbench_worker *w, void (*free)(void *priv, void *p))
 		__mmbench_pop_loop(w, free, false);
 }
 
-static void pages_push_work(struct mmbench_worker *w)
-{
-	mmbench_push_loop(w, NULL, page_block);
+/* A remote-free pair's works; a page_frag cache is push_cpu's alone. */
+#define MMBENCH_REMOTE_WORK(name, priv, alloc, free)			\
+static void name##_push_work(struct mmbench_worker *w)			\
+{									\
+	mmbench_push_loop(w, priv, alloc);				\
+}									\
+static void name##_pop_work(struct mmbench_worker *w)			\
+{									\
+	mmbench_pop_loop(w, free);					\
 }
 
-static void pages_pop_work(struct mmbench_worker *w)
-{
-	mmbench_pop_loop(w, page_free_block);
-}
-
-static void kmalloc_push_work(struct mmbench_worker *w)
-{
-	mmbench_push_loop(w, NULL, kmalloc_block);
-}
-
-static void kmalloc_pop_work(struct mmbench_worker *w)
-{
-	mmbench_pop_loop(w, kfree_block);
-}
-
-/* Only push_cpu touches its page_frag cache; a fragment frees anywhere. */
-static void frag_push_work(struct mmbench_worker *w)
-{
-	mmbench_push_loop(w, &w->frag, frag_block);
-}
-
-static void frag_pop_work(struct mmbench_worker *w)
-{
-	mmbench_pop_loop(w, frag_free_block);
-}
+MMBENCH_REMOTE_WORK(pages, NULL, page_block, page_free_block)
+MMBENCH_REMOTE_WORK(kmalloc, NULL, kmalloc_block, kfree_block)
+MMBENCH_REMOTE_WORK(frag, &w->frag, frag_block, frag_free_block)
 
 /* The ring alone, with a pointer that is never dereferenced. */
 static void ring_push_work(struct mmbench_worker *w)
