@@ -1634,17 +1634,24 @@ static unsigned int mmbench_inject_ns;
 static unsigned int mmbench_inject_extra_ns;
 static DECLARE_BITMAP(mmbench_inject_into, MMBENCH_NR);
 static char mmbench_inject_into_str[MMBENCH_LIST_LEN];
+static char mmbench_slow_into_str[MMBENCH_LIST_LEN];
 static bool run_on_load = true;
 
-static int mmbench_find(const char *name, size_t len)
+/* Copy @val, trimmed, to @buf of MMBENCH_LIST_LEN, or say it is too long. */
+static char *mmbench_list_copy(const char *param, const char *val, char *buf)
 {
-	int i;
+	if (strscpy(buf, val, MMBENCH_LIST_LEN) < 0) {
+		pr_err("%s: list longer than %d characters\n", param,
+		       MMBENCH_LIST_LEN - 1);
+		return NULL;
+	}
+	return strim(buf);
+}
 
-	for (i = 0; i < MMBENCH_NR; i++)
-		if (strlen(mmbench_benches[i].name) == len &&
-		    !strncmp(mmbench_benches[i].name, name, len))
-			return i;
-	return -ENOENT;
+/* The string parameters show what they were given. */
+static int mmbench_str_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%s\n", (const char *)kp->arg);
 }
 
 /*
@@ -1652,19 +1659,16 @@ static int mmbench_find(const char *name, size_t len)
  * always runs and cannot be named.
  */
 static int parse_names(const char *param, const char *val, unsigned long *sel,
-		       char *copy, size_t size)
+		       char *copy)
 {
 	char buf[MMBENCH_LIST_LEN];
 	const char *p, *s;
 	size_t len;
 	int i;
 
-	if (strscpy(buf, val, sizeof(buf)) < 0) {
-		pr_err("%s: list longer than %zu characters\n", param,
-		       sizeof(buf) - 1);
+	s = mmbench_list_copy(param, val, buf);
+	if (!s)
 		return -EINVAL;
-	}
-	s = strim(buf);
 	bitmap_zero(sel, MMBENCH_NR);
 	for (p = s; ; p += len + 1) {
 		len = strcspn(p, ",");
@@ -1672,7 +1676,10 @@ static int parse_names(const char *param, const char *val, unsigned long *sel,
 			pr_err("%s: empty name in '%s'\n", param, s);
 			return -EINVAL;
 		}
-		i = mmbench_find(p, len);
+		for (i = MMBENCH_NR - 1; i >= 0; i--)
+			if (strlen(mmbench_benches[i].name) == len &&
+			    !strncmp(mmbench_benches[i].name, p, len))
+				break;
 		if (!i) {
 			pr_err("%s: the baseline always runs; do not name it\n",
 			       param);
@@ -1690,7 +1697,7 @@ static int parse_names(const char *param, const char *val, unsigned long *sel,
 		if (!p[len])
 			break;
 	}
-	strscpy(copy, s, size);
+	strscpy(copy, s, MMBENCH_LIST_LEN);
 	return 0;
 }
 
@@ -1704,24 +1711,16 @@ static int benchmarks_set(const char *val, const struct kernel_param *kp)
 		strscpy(mmbench_selected_str, "all");
 		return 0;
 	}
-	ret = parse_names(kp->name, val, sel, mmbench_selected_str,
-			  sizeof(mmbench_selected_str));
+	ret = parse_names(kp->name, val, sel, mmbench_selected_str);
 	if (!ret)
 		bitmap_copy(mmbench_selected, sel, MMBENCH_NR);
 	return ret;
 }
 
-static int benchmarks_get(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%s\n", mmbench_selected_str);
-}
-
 static const struct kernel_param_ops benchmarks_ops = {
-	.set = benchmarks_set,
-	.get = benchmarks_get,
+	.set = benchmarks_set, .get = mmbench_str_get,
 };
-
-module_param_cb(benchmarks, &benchmarks_ops, NULL, 0444);
+module_param_cb(benchmarks, &benchmarks_ops, mmbench_selected_str, 0444);
 MODULE_PARM_DESC(benchmarks,
 		 "Comma-separated benchmark names, or \"all\" (default all)");
 
@@ -1730,8 +1729,7 @@ static int inject_into_set(const char *val, const struct kernel_param *kp)
 	DECLARE_BITMAP(sel, MMBENCH_NR);
 	int i, ret;
 
-	ret = parse_names(kp->name, val, sel, mmbench_inject_into_str,
-			  sizeof(mmbench_inject_into_str));
+	ret = parse_names(kp->name, val, sel, mmbench_inject_into_str);
 	if (ret)
 		return ret;
 	for_each_set_bit(i, sel, MMBENCH_NR) {
@@ -1750,58 +1748,40 @@ static int inject_into_set(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
-static int inject_into_get(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%s\n", mmbench_inject_into_str);
-}
-
 static const struct kernel_param_ops inject_into_ops = {
-	.set = inject_into_set,
-	.get = inject_into_get,
+	.set = inject_into_set, .get = mmbench_str_get,
 };
-
-module_param_cb(inject_into, &inject_into_ops, NULL, 0444);
+module_param_cb(inject_into, &inject_into_ops, mmbench_inject_into_str,
+		0444);
 MODULE_PARM_DESC(inject_into,
 		 "Benchmarks to measure again with inject_ndelay added to each op");
 
-/**
- * struct mmbench_uint_param - an unsigned parameter with a range
- * @value: where the value is stored
- * @min: smallest accepted value
- * @max: largest accepted value
- */
+/* A number from @min to @max, as param_set_uint_minmax() reads one. */
+static int parse_uint(const char *param, const char *val, unsigned int min,
+		      unsigned int max, unsigned int *v)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 0, &n) || n < min || n > max) {
+		pr_err("%s: '%s' is not a number from %u to %u\n", param, val,
+		       min, max);
+		return -EINVAL;	/* not -ERANGE: too large is out of range */
+	}
+	*v = n;
+	return 0;
+}
+
 struct mmbench_uint_param {
 	unsigned int *value;
 	unsigned int min;
 	unsigned int max;
 };
 
-/* A number of a list parameter, as param_set_uint_minmax() reads one. */
-static int parse_uint(const char *param, const char *val, unsigned int min,
-		      unsigned int max, unsigned int *v)
-{
-	if (kstrtouint(val, 0, v) || *v < min || *v > max) {
-		pr_err("%s: '%s' is not a number from %u to %u\n", param, val,
-		       min, max);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int uint_range_set(const char *val, const struct kernel_param *kp)
 {
 	const struct mmbench_uint_param *p = kp->arg;
-	struct kernel_param param = *kp;
-	int ret;
 
-	param.arg = p->value;
-	ret = param_set_uint_minmax(val, &param, p->min, p->max);
-	if (ret) {
-		pr_err("%s: '%s' is not a number from %u to %u\n", kp->name,
-		       val, p->min, p->max);
-		return -EINVAL;	/* not -ERANGE: too large is out of range */
-	}
-	return 0;
+	return parse_uint(kp->name, val, p->min, p->max, p->value);
 }
 
 static int uint_range_get(char *buffer, const struct kernel_param *kp)
@@ -1812,8 +1792,7 @@ static int uint_range_get(char *buffer, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops uint_range_ops = {
-	.set = uint_range_set,
-	.get = uint_range_get,
+	.set = uint_range_set, .get = uint_range_get,
 };
 
 static struct mmbench_uint_param iterations_param = {
@@ -1854,18 +1833,23 @@ MODULE_PARM_DESC(inject_ndelay,
 static struct mmbench_uint_param inject_extra_ns_param = {
 	.value = &mmbench_inject_extra_ns, .min = 0, .max = MMBENCH_MAX_DELAY_NS,
 };
-module_param_cb(inject_extra_ns, &uint_range_ops, &inject_extra_ns_param,
-		0444);
+module_param_cb(inject_extra_ns, &uint_range_ops, &inject_extra_ns_param, 0444);
 MODULE_PARM_DESC(inject_extra_ns,
 		 "Test only: ns added, unreported, to each injected ndelay(), so that a wrong measurement is seen to fail, 0..100000 (default 0)");
 
 static struct mmbench_uint_param inject_stall_ms_param = {
 	.value = &mmbench_inject_stall_ms, .min = 0, .max = 10000,
 };
-module_param_cb(inject_stall_ms, &uint_range_ops, &inject_stall_ms_param,
-		0444);
+module_param_cb(inject_stall_ms, &uint_range_ops, &inject_stall_ms_param, 0444);
 MODULE_PARM_DESC(inject_stall_ms,
 		 "Test only: ms that the last worker of each multi-CPU benchmark sleeps once, in the warm-up, 0..10000 (default 0): over 4000 the team stalls (team_op() gives up), over 2000 a pair whose sample overflows the 1024-entry ring too (push_cpu gives up)");
+
+static struct mmbench_uint_param batch_param = {
+	.value = &mmbench_batch, .min = 1, .max = MMBENCH_MAX_BATCH,
+};
+module_param_cb(batch, &uint_range_ops, &batch_param, 0444);
+MODULE_PARM_DESC(batch,
+		 "Blocks allocated before any is freed by alloc_pages_batch, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
 
 static int cpu_set(const char *val, const struct kernel_param *kp)
 {
@@ -1885,10 +1869,8 @@ static int cpu_set(const char *val, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops cpu_ops = {
-	.set = cpu_set,
-	.get = param_get_int,
+	.set = cpu_set, .get = param_get_int,
 };
-
 module_param_cb(cpu, &cpu_ops, &mmbench_cpu, 0444);
 MODULE_PARM_DESC(cpu,
 		 "CPU to run on, or -1 for the first online CPU (default -1)");
@@ -1901,18 +1883,15 @@ MODULE_PARM_DESC(pop_cpu,
 
 static int cpus_set(const char *val, const struct kernel_param *kp)
 {
-	char buf[MMBENCH_LIST_LEN];
+	char buf[MMBENCH_LIST_LEN], *s = mmbench_list_copy(kp->name, val, buf);
 	cpumask_var_t mask;
 	int ret = -EINVAL;
 
-	if (strscpy(buf, val, sizeof(buf)) < 0) {
-		pr_err("%s: list longer than %zu characters\n", kp->name,
-		       sizeof(buf) - 1);
+	if (!s)
 		return -EINVAL;
-	}
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	if (cpulist_parse(strim(buf), mask))
+	if (cpulist_parse(s, mask))
 		pr_err("%s: '%s' is not a CPU list such as 0-3,6\n", kp->name,
 		       val);
 	else if (cpumask_empty(mask))
@@ -1938,10 +1917,8 @@ static int cpus_get(char *buffer, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops cpus_ops = {
-	.set = cpus_set,
-	.get = cpus_get,
+	.set = cpus_set, .get = cpus_get,
 };
-
 module_param_cb(cpus, &cpus_ops, NULL, 0444);
 MODULE_PARM_DESC(cpus,
 		 "CPUs of the concurrent benchmarks, a list such as 0-3,6 (default: all online)");
@@ -1966,10 +1943,8 @@ static int context_get(char *buffer, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops context_ops = {
-	.set = context_set,
-	.get = context_get,
+	.set = context_set, .get = context_get,
 };
-
 module_param_cb(context, &context_ops, NULL, 0444);
 MODULE_PARM_DESC(context,
 		 "Run every benchmark preempt, nopreempt or irqoff, or auto: each in its own (default auto)");
@@ -1978,15 +1953,12 @@ static int u32_list_set(const char *val, const struct kernel_param *kp)
 {
 	struct mmbench_list *l = kp->arg;
 	u32 v[MMBENCH_MAX_LIST];
-	char buf[MMBENCH_LIST_LEN], *s, *tok;
+	char buf[MMBENCH_LIST_LEN], *s = mmbench_list_copy(kp->name, val, buf);
+	char *tok;
 	unsigned int n = 0, i;
 
-	if (strscpy(buf, val, sizeof(buf)) < 0) {
-		pr_err("%s: list longer than %zu characters\n", kp->name,
-		       sizeof(buf) - 1);
+	if (!s)
 		return -EINVAL;
-	}
-	s = strim(buf);
 	while ((tok = strsep(&s, ","))) {
 		if (n == MMBENCH_MAX_LIST) {
 			pr_err("%s: more than %d values\n", kp->name,
@@ -2021,8 +1993,7 @@ static int u32_list_get(char *buffer, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops u32_list_ops = {
-	.set = u32_list_set,
-	.get = u32_list_get,
+	.set = u32_list_set, .get = u32_list_get,
 };
 
 module_param_cb(delays, &u32_list_ops, &mmbench_delays, 0444);
@@ -2040,13 +2011,6 @@ MODULE_PARM_DESC(bulk,
 module_param_cb(frag_sizes, &u32_list_ops, &mmbench_frag_sizes, 0444);
 MODULE_PARM_DESC(frag_sizes,
 		 "Comma-separated page_frag fragment sizes in bytes, up to 8, each 1..PAGE_SIZE (default 64,250,2048)");
-
-static struct mmbench_uint_param batch_param = {
-	.value = &mmbench_batch, .min = 1, .max = MMBENCH_MAX_BATCH,
-};
-module_param_cb(batch, &uint_range_ops, &batch_param, 0444);
-MODULE_PARM_DESC(batch,
-		 "Blocks allocated before any is freed by alloc_pages_batch, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
 
 module_param(run_on_load, bool, 0444);
 MODULE_PARM_DESC(run_on_load,
@@ -3442,8 +3406,6 @@ err:
 
 /* ---- rows ---- */
 
-static char mmbench_slow_into_str[MMBENCH_LIST_LEN];
-
 /*
  * slow_into=ROW:STEPS[,ROW:STEPS...]: check the list, and with @apply give
  * each row named its steps.  The rows exist only at init: a name is
@@ -3455,12 +3417,9 @@ static int mmbench_slow_into(const char *val, bool apply)
 	struct mmbench_row *row;
 	unsigned int steps, i;
 
-	if (strscpy(buf, val, sizeof(buf)) < 0) {
-		pr_err("slow_into: list longer than %zu characters\n",
-		       sizeof(buf) - 1);
+	s = mmbench_list_copy("slow_into", val, buf);
+	if (!s)
 		return -EINVAL;
-	}
-	s = strim(buf);
 	if (!*s)
 		return 0;
 	while ((entry = strsep(&s, ","))) {
@@ -3503,17 +3462,10 @@ static int slow_into_set(const char *val, const struct kernel_param *kp)
 	return ret;
 }
 
-static int slow_into_get(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%s\n", mmbench_slow_into_str);
-}
-
 static const struct kernel_param_ops slow_into_ops = {
-	.set = slow_into_set,
-	.get = slow_into_get,
+	.set = slow_into_set, .get = mmbench_str_get,
 };
-
-module_param_cb(slow_into, &slow_into_ops, NULL, 0444);
+module_param_cb(slow_into, &slow_into_ops, mmbench_slow_into_str, 0444);
 MODULE_PARM_DESC(slow_into,
 		 "Test only: ROW:STEPS,... adds STEPS (1..1000000) dependent ALU operations, timed, to each op of ROW: a known regression (alu_chain measures 1000 of them)");
 
