@@ -2032,36 +2032,28 @@ static const char * const mmbench_state_names[] = {
 
 /*
  * mmbench_lock protects the published results, the state, the sequence
- * number and mmbench_task.  A run works on each row's pending result, which
- * only its thread touches, and publishes them all at once.
+ * number (also read locklessly by waiters) and mmbench_task.  A run fills
+ * the rows' pending results, which only its thread touches, and publishes
+ * them all at once.
  */
 static DEFINE_MUTEX(mmbench_lock);
 static enum mmbench_state mmbench_state;
-/* Written under mmbench_lock, read locklessly by waiters. */
 static unsigned long mmbench_seq;
 static bool mmbench_exiting;
 static u64 mmbench_run_ns;
-/* Of the latest run: see baseline_drift_pct, clock_read_ns, clock_step_ns. */
 #define MMBENCH_NO_DRIFT	S64_MIN
 static s64 mmbench_drift = MMBENCH_NO_DRIFT;
 static u64 mmbench_clock_ns;
 static u64 mmbench_clock_step_ns;
 static struct mmbench_row *mmbench_rows;
 static unsigned int mmbench_nr_rows;
-/* The rows' sample_ps and pending_ps. */
-static u64 *mmbench_sample_buf;
-/* The thread of the latest run, pinned so that it can be reaped. */
-static struct task_struct *mmbench_task;
+static u64 *mmbench_sample_buf;		/* the rows' sample_ps, pending_ps */
+static struct task_struct *mmbench_task;	/* pinned until reaped */
 static DECLARE_WAIT_QUEUE_HEAD(mmbench_wq);
 
-/**
- * struct mmbench_sample - one timed sample, and why it cannot be kept
- * @ns: time of its stretches of ops, summed
- * @cycles: the same in get_cycles() ticks
- * @reads: its stretches, each timed by a pair of clock reads
- * @preempted: the thread was switched out in a stretch
- * @migrated: the thread changed CPU
- * @stolen: the hypervisor reported steal time on the CPU meanwhile
+/*
+ * One timed sample: its stretches' time summed (@reads stretches, each
+ * timed by a pair of clock reads), and why it cannot be kept.
  */
 struct mmbench_sample {
 	u64 ns;
@@ -2072,20 +2064,11 @@ struct mmbench_sample {
 	bool stolen;
 };
 
-/**
- * struct mmbench_run - the thread's view of the run in flight
- * @cpu: CPU the run is bound to
- * @deadline: ktime_get_ns() past which no benchmark starts a sample
- * @row_budget_ns: longest a row may take
- * @ps: per-sample ns/op, in ps
- * @mcyc: per-sample cycles/op, in 1/1000 cycle
- * @clock_ns: what reading the clocks around a stretch of ops costs, taken
- *	out of every stretch
- * @clock_cycles: the same in get_cycles() ticks
- * @clock_step_ns: smallest step of ktime_get_ns() seen: its resolution, or
- *	what a read costs where that is larger
- * @min_sample_ns: shortest sample, MMBENCH_CLOCK_SHARE times the larger
- *	of @clock_ns and @clock_step_ns
+/*
+ * The thread's view of the run: @deadline (ktime_get_ns()) past which no
+ * sample starts; per-sample ns/op in ps (@ps) and cycles/op (@mcyc); what
+ * the clock reads around a stretch cost, taken out of each; the clock's
+ * smallest step; the shortest sample, MMBENCH_CLOCK_SHARE times the larger.
  */
 struct mmbench_run {
 	int cpu;
@@ -2104,10 +2087,7 @@ static u64 mmbench_steal(int cpu)
 	return READ_ONCE(kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL]);
 }
 
-/*
- * Time ctx->ops ops in context @c and add them to @s; the cost of the
- * clock reads is taken out by the caller, per stretch.
- */
+/* Time ctx->ops ops in context @c and add them to @s. */
 static void mmbench_stretch(const struct mmbench_bench *b,
 			    enum mmbench_context c, struct mmbench_ctx *ctx,
 			    struct mmbench_sample *s, int cpu)
@@ -2150,10 +2130,8 @@ static void mmbench_stretch(const struct mmbench_bench *b,
 }
 
 /*
- * One sample of ctx->ops ops.  A benchmark that moves a counter others see
- * (it has @prep or @restore) runs them in stretches of MMBENCH_STRETCH ops,
- * each timed on its own and put back untimed, so that the counter strays
- * little whatever the size of the sample.
+ * One sample of ctx->ops ops; a benchmark with @prep or @restore moves a
+ * counter others see, and runs in stretches of MMBENCH_STRETCH ops.
  */
 static void mmbench_sample(const struct mmbench_bench *b,
 			   enum mmbench_context c, struct mmbench_ctx *ctx,
@@ -2189,9 +2167,9 @@ static bool mmbench_stopping(const struct mmbench_run *run)
 }
 
 /*
- * Ops per sample: sized so that a sample lasts sample_us, or the iterations
- * parameter; either way clamped so that the samples fit the row's budget.
- * Doubles as a warm-up.  Writes a remark to @r->reason when it clamps.
+ * Ops per sample: so that a sample lasts sample_us, or the iterations
+ * parameter, clamped so that the samples fit the row's budget.  Doubles
+ * as a warm-up.  Says so in @r->reason when it clamps.
  */
 static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 			struct mmbench_ctx *ctx, const struct mmbench_run *run,
@@ -2199,26 +2177,17 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 {
 	u64 target = max((u64)mmbench_sample_us * NSEC_PER_USEC,
 			 run->min_sample_ns);
-	/*
-	 * No sample, with preemption or irqs off above all, over 100 ms; the
-	 * samples, the warm-up, the sizing and an allocator's verification
-	 * sample share the row's budget.
-	 */
+	/* The samples, warm-up, sizing and verification share the budget. */
 	u64 share = min_t(u64, div_u64(run->row_budget_ns, mmbench_samples + 3),
 			  MMBENCH_MAX_SAMPLE_NS);
 	struct mmbench_sample s;
 	u64 ps_per_op, want, cap, floor;
 	u32 ops;
 
-	/*
-	 * A team sample has fixed costs: start with enough ops to hide them.
-	 * The first sample, cold, only warms the path up.
-	 */
+	/* Enough ops to hide a team's fixed costs; the first sample warms. */
 	ctx->ops = b->team ? MMBENCH_TEAM_MIN_OPS : 1;
 	mmbench_sample(b, c, ctx, &s);
-	for (;;) {
-		if (ctx->abort)
-			break;
+	while (!ctx->abort) {
 		mmbench_sample(b, c, ctx, &s);
 		cond_resched();
 		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_ITERATIONS ||
@@ -2266,9 +2235,11 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static u64 mmbench_median(const u64 *sorted, u32 n)
+/* Sorts @v and returns its median. */
+static u64 mmbench_median(u64 *v, u32 n)
 {
-	return n & 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	sort(v, n, sizeof(*v), u64_cmp, NULL);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* min, median and median absolute deviation of @n values; overwrites @v. */
@@ -2276,12 +2247,10 @@ static void mmbench_summarise(u64 *v, u32 n, struct mmbench_stat *st)
 {
 	u32 i;
 
-	sort(v, n, sizeof(*v), u64_cmp, NULL);
-	st->min = v[0];
 	st->median = mmbench_median(v, n);
+	st->min = v[0];
 	for (i = 0; i < n; i++)
 		v[i] = abs_diff(v[i], st->median);
-	sort(v, n, sizeof(*v), u64_cmp, NULL);
 	st->mad = mmbench_median(v, n);
 }
 
@@ -2302,22 +2271,15 @@ static long mmbench_counter_delta(const struct mmbench_bench *b,
 }
 
 /*
- * A loop the compiler emptied measures as the baseline does.  Judge on the
- * fastest samples, which a busy machine can only make slower: the row's
- * fastest op must cost the empty loop's fastest iteration and a tenth
- * more.  The baseline ran at the start, when the machine may have been
- * slower: a row that looks suspect against it has the empty loop measured
- * again right after it (@loop_min), and that decides.
+ * A loop the compiler emptied measures as the empty loop does: judged on
+ * the fastest samples, which a busy machine can only make slower.
  */
 static bool mmbench_suspect(u64 min, u64 loop)
 {
 	return min <= loop + div_u64(loop, 10);
 }
 
-/*
- * Free pages of the node of @pgdat, counting those held on the per-CPU
- * lists, which the page allocator keeps back from the free count.
- */
+/* Free pages of the node, those on the per-CPU lists too. */
 static long mmbench_free_pages(struct pglist_data *pgdat)
 {
 	long free = 0;
@@ -2337,11 +2299,9 @@ static long mmbench_free_pages(struct pglist_data *pgdat)
 }
 
 /*
- * Pages the rest of the system may take meanwhile before the check fails:
- * 4 MiB, or 1/256 of the node's memory on a large machine.  It does not
- * grow with the pages a row goes through, so a page lost per op fails
- * the row within a few thousand ops; the passing rows of idle guests
- * moved the count by -8 to +32 pages.
+ * What the rest of the system may take meanwhile: 4 MiB, or 1/256 of the
+ * node on a large machine; a page lost per op fails within a few thousand
+ * ops (passing rows of idle guests moved by -8 to +32 pages).
  */
 static long mmbench_free_pages_slack(const struct mmbench_ctx *ctx)
 {
@@ -2351,6 +2311,19 @@ static long mmbench_free_pages_slack(const struct mmbench_ctx *ctx)
 	for (i = 0; i < MAX_NR_ZONES; i++)
 		managed += zone_managed_pages(&ctx->pgdat->node_zones[i]);
 	return max((4UL << 20) >> PAGE_SHIFT, managed / 256);
+}
+
+/* Set a row's status and its reason. */
+static __printf(3, 4) void mmbench_set(struct mmbench_result *r,
+				       enum mmbench_status status,
+				       const char *fmt, ...)
+{
+	va_list args;
+
+	r->status = status;
+	va_start(args, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, args);
+	va_end(args);
 }
 
 /* Take the samples of one row and judge them; fills row->pending. */
@@ -2371,26 +2344,24 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	r->context = c;
 	r->cpu = raw_smp_processor_id();
 	if (!(b->contexts & BIT(c))) {
-		r->status = MMBENCH_UNSUPPORTED;
-		snprintf(r->reason, sizeof(r->reason),
-			 "%s must run %s, not %s", b->name,
-			 mmbench_context_names[b->context],
-			 mmbench_context_names[c]);
+		mmbench_set(r, MMBENCH_UNSUPPORTED, "%s must run %s, not %s",
+			    b->name, mmbench_context_names[b->context],
+			    mmbench_context_names[c]);
 		return;
 	}
 	if (r->cpu != run->cpu) {
-		r->status = MMBENCH_ERROR;
-		snprintf(r->reason, sizeof(r->reason),
-			 "on CPU %d, not %d: CPU %d went offline", r->cpu,
-			 run->cpu, run->cpu);
+		mmbench_set(r, MMBENCH_ERROR,
+			    "on CPU %d, not %d: CPU %d went offline",
+			    r->cpu, run->cpu, run->cpu);
 		return;
 	}
 	if (mmbench_stopping(run)) {
 		/* A budget too short for the run is not the path's fault. */
-		r->status = kthread_should_stop() ? MMBENCH_ERROR :
-						    MMBENCH_UNSUPPORTED;
-		strscpy(r->reason, kthread_should_stop() ? "stopped" :
-			"budget_ms ran out before it started");
+		if (kthread_should_stop())
+			mmbench_set(r, MMBENCH_ERROR, "stopped");
+		else
+			mmbench_set(r, MMBENCH_UNSUPPORTED,
+				    "budget_ms ran out before it started");
 		return;
 	}
 
@@ -2416,8 +2387,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		r->status = ret == -EOPNOTSUPP ? MMBENCH_UNSUPPORTED :
 						 MMBENCH_ERROR;
 		if (!r->reason[0])
-			snprintf(r->reason, sizeof(r->reason),
-				 "setup failed: %d", ret);
+			mmbench_set(r, r->status, "setup failed: %d", ret);
 		return;
 	}
 
@@ -2462,12 +2432,10 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		}
 	}
 	/*
-	 * The samples timed the path alone.  A benchmark that counts blocks
-	 * (outstanding_read()) runs one more sample, untimed, that marks
-	 * every block at allocation, checks it before its free and counts
-	 * both, for the functional check below: the blocks of that one
-	 * sample are the ones checked.  It runs past the deadline too (one
-	 * sample, at most 100 ms), not after an abort.
+	 * The samples timed the path alone.  An allocator benchmark runs one
+	 * more sample, untimed, that marks, checks and counts every block for
+	 * the functional check below; past the deadline too, not after an
+	 * abort.
 	 */
 	if (b->read == outstanding_read && !ctx->abort &&
 	    !kthread_should_stop()) {
@@ -2497,7 +2465,6 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 			memcpy(row->pending_ps, run->ps,
 			       kept * sizeof(*run->ps));
 		mmbench_summarise(run->ps, kept, &r->ns);
-		sort(run->mcyc, kept, sizeof(*run->mcyc), u64_cmp, NULL);
 		r->cycles = mmbench_median(run->mcyc, kept);
 		if (kept >= MMBENCH_MIN_NOISE_SAMPLES)
 			r->noise = div64_u64(r->ns.mad * 100000,
@@ -2506,47 +2473,38 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 
 	/* What the path did is judged first: no timing trouble hides it. */
 	if (b->read && r->counter_delta) {
-		r->status = MMBENCH_FAIL;
-		snprintf(r->reason, sizeof(r->reason),
-			 "counter off by %ld after the run", r->counter_delta);
+		mmbench_set(r, MMBENCH_FAIL, "counter off by %ld after the run",
+			    r->counter_delta);
 	} else if (b->pages_back &&
 		   r->free_pages_delta < -r->free_pages_slack) {
-		r->status = MMBENCH_FAIL;
-		snprintf(r->reason, sizeof(r->reason),
-			 "%ld fewer free pages after the run (slack %ld)",
-			 -r->free_pages_delta, r->free_pages_slack);
+		mmbench_set(r, MMBENCH_FAIL,
+			    "%ld fewer free pages after the run (slack %ld)",
+			    -r->free_pages_delta, r->free_pages_slack);
 	} else if (ctx->n.corrupt) {
-		r->status = MMBENCH_FAIL;
-		snprintf(r->reason, sizeof(r->reason),
-			 "%llu blocks lost the marks written at allocation",
-			 ctx->n.corrupt);
+		mmbench_set(r, MMBENCH_FAIL,
+			    "%llu blocks lost the marks written at allocation",
+			    ctx->n.corrupt);
 	} else if (ctx->abort) {
-		r->status = MMBENCH_ERROR;
-		strscpy(r->reason, ctx->abort);
+		mmbench_set(r, MMBENCH_ERROR, "%s", ctx->abort);
 	} else if (!kept && kthread_should_stop()) {
-		r->status = MMBENCH_ERROR;
-		strscpy(r->reason, "stopped");
+		mmbench_set(r, MMBENCH_ERROR, "stopped");
 	} else if (raw_smp_processor_id() != run->cpu) {
-		r->status = MMBENCH_ERROR;
-		snprintf(r->reason, sizeof(r->reason),
-			 "moved from CPU %d to CPU %d: CPU %d went offline",
-			 run->cpu, raw_smp_processor_id(), run->cpu);
+		mmbench_set(r, MMBENCH_ERROR,
+			    "moved from CPU %d to CPU %d: CPU %d went offline",
+			    run->cpu, raw_smp_processor_id(), run->cpu);
 	} else if (ctx->n.failed) {
-		r->status = MMBENCH_UNSUPPORTED;
-		snprintf(r->reason, sizeof(r->reason),
-			 "%llu allocation calls failed, %llu objects allocated: short of memory for this order, size or bulk, or fault injection",
-			 ctx->n.failed, ctx->n.allocs);
+		mmbench_set(r, MMBENCH_UNSUPPORTED,
+			    "%llu allocation calls failed, %llu objects allocated: short of memory for this order, size or bulk, or fault injection",
+			    ctx->n.failed, ctx->n.allocs);
 	} else if (!kept && !r->dropped) {
-		r->status = MMBENCH_UNSUPPORTED;
-		strscpy(r->reason, "budget_ms ran out before a sample was kept");
+		mmbench_set(r, MMBENCH_UNSUPPORTED,
+			    "budget_ms ran out before a sample was kept");
 	} else if (!kept) {
-		/* The machine, not the path: no sample ran undisturbed. */
-		r->status = MMBENCH_NOISY;
-		/* Unused without an abort: room to keep the remarks. */
+		/* The machine, not the path; ctx->why keeps the remarks. */
 		strscpy(ctx->why, r->reason);
-		snprintf(r->reason, sizeof(r->reason),
-			 "every sample dropped: %u preempted, %u migrated, %u with steal time",
-			 r->preempted, r->migrated, r->stolen);
+		mmbench_set(r, MMBENCH_NOISY,
+			    "every sample dropped: %u preempted, %u migrated, %u with steal time",
+			    r->preempted, r->migrated, r->stolen);
 		if (ctx->why[0])
 			mmbench_remark(r->reason, "%s", ctx->why);
 	} else {
@@ -2572,19 +2530,16 @@ static void mmbench_judge(struct mmbench_row *row,
 		r->net_cycles = (s64)r->cycles - base->cycles;
 	/* A team's ops cross CPUs through memory: nothing to fold away. */
 	if (r->status == MMBENCH_PASS && r != base && !row->bench->team &&
-	    r->loop_min && mmbench_suspect(r->ns.min, r->loop_min)) {
-		r->status = MMBENCH_SUSPECT;
-		snprintf(r->reason, sizeof(r->reason),
-			 "fastest sample %llu ps/op, within 10%% of the empty loop's %llu, measured right after",
-			 r->ns.min, r->loop_min);
-	}
+	    r->loop_min && mmbench_suspect(r->ns.min, r->loop_min))
+		mmbench_set(r, MMBENCH_SUSPECT,
+			    "fastest sample %llu ps/op, within 10%% of the empty loop's %llu, measured right after",
+			    r->ns.min, r->loop_min);
 }
 
 /*
- * Measure the baseline again after the benchmarks and keep the run with
- * the lower median: a disturbed baseline would make every net figure low.
- * Returns how far the second median is from the first, in 1/1000 %: the
- * machine's drift over the run, or MMBENCH_NO_DRIFT.
+ * Measure the baseline again after the benchmarks and keep the lower
+ * median.  Returns the second median's drift from the first, in 1/1000 %,
+ * or MMBENCH_NO_DRIFT.
  */
 static s64 mmbench_rebaseline(struct mmbench_row *row,
 			      struct mmbench_ctx *ctx, struct mmbench_run *run)
@@ -2617,10 +2572,7 @@ static s64 mmbench_rebaseline(struct mmbench_row *row,
 	return drift;
 }
 
-/*
- * The row in the kernel log; a team's also with the start skew and, for a
- * pair, the time each side waited on the ring and worked, in ns/op.
- */
+/* The row in the kernel log; a team's start skew, a pair's ring times. */
 static void mmbench_log(const struct mmbench_row *row)
 {
 	const struct mmbench_result *r = &row->pending;
@@ -2655,13 +2607,9 @@ static const struct mmbench_bench mmbench_clock_bench = {
 };
 
 /*
- * The clock: what the reads around a stretch of ops cost (taken out of
- * every stretch) and the smallest step of ktime_get_ns(), measured apart.
- * A slow clock (a debug kernel's ktime_get_ns() can cost over 1 us under
- * emulation) still times a sample of many reads' length well, so the
- * shortest sample is MMBENCH_CLOCK_SHARE times the larger of the two.
- * Returns NULL, or why no sample can be timed here (a clock that does not
- * move, or moves in steps too coarse for a sample of at most 100 ms).
+ * What the clock reads around a stretch cost, and the smallest step of
+ * ktime_get_ns() (a debug kernel's can cost over 1 us under emulation).
+ * Returns NULL, or why no sample can be timed here.
  */
 static const char *mmbench_clock(struct mmbench_run *run,
 				 struct mmbench_ctx *ctx, char *why)
@@ -2686,10 +2634,8 @@ static const char *mmbench_clock(struct mmbench_run *run,
 		ns[i] = s.ns;
 		cycles[i] = s.cycles;
 	}
-	sort(ns, ARRAY_SIZE(ns), sizeof(ns[0]), u64_cmp, NULL);
-	sort(cycles, ARRAY_SIZE(cycles), sizeof(cycles[0]), u64_cmp, NULL);
-	run->clock_ns = ns[ARRAY_SIZE(ns) / 2];
-	run->clock_cycles = cycles[ARRAY_SIZE(cycles) / 2];
+	run->clock_ns = mmbench_median(ns, ARRAY_SIZE(ns));
+	run->clock_cycles = mmbench_median(cycles, ARRAY_SIZE(cycles));
 	run->clock_step_ns = step;
 	run->min_sample_ns = MMBENCH_CLOCK_SHARE * max(step, run->clock_ns);
 	if (run->min_sample_ns > MMBENCH_MAX_SAMPLE_NS) {
@@ -2704,8 +2650,7 @@ static const char *mmbench_clock(struct mmbench_run *run,
 
 /*
  * The row looks no dearer than the empty loop measured at the start: time
- * the loop again now, so that a machine that was slower then (a busy host)
- * does not make the row suspect.
+ * the loop again now, in case the machine was slower then.
  */
 static void mmbench_loop_again(struct mmbench_row *row,
 			       struct mmbench_ctx *ctx, struct mmbench_run *run)
@@ -2722,16 +2667,27 @@ static void mmbench_loop_again(struct mmbench_row *row,
 	kfree(loop);
 }
 
+/* Publish the pending results, under mmbench_lock, and wake the waiters. */
+static void mmbench_publish(u64 run_ns, s64 drift, u64 clock_ns, u64 step_ns)
+{
+	mmbench_run_ns = run_ns;
+	mmbench_drift = drift;
+	mmbench_clock_ns = clock_ns;
+	mmbench_clock_step_ns = step_ns;
+	WRITE_ONCE(mmbench_seq, mmbench_seq + 1);
+	mmbench_state = MMBENCH_DONE;
+}
+
 static int mmbench_thread(void *data)
 {
 	struct mmbench_run run = { .cpu = (long)data };
 	struct mmbench_ctx ctx = { };
 	const struct mmbench_result *base;
 	char clock_why[MMBENCH_REASON_LEN];
-	const char *clock_error;
+	const char *clock_error, *no_run = NULL;
 	unsigned int i;
 	u64 start = ktime_get_ns();
-	s64 drift;
+	s64 drift = MMBENCH_NO_DRIFT;
 
 	ctx.faults = mmbench_fault_mark();
 	mmbench_set_fault_mark(current, 0);
@@ -2752,19 +2708,17 @@ static int mmbench_thread(void *data)
 		ctx.pgdat = page_pgdat(ctx.page);
 	}
 	clock_error = mmbench_clock(&run, &ctx, clock_why);
+	if (!run.ps || !run.mcyc || !ctx.page || !ctx.ptrs)
+		no_run = "out of memory";
 
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		struct mmbench_row *row = &mmbench_rows[i];
 
-		if (!run.ps || !run.mcyc || !ctx.page || !ctx.ptrs) {
-			row->pending.status = MMBENCH_ERROR;
-			strscpy(row->pending.reason, "out of memory");
-			continue;
-		}
-		if (clock_error) {
-			/* The machine's clock, not the path. */
-			row->pending.status = MMBENCH_UNSUPPORTED;
-			strscpy(row->pending.reason, clock_error);
+		if (no_run || clock_error) {
+			/* The machine's clock is not the path's fault. */
+			mmbench_set(&row->pending, no_run ? MMBENCH_ERROR :
+				    MMBENCH_UNSUPPORTED, "%s",
+				    no_run ?: clock_error);
 			continue;
 		}
 		mmbench_row_run(row, &ctx, &run);
@@ -2775,21 +2729,19 @@ static int mmbench_thread(void *data)
 			mmbench_loop_again(row, &ctx, &run);
 	}
 	/* Row 0 is the baseline, which always runs. */
-	drift = MMBENCH_NO_DRIFT;
-	if (run.ps && run.mcyc && ctx.page && ctx.ptrs && !clock_error)
+	if (!no_run && !clock_error)
 		drift = mmbench_rebaseline(&mmbench_rows[0], &ctx, &run);
 	base = &mmbench_rows[0].pending;
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		struct mmbench_result *r = &mmbench_rows[i].pending;
 
-		if (base->status == MMBENCH_PASS) {
+		if (base->status == MMBENCH_PASS)
 			mmbench_judge(&mmbench_rows[i], base);
-		} else if (i && r->status == MMBENCH_PASS) {
+		else if (i && r->status == MMBENCH_PASS)
 			/* Without a baseline nothing can be judged. */
-			r->status = base->status == MMBENCH_NOISY ?
-				    MMBENCH_NOISY : MMBENCH_ERROR;
-			strscpy(r->reason, "no baseline: see the baseline's reason");
-		}
+			mmbench_set(r, base->status == MMBENCH_NOISY ?
+				    MMBENCH_NOISY : MMBENCH_ERROR,
+				    "no baseline: see the baseline's reason");
 		mmbench_log(&mmbench_rows[i]);
 	}
 
@@ -2807,22 +2759,18 @@ static int mmbench_thread(void *data)
 		memcpy(row->sample_ps, row->pending_ps,
 		       row->result.samples * sizeof(*row->sample_ps));
 	}
-	mmbench_run_ns = ktime_get_ns() - start;
-	mmbench_drift = drift;
-	mmbench_clock_ns = clock_error ? 0 : run.clock_ns;
-	mmbench_clock_step_ns = clock_error ? 0 : run.clock_step_ns;
-	WRITE_ONCE(mmbench_seq, mmbench_seq + 1);
-	mmbench_state = MMBENCH_DONE;
+	mmbench_publish(ktime_get_ns() - start, drift,
+			clock_error ? 0 : run.clock_ns,
+			clock_error ? 0 : run.clock_step_ns);
 	mutex_unlock(&mmbench_lock);
 	wake_up_all(&mmbench_wq);
 	return 0;
 }
 
 /*
- * Stop the thread of the latest run if it still runs (it stops between
- * samples), wait until it has exited and release it.  The thread takes
- * mmbench_lock to publish: call this without the lock unless the run has
- * published already.
+ * Stop the run's thread if it still runs (it stops between samples), wait
+ * for it to exit and release it.  The thread takes mmbench_lock to
+ * publish: call this without it unless the run has published.
  */
 static void mmbench_reap(struct task_struct *task)
 {
@@ -2832,10 +2780,7 @@ static void mmbench_reap(struct task_struct *task)
 	put_task_struct(task);
 }
 
-/*
- * kthread_stop() on a run's thread that has not run yet skips its function:
- * publish that run as stopped, so that no writer waits for it.
- */
+/* A thread stopped before it ran: publish its run as stopped. */
 static void mmbench_abandon(void)
 {
 	unsigned int i;
@@ -2846,14 +2791,10 @@ static void mmbench_abandon(void)
 			struct mmbench_result *r = &mmbench_rows[i].result;
 
 			mmbench_result_reset(r);
-			r->status = MMBENCH_ERROR;
-			strscpy(r->reason, "stopped before it started");
+			mmbench_set(r, MMBENCH_ERROR,
+				    "stopped before it started");
 		}
-		mmbench_drift = MMBENCH_NO_DRIFT;
-		mmbench_clock_ns = 0;
-		mmbench_clock_step_ns = 0;
-		WRITE_ONCE(mmbench_seq, mmbench_seq + 1);
-		mmbench_state = MMBENCH_DONE;
+		mmbench_publish(mmbench_run_ns, MMBENCH_NO_DRIFT, 0, 0);
 	}
 	mutex_unlock(&mmbench_lock);
 	wake_up_all(&mmbench_wq);
@@ -2871,10 +2812,10 @@ static struct task_struct *mmbench_take_task(void)
 }
 
 /*
- * Start a run in a thread bound to the chosen CPU.  Returns 0 and the
- * sequence number the run will publish in @seq, -EBUSY if a run is in
- * flight, -ENODEV while the module goes away, -EINVAL if the CPU is
- * offline, or the error of creating the thread.
+ * Start a run on the chosen CPU.  Returns 0 and in @seq the sequence
+ * number the run will publish, -EBUSY if a run is in flight, -ENODEV while
+ * the module goes away, -EINVAL if the CPU is offline, or the error of
+ * creating the thread.
  */
 static int mmbench_start(unsigned long *seq)
 {
