@@ -2875,22 +2875,21 @@ static ssize_t emit_fixed(char *buf, s64 v)
 
 /* How a row's file prints the field it shows. */
 enum mmbench_fmt {
-	MMBENCH_FMT_U32,	/* u32 */
-	MMBENCH_FMT_INT,	/* int */
-	MMBENCH_FMT_LONG,	/* long, MMBENCH_NONE_LONG as "none" */
+	MMBENCH_FMT_U32,
+	MMBENCH_FMT_INT,
+	MMBENCH_FMT_LONG,	/* MMBENCH_NONE_LONG as "none" */
 	MMBENCH_FMT_FIXED,	/* s64 in 1/1000, MMBENCH_NONE as "none" */
-	MMBENCH_FMT_PER_OP,	/* u64 in 1/1000 over the samples, if any */
-	MMBENCH_FMT_STR,	/* char array */
+	MMBENCH_FMT_PER_OP,	/* u64 in 1/1000, "none" without samples */
+	MMBENCH_FMT_STR,
 	MMBENCH_FMT_GROUP,	/* the group of the benchmark pointed to */
-	MMBENCH_FMT_STATUS,	/* enum mmbench_status */
-	MMBENCH_FMT_CONTEXT,	/* enum mmbench_context */
+	MMBENCH_FMT_STATUS,
+	MMBENCH_FMT_CONTEXT,
 	MMBENCH_FMT_SAMPLES,	/* the row's kept samples */
 };
 
 /*
- * The kept samples' ns/op, in the order taken.  MMBENCH_MAX_SAMPLES of
- * them fit a page unless one took over 10^11 ns an op: then -EOVERFLOW
- * rather than a short list.
+ * The kept samples' ns/op, in the order taken: MMBENCH_MAX_SAMPLES fit a
+ * page unless one took over 10^11 ns an op, then -EOVERFLOW.
  */
 static ssize_t emit_samples(char *buf, const struct mmbench_row *row)
 {
@@ -2909,12 +2908,9 @@ static ssize_t emit_samples(char *buf, const struct mmbench_row *row)
 	return n ? len + n : -EOVERFLOW;
 }
 
-/**
- * struct mmbench_attr - a file of a row's directory
- * @attr: the file
- * @offset: offset of the field it shows in struct mmbench_row
- * @fmt: how the field prints
- * @only: the file exists only in rows with all of these MMBENCH_SHOWS_*
+/*
+ * A file of a row's directory: the field at @offset in struct mmbench_row,
+ * printed as @fmt, in rows with all of the MMBENCH_SHOWS_* of @only.
  */
 struct mmbench_attr {
 	struct attribute attr;
@@ -2978,68 +2974,45 @@ static ssize_t mmbench_row_show(struct kobject *kobj, struct attribute *attr,
 }
 
 #define MMBENCH_ATTR(_name, _field, _fmt, _only)			\
-	static struct mmbench_attr mmbench_attr_##_name = {		\
+	{								\
 		.attr = { .name = __stringify(_name), .mode = 0444 },	\
 		.offset = offsetof(struct mmbench_row, _field),		\
 		.fmt = MMBENCH_FMT_##_fmt,				\
 		.only = _only,						\
 	}
 
-MMBENCH_ATTR(status, result.status, STATUS, 0);
-MMBENCH_ATTR(reason, result.reason, STR, 0);
-MMBENCH_ATTR(group, bench, GROUP, 0);
-MMBENCH_ATTR(cpu, result.cpu, INT, 0);
-MMBENCH_ATTR(context, result.context, CONTEXT, 0);
-MMBENCH_ATTR(samples, result.samples, U32, 0);
-MMBENCH_ATTR(samples_dropped, result.dropped, U32, 0);
-MMBENCH_ATTR(ops_per_sample, result.ops, U32, 0);
-MMBENCH_ATTR(noise_pct, result.noise, FIXED, 0);
-MMBENCH_ATTR(ns_per_op_min, result.ns.min, PER_OP, 0);
-MMBENCH_ATTR(ns_per_op_median, result.ns.median, PER_OP, 0);
-MMBENCH_ATTR(ns_per_op_mad, result.ns.mad, PER_OP, 0);
-MMBENCH_ATTR(net_ns_per_op, result.net_ns, FIXED, 0);
-MMBENCH_ATTR(sample_ns, sample_ps, SAMPLES, 0);
-MMBENCH_ATTR(net_cycles_per_op, result.net_cycles, FIXED,
-	     MMBENCH_SHOWS_CYCLES);
-MMBENCH_ATTR(delay_ns, arg, U32, MMBENCH_SHOWS_DELAY);
-MMBENCH_ATTR(order, arg, U32, MMBENCH_SHOWS_ORDER);
-MMBENCH_ATTR(size_bytes, arg, U32, MMBENCH_SHOWS_SIZE);
-MMBENCH_ATTR(bulk, arg, U32, MMBENCH_SHOWS_BULK);
-MMBENCH_ATTR(inject_ndelay, inject_ns, U32, MMBENCH_SHOWS_INJECT);
-MMBENCH_ATTR(slow_ops, slow, U32, MMBENCH_SHOWS_SLOW);
-MMBENCH_ATTR(counter_delta, result.counter_delta, LONG,
-	     MMBENCH_SHOWS_COUNTER);
-MMBENCH_ATTR(free_pages_delta, result.free_pages_delta, LONG,
-	     MMBENCH_SHOWS_PAGES);
-MMBENCH_ATTR(team_cpus, result.team_cpus, U32, MMBENCH_SHOWS_TEAM);
-
-static struct attribute *mmbench_row_attrs[] = {
-	&mmbench_attr_status.attr,
-	&mmbench_attr_reason.attr,
-	&mmbench_attr_group.attr,
-	&mmbench_attr_cpu.attr,
-	&mmbench_attr_context.attr,
-	&mmbench_attr_samples.attr,
-	&mmbench_attr_samples_dropped.attr,
-	&mmbench_attr_ops_per_sample.attr,
-	&mmbench_attr_noise_pct.attr,
-	&mmbench_attr_ns_per_op_min.attr,
-	&mmbench_attr_ns_per_op_median.attr,
-	&mmbench_attr_ns_per_op_mad.attr,
-	&mmbench_attr_net_ns_per_op.attr,
-	&mmbench_attr_sample_ns.attr,
-	&mmbench_attr_net_cycles_per_op.attr,
-	&mmbench_attr_delay_ns.attr,
-	&mmbench_attr_order.attr,
-	&mmbench_attr_size_bytes.attr,
-	&mmbench_attr_bulk.attr,
-	&mmbench_attr_inject_ndelay.attr,
-	&mmbench_attr_slow_ops.attr,
-	&mmbench_attr_counter_delta.attr,
-	&mmbench_attr_free_pages_delta.attr,
-	&mmbench_attr_team_cpus.attr,
-	NULL,
+static struct mmbench_attr mmbench_row_attr[] = {
+	MMBENCH_ATTR(status, result.status, STATUS, 0),
+	MMBENCH_ATTR(reason, result.reason, STR, 0),
+	MMBENCH_ATTR(group, bench, GROUP, 0),
+	MMBENCH_ATTR(cpu, result.cpu, INT, 0),
+	MMBENCH_ATTR(context, result.context, CONTEXT, 0),
+	MMBENCH_ATTR(samples, result.samples, U32, 0),
+	MMBENCH_ATTR(samples_dropped, result.dropped, U32, 0),
+	MMBENCH_ATTR(ops_per_sample, result.ops, U32, 0),
+	MMBENCH_ATTR(noise_pct, result.noise, FIXED, 0),
+	MMBENCH_ATTR(ns_per_op_min, result.ns.min, PER_OP, 0),
+	MMBENCH_ATTR(ns_per_op_median, result.ns.median, PER_OP, 0),
+	MMBENCH_ATTR(ns_per_op_mad, result.ns.mad, PER_OP, 0),
+	MMBENCH_ATTR(net_ns_per_op, result.net_ns, FIXED, 0),
+	MMBENCH_ATTR(sample_ns, sample_ps, SAMPLES, 0),
+	MMBENCH_ATTR(net_cycles_per_op, result.net_cycles, FIXED,
+		     MMBENCH_SHOWS_CYCLES),
+	MMBENCH_ATTR(delay_ns, arg, U32, MMBENCH_SHOWS_DELAY),
+	MMBENCH_ATTR(order, arg, U32, MMBENCH_SHOWS_ORDER),
+	MMBENCH_ATTR(size_bytes, arg, U32, MMBENCH_SHOWS_SIZE),
+	MMBENCH_ATTR(bulk, arg, U32, MMBENCH_SHOWS_BULK),
+	MMBENCH_ATTR(inject_ndelay, inject_ns, U32, MMBENCH_SHOWS_INJECT),
+	MMBENCH_ATTR(slow_ops, slow, U32, MMBENCH_SHOWS_SLOW),
+	MMBENCH_ATTR(counter_delta, result.counter_delta, LONG,
+		     MMBENCH_SHOWS_COUNTER),
+	MMBENCH_ATTR(free_pages_delta, result.free_pages_delta, LONG,
+		     MMBENCH_SHOWS_PAGES),
+	MMBENCH_ATTR(team_cpus, result.team_cpus, U32, MMBENCH_SHOWS_TEAM),
 };
+
+/* Filled from mmbench_row_attr[] at init. */
+static struct attribute *mmbench_row_attrs[ARRAY_SIZE(mmbench_row_attr) + 1];
 
 static umode_t mmbench_row_visible(struct kobject *kobj,
 				   struct attribute *attr, int n)
@@ -3081,39 +3054,6 @@ static const struct kobj_type mmbench_row_ktype = {
 	.default_groups = mmbench_row_groups,
 };
 
-static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
-{
-	ssize_t ret;
-
-	mutex_lock(&mmbench_lock);
-	ret = sysfs_emit(buf, "%s\n", mmbench_state_names[mmbench_state]);
-	mutex_unlock(&mmbench_lock);
-	return ret;
-}
-
-static ssize_t seq_show(struct kobject *kobj, struct kobj_attribute *attr,
-			char *buf)
-{
-	ssize_t ret;
-
-	mutex_lock(&mmbench_lock);
-	ret = sysfs_emit(buf, "%lu\n", mmbench_seq);
-	mutex_unlock(&mmbench_lock);
-	return ret;
-}
-
-static ssize_t run_ms_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
-{
-	ssize_t ret;
-
-	mutex_lock(&mmbench_lock);
-	ret = sysfs_emit(buf, "%llu\n", div_u64(mmbench_run_ns, NSEC_PER_MSEC));
-	mutex_unlock(&mmbench_lock);
-	return ret;
-}
-
 /*
  * Writing 1 runs the selected benchmarks again and returns once that run
  * has published; a fatal signal stops the wait, not the run.
@@ -3133,56 +3073,6 @@ static ssize_t run_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = wait_event_killable(mmbench_wq, mmbench_published(seq));
 	return ret ? ret : count;
 }
-
-/*
- * What the latest run measured of the machine: the baseline's drift in %
- * ("none" if unknown), and the clock's read cost and step in ns.
- */
-static ssize_t run_figure_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	const char *name = attr->attr.name;
-	ssize_t ret;
-
-	mutex_lock(&mmbench_lock);
-	if (!strcmp(name, "baseline_drift_pct"))
-		ret = mmbench_drift == MMBENCH_NO_DRIFT ?
-		      sysfs_emit(buf, "none\n") : emit_fixed(buf, mmbench_drift);
-	else if (!strcmp(name, "clock_read_ns"))
-		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_ns);
-	else
-		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_step_ns);
-	mutex_unlock(&mmbench_lock);
-	return ret;
-}
-
-static struct kobj_attribute mmbench_attr_state = __ATTR_RO(state);
-static struct kobj_attribute mmbench_attr_seq = __ATTR_RO(seq);
-static struct kobj_attribute mmbench_attr_run_ms = __ATTR_RO(run_ms);
-static struct kobj_attribute mmbench_attr_run = __ATTR_WO(run);
-static struct kobj_attribute mmbench_attr_drift =
-	__ATTR(baseline_drift_pct, 0444, run_figure_show, NULL);
-static struct kobj_attribute mmbench_attr_clock_read =
-	__ATTR(clock_read_ns, 0444, run_figure_show, NULL);
-static struct kobj_attribute mmbench_attr_clock_step =
-	__ATTR(clock_step_ns, 0444, run_figure_show, NULL);
-
-static struct attribute *mmbench_top_attrs[] = {
-	&mmbench_attr_state.attr,
-	&mmbench_attr_seq.attr,
-	&mmbench_attr_run_ms.attr,
-	&mmbench_attr_run.attr,
-	&mmbench_attr_drift.attr,
-	&mmbench_attr_clock_read.attr,
-	&mmbench_attr_clock_step.attr,
-	NULL,
-};
-
-static const struct attribute_group mmbench_top_group = {
-	.attrs = mmbench_top_attrs,
-};
-
-/* ---- what the run's figures depend on ---- */
 
 static char fp_debug[160];
 
@@ -3228,45 +3118,89 @@ static void mmbench_debug_options(void)
 		strscpy(fp_debug, "none");
 }
 
-static ssize_t fingerprint_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
+/*
+ * The files of /sys/kernel/mmbench/: the latest run's state, sequence
+ * number, duration, the baseline's drift in % ("none" if unknown), the
+ * clock's read cost and step in ns; and in fingerprint/ what the figures
+ * depend on.
+ */
+static ssize_t mmbench_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
 {
 	const char *name = attr->attr.name;
+	ssize_t ret = -ENOENT;
 
-	if (!strcmp(name, "release"))
-		return sysfs_emit(buf, "%s\n", init_utsname()->release);
-	if (!strcmp(name, "preempt"))
-		return sysfs_emit(buf, "%s\n", mmbench_preempt_model());
-	if (!strcmp(name, "debug"))
-		return sysfs_emit(buf, "%s\n", fp_debug);
-	if (!strcmp(name, "init_on_alloc"))
-		return sysfs_emit(buf, "%d\n", want_init_on_alloc(GFP_KERNEL));
-	if (!strcmp(name, "init_on_free"))
-		return sysfs_emit(buf, "%d\n", want_init_on_free());
-	if (!strcmp(name, "clock"))
-		return sysfs_emit(buf, "ktime_get_ns\n");
-	return -ENOENT;
+	mutex_lock(&mmbench_lock);
+	if (!strcmp(name, "state"))
+		ret = sysfs_emit(buf, "%s\n", mmbench_state_names[mmbench_state]);
+	else if (!strcmp(name, "seq"))
+		ret = sysfs_emit(buf, "%lu\n", mmbench_seq);
+	else if (!strcmp(name, "run_ms"))
+		ret = sysfs_emit(buf, "%llu\n",
+				 div_u64(mmbench_run_ns, NSEC_PER_MSEC));
+	else if (!strcmp(name, "baseline_drift_pct"))
+		ret = emit_fixed(buf, mmbench_drift);	/* NO_DRIFT is NONE */
+	else if (!strcmp(name, "clock_read_ns"))
+		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_ns);
+	else if (!strcmp(name, "clock_step_ns"))
+		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_step_ns);
+	else if (!strcmp(name, "release"))
+		ret = sysfs_emit(buf, "%s\n", init_utsname()->release);
+	else if (!strcmp(name, "preempt"))
+		ret = sysfs_emit(buf, "%s\n", mmbench_preempt_model());
+	else if (!strcmp(name, "debug"))
+		ret = sysfs_emit(buf, "%s\n", fp_debug);
+	else if (!strcmp(name, "init_on_alloc"))
+		ret = sysfs_emit(buf, "%d\n", want_init_on_alloc(GFP_KERNEL));
+	else if (!strcmp(name, "init_on_free"))
+		ret = sysfs_emit(buf, "%d\n", want_init_on_free());
+	else if (!strcmp(name, "clock"))
+		ret = sysfs_emit(buf, "ktime_get_ns\n");
+	mutex_unlock(&mmbench_lock);
+	return ret;
 }
 
-#define MMBENCH_FP_ATTR(_name)						\
-	static struct kobj_attribute mmbench_fp_##_name =		\
-		__ATTR(_name, 0444, fingerprint_show, NULL)
+#define MMBENCH_RO(_name)						\
+	static struct kobj_attribute mmbench_attr_##_name =		\
+		__ATTR(_name, 0444, mmbench_show, NULL)
 
-MMBENCH_FP_ATTR(release);
-MMBENCH_FP_ATTR(preempt);
-MMBENCH_FP_ATTR(debug);
-MMBENCH_FP_ATTR(init_on_alloc);
-MMBENCH_FP_ATTR(init_on_free);
-MMBENCH_FP_ATTR(clock);
+MMBENCH_RO(state);
+MMBENCH_RO(seq);
+MMBENCH_RO(run_ms);
+static struct kobj_attribute mmbench_attr_run = __ATTR_WO(run);
+MMBENCH_RO(baseline_drift_pct);
+MMBENCH_RO(clock_read_ns);
+MMBENCH_RO(clock_step_ns);
+MMBENCH_RO(release);
+MMBENCH_RO(preempt);
+MMBENCH_RO(debug);
+MMBENCH_RO(init_on_alloc);
+MMBENCH_RO(init_on_free);
+MMBENCH_RO(clock);
+
+static struct attribute *mmbench_top_attrs[] = {
+	&mmbench_attr_state.attr,
+	&mmbench_attr_seq.attr,
+	&mmbench_attr_run_ms.attr,
+	&mmbench_attr_run.attr,
+	&mmbench_attr_baseline_drift_pct.attr,
+	&mmbench_attr_clock_read_ns.attr,
+	&mmbench_attr_clock_step_ns.attr,
+	NULL,
+};
 
 static struct attribute *mmbench_fp_attrs[] = {
-	&mmbench_fp_release.attr,
-	&mmbench_fp_preempt.attr,
-	&mmbench_fp_debug.attr,
-	&mmbench_fp_init_on_alloc.attr,
-	&mmbench_fp_init_on_free.attr,
-	&mmbench_fp_clock.attr,
+	&mmbench_attr_release.attr,
+	&mmbench_attr_preempt.attr,
+	&mmbench_attr_debug.attr,
+	&mmbench_attr_init_on_alloc.attr,
+	&mmbench_attr_init_on_free.attr,
+	&mmbench_attr_clock.attr,
 	NULL,
+};
+
+static const struct attribute_group mmbench_top_group = {
+	.attrs = mmbench_top_attrs,
 };
 
 static const struct attribute_group mmbench_fp_group = {
@@ -3316,8 +3250,11 @@ static void mmbench_sysfs_remove(void)
 static int mmbench_sysfs_create(void)
 {
 	struct mmbench_row *row;
+	unsigned int i;
 	int ret;
 
+	for (i = 0; i < ARRAY_SIZE(mmbench_row_attr); i++)
+		mmbench_row_attrs[i] = &mmbench_row_attr[i].attr;
 	/* One reference of the rows' count is mmbench_sysfs_remove()'s. */
 	atomic_set(&mmbench_rows_alive, 1);
 	mmbench_kobj = kobject_create_and_add("mmbench", kernel_kobj);
