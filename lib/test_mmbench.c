@@ -98,6 +98,18 @@ static const char * const mmbench_context_names[] = {
 #define MMBENCH_ANY_CONTEXT	(BIT(MMBENCH_PREEMPT) | \
 				 BIT(MMBENCH_NOPREEMPT) | BIT(MMBENCH_IRQOFF))
 
+/* Files a row has beside the ones every row has. */
+#define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
+#define MMBENCH_SHOWS_ORDER	BIT(1)	/* order */
+#define MMBENCH_SHOWS_SIZE	BIT(2)	/* size_bytes */
+#define MMBENCH_SHOWS_BULK	BIT(3)	/* bulk */
+#define MMBENCH_SHOWS_INJECT	BIT(4)	/* inject_ndelay */
+#define MMBENCH_SHOWS_COUNTER	BIT(5)	/* counter_delta */
+#define MMBENCH_SHOWS_PAGES	BIT(6)	/* free_pages_delta */
+#define MMBENCH_SHOWS_TEAM	BIT(7)	/* team_cpus */
+#define MMBENCH_SHOWS_CYCLES	BIT(8)	/* net_cycles_per_op, on x86 */
+#define MMBENCH_SHOWS_SLOW	BIT(9)	/* slow_ops */
+
 /* A list parameter: a benchmark with one has a row per value. */
 struct mmbench_list {
 	u32 vals[MMBENCH_MAX_LIST];
@@ -105,31 +117,33 @@ struct mmbench_list {
 	u32 min;
 	u32 max;
 	const char *suffix;
+	unsigned int shows;	/* MMBENCH_SHOWS_* of its rows */
 };
 
 static struct mmbench_list mmbench_delays = {
 	.vals = { 0, 50, 200, 1000, 5000 }, .nr = 5,
-	.max = MMBENCH_MAX_DELAY_NS, .suffix = "",
+	.max = MMBENCH_MAX_DELAY_NS, .suffix = "", .shows = MMBENCH_SHOWS_DELAY,
 };
 
 static struct mmbench_list mmbench_orders = {
 	.vals = { 0, 1, 2, 3, MMBENCH_HIGH_ORDER }, .nr = 5,
-	.max = MAX_PAGE_ORDER, .suffix = "order",
+	.max = MAX_PAGE_ORDER, .suffix = "order", .shows = MMBENCH_SHOWS_ORDER,
 };
 
 static struct mmbench_list mmbench_sizes = {
 	.vals = { 8, 64, 96, 192, 1000, 4096, KMALLOC_MAX_CACHE_SIZE },
 	.nr = 7, .min = 1, .max = KMALLOC_MAX_CACHE_SIZE, .suffix = "",
+	.shows = MMBENCH_SHOWS_SIZE,
 };
 
 static struct mmbench_list mmbench_bulk = {
 	.vals = { 16, 64, 256 }, .nr = 3, .min = 1, .max = MMBENCH_MAX_BULK,
-	.suffix = "",
+	.suffix = "", .shows = MMBENCH_SHOWS_BULK,
 };
 
 static struct mmbench_list mmbench_frag_sizes = {
 	.vals = { 64, 250, 2048 }, .nr = 3, .min = 1, .max = PAGE_SIZE,
-	.suffix = "",
+	.suffix = "", .shows = MMBENCH_SHOWS_SIZE,
 };
 
 static unsigned int mmbench_batch = 1024;
@@ -337,18 +351,6 @@ struct mmbench_result {
 	u64 loop_min;
 };
 
-/* Files a row has beside the ones every row has. */
-#define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
-#define MMBENCH_SHOWS_ORDER	BIT(1)	/* order */
-#define MMBENCH_SHOWS_SIZE	BIT(2)	/* size_bytes */
-#define MMBENCH_SHOWS_BULK	BIT(3)	/* bulk */
-#define MMBENCH_SHOWS_INJECT	BIT(4)	/* inject_ndelay */
-#define MMBENCH_SHOWS_COUNTER	BIT(5)	/* counter_delta */
-#define MMBENCH_SHOWS_PAGES	BIT(6)	/* free_pages_delta */
-#define MMBENCH_SHOWS_TEAM	BIT(7)	/* team_cpus */
-#define MMBENCH_SHOWS_CYCLES	BIT(8)	/* net_cycles_per_op, on x86 */
-#define MMBENCH_SHOWS_SLOW	BIT(9)	/* slow_ops */
-
 /*
  * struct mmbench_row - a benchmark as run, per value of its list and with
  *	ndelay injected; a directory in sysfs
@@ -516,10 +518,7 @@ MMBENCH_OP(__mod_zone,
 	   __mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1))
 
 #ifdef CONFIG_VM_EVENT_COUNTERS
-static int vm_event_setup(struct mmbench_ctx *ctx, char *reason)
-{
-	return 0;
-}
+#define vm_event_setup	NULL
 
 /* Sum over possible CPUs: a CPU that went offline keeps a folded zero. */
 static long vm_event_read(struct mmbench_ctx *ctx)
@@ -3356,14 +3355,8 @@ static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
 	row->bench = b;
 	row->arg = arg;
 	row->inject_ns = inject_ns;
-	if (b->list == &mmbench_delays)
-		row->shows |= MMBENCH_SHOWS_DELAY;
-	else if (b->list == &mmbench_orders)
-		row->shows |= MMBENCH_SHOWS_ORDER;
-	else if (b->list == &mmbench_sizes || b->list == &mmbench_frag_sizes)
-		row->shows |= MMBENCH_SHOWS_SIZE;
-	else if (b->list == &mmbench_bulk)
-		row->shows |= MMBENCH_SHOWS_BULK;
+	if (b->list)
+		row->shows |= b->list->shows;
 	if (inject_ns)
 		row->shows |= MMBENCH_SHOWS_INJECT;
 	if (b->read)
