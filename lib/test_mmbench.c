@@ -940,60 +940,30 @@ static void page_frag_aligned_op(struct mmbench_ctx *ctx)
 
 /* ---- several CPUs ---- */
 
-/**
- * struct mmbench_worker - one CPU of a team, in a thread bound to it
- * @team: its team
- * @task: its thread, pinned until the team is torn down
- * @work: what it does in a sample
- * @cpu: its CPU
- * @start: ktime_get_ns() when it started the latest sample
- * @end: ktime_get_ns() when it ended it
- * @cyc_start: get_cycles() at @start
- * @cyc_end: get_cycles() at @end
- * @wait_ns: time it waited on the ring in the latest sample
- * @preempted: it was switched out during the latest sample
- * @ran_on: the CPU it ended the sample on: not @cpu once @cpu went offline
- * @stalled_once: it made the stall of inject_stall_ms
- * @n: what its ops counted, added to the context's after a sample
- * @frag: its page_frag cache
- */
+/* One CPU of a team, in a thread bound to it; times of the latest sample */
 struct mmbench_worker {
 	struct mmbench_team *team;
-	struct task_struct *task;
+	struct task_struct *task;	/* pinned until the team is torn down */
 	void (*work)(struct mmbench_worker *w);
 	int cpu;
-	u64 start;
+	u64 start;			/* ktime_get_ns() */
 	u64 end;
-	u64 cyc_start;
+	u64 cyc_start;			/* get_cycles() */
 	u64 cyc_end;
-	u64 wait_ns;
+	u64 wait_ns;			/* waited on the ring */
 	bool preempted;
-	int ran_on;
-	bool stalled_once;
-	struct mmbench_counts n;
+	int ran_on;			/* not @cpu once @cpu went offline */
+	bool stalled_once;		/* inject_stall_ms done */
+	struct mmbench_counts n;	/* added to the context's per sample */
 	struct page_frag_cache frag;
 };
 
-/**
- * struct mmbench_team - the CPUs of a multi-CPU benchmark
- * @nr: how many
- * @ops: ops each CPU does in the sample
- * @sized: the sample is at the row's final size
- * @verify: the sample is the row's verification pass
- * @gen: number of the latest sample; a worker starts when it changes.
- *	smp_store_release() after the other fields are set, read with
- *	smp_load_acquire()
- * @go: set to @gen by the last worker ready: the release of all
- * @ready: workers ready for the sample
- * @running: workers not yet done with the sample
- * @stop: no more work: torn down, or a worker stalled
- * @stalled: set once, with @why, by the first worker that stalled
- * @why: what stalled
- * @start_wq: where workers wait for a sample
- * @done: completed by the last worker done with a sample
- * @ring: pointers from push_cpu to pop_cpu
- * @drain: frees a block that push_cpu could not put in the ring
- * @w: the workers
+/*
+ * The CPUs of a multi-CPU benchmark.  team_op() sets @ops, @sized, @verify,
+ * @ready and @running, then publishes @gen with smp_store_release(); a
+ * worker starts when it sees @gen change (smp_load_acquire()), and the
+ * last one ready releases all through @go.  The first worker that stalls
+ * sets @stalled and @why, and @stop stops them all.
  */
 struct mmbench_team {
 	unsigned int nr;
@@ -1009,8 +979,8 @@ struct mmbench_team {
 	char why[MMBENCH_REASON_LEN];
 	wait_queue_head_t start_wq;
 	struct completion done;
-	struct ptr_ring ring;
-	void (*drain)(void *priv, void *p);
+	struct ptr_ring ring;			/* push_cpu to pop_cpu */
+	void (*drain)(void *priv, void *p);	/* what ring_put() drops */
 	struct mmbench_worker w[];
 };
 
