@@ -175,60 +175,39 @@ enum mmbench_team_kind {
 	MMBENCH_TEAM_PAIR,
 };
 
-/*
- * struct mmbench_ctx - state of one benchmark while it runs
- * @page: a page of the run; @zone and @pgdat are its, the ones updated
- * @ops: ops in the sample about to run
- * @sized: @ops is the row's final size
- * @verify: untimed pass: the allocator ops mark, check and count each block
- * @faults: make-it-fail mark of the task that started the run
- * @arg: the row's value of its list (ns, order, bytes or objects per call)
- * @inject_ns: ndelay() added to every op, 0 for none
- * @batch: pages per batch of alloc_pages_batch
- * @unit: a sample has whole units of this many ops (a batch, a bulk), or 1
- * @n: what the ops counted
- * @team_ns: the latest team sample's time, its slowest CPU's; @team_cycles,
- *	@team_preempted, @team_skew (start spread, ns), @team_wait and
- *	@team_busy (ns push_cpu and pop_cpu waited on the ring and worked)
- *	go with it
- * @abort: why the row cannot go on, or NULL; points to @why or a constant
- * @why_partial: @why is team_op()'s, the stalled worker's replaces it
- * @delta: 1, read from memory: count_vm_events() takes a variable delta
- * @slow: mmbench_chain() steps added to each op (slow_into), timed
- * @chain: what mmbench_chain() leaves, kept so that it must run
- * @before: counter value read before setup
- */
+/* State of one benchmark while it runs. */
 struct mmbench_ctx {
-	struct page *page;
+	struct page *page;		/* its zone and node are the ones updated */
 	struct zone *zone;
 	struct pglist_data *pgdat;
-	u32 ops;
-	bool sized;
-	bool verify;
-	int faults;
-	u32 arg;
-	u32 inject_ns;
-	u32 batch;
-	u32 unit;
+	u32 ops;			/* in the sample about to run */
+	bool sized;			/* @ops is the row's final size */
+	bool verify;			/* untimed: mark, check, count each block */
+	int faults;			/* make-it-fail of the run's starter */
+	u32 arg;			/* the row's value of its list */
+	u32 inject_ns;			/* ndelay() added to each op */
+	u32 batch;			/* pages per batch of alloc_pages_batch */
+	u32 unit;			/* a sample has whole units of this many */
 	struct kmem_cache *cache;
 	void **ptrs;
 	struct page_frag_cache frag;
 	struct mmbench_counts n;
 	struct mmbench_team *team;
+	/* Latest team sample: its slowest CPU's time, the start spread. */
 	u64 team_ns;
 	u64 team_cycles;
 	bool team_preempted;
 	u64 team_skew;
-	u64 team_wait[2];
-	u64 team_busy[2];
-	const char *abort;
+	u64 team_wait[2];		/* ns push_cpu, pop_cpu waited */
+	u64 team_busy[2];		/* and worked */
+	const char *abort;		/* why the row stops: @why or a constant */
 	char why[MMBENCH_REASON_LEN];
-	bool why_partial;
+	bool why_partial;		/* @why is team_op()'s, a worker's is due */
 	const struct mmbench_bench *bench;
-	long delta;
-	u32 slow;
-	u64 chain;
-	long before;
+	long delta;			/* 1, for a variable count_vm_events() */
+	u32 slow;			/* slow_into steps added to each op */
+	u64 chain;			/* what mmbench_chain() leaves */
+	long before;			/* counter value read before setup */
 };
 
 /**
@@ -299,78 +278,49 @@ struct mmbench_stat {
 };
 
 /*
- * struct mmbench_result - what one row measured in one run
- * @status: see mmbench_status_names
- * @reason: why the status is not "pass", a remark, or empty
- * @cpu: CPU the samples ran on
- * @context: context they ran in
- * @ops: ops per sample
- * @samples: samples kept, the warm-up not counted
- * @dropped: @preempted + @migrated + @stolen (steal time) samples dropped
- * @noise: @ns.mad over @ns.median in 1/1000 %, or MMBENCH_NONE
- * @ns: ns/op in ps
- * @cycles: median get_cycles() ticks per op, in 1/1000 tick
- * @net_ns: @ns median minus the baseline's, or MMBENCH_NONE
- * @net_cycles: the same for @cycles
- * @team_cpus: CPUs of a multi-CPU benchmark
- * @skew_ns: largest start spread of a team sample
- * @wait_ns: ns push_cpu and pop_cpu waited on the ring, summed
- * @busy_ns: ns they worked, summed
- * @team_ops: ops of the samples summed
- * @free_pages_delta: the node's free pages (per-CPU lists too) after the
- *	row minus before, or MMBENCH_NONE_LONG
- * @free_pages_slack: how far below 0 @free_pages_delta may go
- * @counter_delta: counter after the row minus before, or MMBENCH_NONE_LONG
- * @loop_min: the empty loop's fastest sample right after a row that looked
- *	suspect, or 0
+ * What one row measured in one run.  Per-op figures are in 1/1000 ns (ps)
+ * or 1/1000 get_cycles() tick; MMBENCH_NONE(_LONG) is "not measured".
  */
 struct mmbench_result {
 	enum mmbench_status status;
-	char reason[MMBENCH_REASON_LEN];
+	char reason[MMBENCH_REASON_LEN];	/* why not "pass", or remarks */
 	int cpu;
 	enum mmbench_context context;
-	u32 ops;
-	u32 samples;
-	u32 dropped;
+	u32 ops;			/* per sample */
+	u32 samples;			/* kept, the warm-up not counted */
+	u32 dropped;			/* the next three summed */
 	u32 preempted;
 	u32 migrated;
-	u32 stolen;
-	s64 noise;
+	u32 stolen;			/* steal time */
+	s64 noise;			/* @ns.mad / @ns.median, in 1/1000 % */
 	struct mmbench_stat ns;
-	u64 cycles;
-	s64 net_ns;
+	u64 cycles;			/* median */
+	s64 net_ns;			/* median minus the baseline's */
 	s64 net_cycles;
 	u32 team_cpus;
-	u64 skew_ns;
-	u64 wait_ns[2];
+	u64 skew_ns;			/* largest start spread of a sample */
+	u64 wait_ns[2];			/* push_cpu, pop_cpu on the ring */
 	u64 busy_ns[2];
-	u64 team_ops;
-	long free_pages_delta;
-	long free_pages_slack;
+	u64 team_ops;			/* ops of the samples summed */
+	long free_pages_delta;		/* the node's, per-CPU lists too */
+	long free_pages_slack;		/* how far below 0 it may go */
 	long counter_delta;
-	u64 loop_min;
+	u64 loop_min;			/* empty loop right after, or 0 */
 };
 
 /*
- * struct mmbench_row - a benchmark as run, per value of its list and with
- *	ndelay injected; a directory in sysfs
- * @bench: the benchmark
- * @name: its directory, e.g. "ndelay_200" or "count_vm_event+ndelay_50"
- * @arg: ctx->arg, @inject_ns: ctx->inject_ns, @slow: ctx->slow for the row
- * @shows: MMBENCH_SHOWS_*
- * @sample_ps: ns/op of the published samples, in ps, in the order taken
- * @pending_ps: the same for the run in flight, touched by its thread only
- * @kobj: its directory
- * @result: published results, under mmbench_lock
- * @pending: results of the run in flight, touched by its thread only
+ * A benchmark as run, per value of its list and with ndelay injected: a
+ * directory in sysfs.  @result and @sample_ps are published, under
+ * mmbench_lock; @pending and @pending_ps belong to the run in flight's
+ * thread.  Samples are ns/op in ps, in the order taken.
  */
 struct mmbench_row {
 	const struct mmbench_bench *bench;
-	char name[MMBENCH_NAME_LEN];
-	u32 arg;
+	char name[MMBENCH_NAME_LEN];	/* e.g. "count_vm_event+ndelay_50" */
+	u32 arg;			/* ctx->arg, ->inject_ns, ->slow */
 	u32 inject_ns;
 	u32 slow;
-	unsigned int shows;
+	unsigned int shows;		/* MMBENCH_SHOWS_* */
 	u64 *sample_ps;
 	u64 *pending_ps;
 	struct kobject kobj;
