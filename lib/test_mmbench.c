@@ -1108,9 +1108,14 @@ static void mmbench_counts_add(struct mmbench_counts *to,
 	to->corrupt += n->corrupt;
 }
 
-static void mmbench_abort(struct mmbench_ctx *ctx, const char *why)
+static __printf(2, 3) void mmbench_abort(struct mmbench_ctx *ctx,
+					 const char *fmt, ...)
 {
-	strscpy(ctx->why, why);
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(ctx->why, sizeof(ctx->why), fmt, args);
+	va_end(args);
 	ctx->abort = ctx->why;
 }
 
@@ -1136,7 +1141,7 @@ static void team_teardown(struct mmbench_ctx *ctx)
 	/* The workers are gone: the stalled one's reason is whole now. */
 	if (atomic_read(&t->stalled) && t->why[0] &&
 	    (!ctx->abort || ctx->why_partial))
-		mmbench_abort(ctx, t->why);
+		mmbench_abort(ctx, "%s", t->why);
 	if (ctx->bench->team == MMBENCH_TEAM_PAIR) {
 		while ((p = ptr_ring_consume(&t->ring))) {
 			if (t->drain && !IS_ERR(p)) {
@@ -1277,12 +1282,9 @@ static void team_op(struct mmbench_ctx *ctx)
 			cycles = w->cyc_end - w->cyc_start;
 		}
 		ctx->team_preempted |= w->preempted;
-		if (w->ran_on != w->cpu && !ctx->abort) {
-			snprintf(ctx->why, sizeof(ctx->why),
-				 "CPU %d went offline: its worker ran on CPU %d",
-				 w->cpu, w->ran_on);
-			ctx->abort = ctx->why;
-		}
+		if (w->ran_on != w->cpu && !ctx->abort)
+			mmbench_abort(ctx, "CPU %d went offline: its worker ran on CPU %d",
+				      w->cpu, w->ran_on);
 		ctx->team_wait[min(i, 1U)] = w->wait_ns;
 		ctx->team_busy[min(i, 1U)] = w->end - w->start -
 					     min(w->wait_ns, w->end - w->start);
@@ -1294,7 +1296,7 @@ static void team_op(struct mmbench_ctx *ctx)
 	ctx->team_skew = last_start - first;
 	/* A copy: the team is freed by the teardown, before it is reported. */
 	if (atomic_read(&t->stalled) && !ctx->abort)
-		mmbench_abort(ctx, t->why);
+		mmbench_abort(ctx, "%s", t->why);
 }
 
 /* The same hot pair on every CPU at once, each with its own frag cache. */
@@ -2699,10 +2701,20 @@ static void mmbench_reap(struct task_struct *task)
 	put_task_struct(task);
 }
 
-/* A thread stopped before it ran: publish its run as stopped. */
-static void mmbench_abandon(void)
+/*
+ * Stop the run in flight, if any; a thread stopped before it ran has not
+ * published: publish its run as stopped.
+ */
+static void mmbench_stop_run(void)
 {
+	struct task_struct *task;
 	unsigned int i;
+
+	mutex_lock(&mmbench_lock);
+	task = mmbench_task;
+	mmbench_task = NULL;
+	mutex_unlock(&mmbench_lock);
+	mmbench_reap(task);
 
 	mutex_lock(&mmbench_lock);
 	if (mmbench_state == MMBENCH_RUNNING) {
@@ -2717,17 +2729,6 @@ static void mmbench_abandon(void)
 	}
 	mutex_unlock(&mmbench_lock);
 	wake_up_all(&mmbench_wq);
-}
-
-static struct task_struct *mmbench_take_task(void)
-{
-	struct task_struct *task;
-
-	mutex_lock(&mmbench_lock);
-	task = mmbench_task;
-	mmbench_task = NULL;
-	mutex_unlock(&mmbench_lock);
-	return task;
 }
 
 /*
@@ -3317,12 +3318,8 @@ static int mmbench_build_rows(void)
 		b = &mmbench_benches[i];
 		if (i && !test_bit(i, mmbench_selected))
 			continue;
-		if (!b->list) {
-			mmbench_add_row(b, 0, 0);
-			continue;
-		}
-		for (d = 0; d < b->list->nr; d++)
-			mmbench_add_row(b, b->list->vals[d], 0);
+		for (d = 0; d < (b->list ? b->list->nr : 1); d++)
+			mmbench_add_row(b, b->list ? b->list->vals[d] : 0, 0);
 	}
 	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR)
 		mmbench_add_row(&mmbench_benches[i], 0, mmbench_inject_ns);
@@ -3387,8 +3384,7 @@ static int __init test_mmbench_init(void)
 			goto err;
 		ret = wait_event_killable(mmbench_wq, mmbench_published(seq));
 		/* Killed: the run stops at its next sample. */
-		mmbench_reap(mmbench_take_task());
-		mmbench_abandon();
+		mmbench_stop_run();
 		if (ret) {
 			ret = -EINTR;
 			goto err;
@@ -3414,8 +3410,7 @@ static void __exit test_mmbench_exit(void)
 	mutex_lock(&mmbench_lock);
 	mmbench_exiting = true;
 	mutex_unlock(&mmbench_lock);
-	mmbench_reap(mmbench_take_task());
-	mmbench_abandon();
+	mmbench_stop_run();
 	mmbench_sysfs_remove();
 	kvfree(mmbench_sample_buf);
 	kvfree(mmbench_rows);
