@@ -1677,18 +1677,17 @@ module_param_cb(inject_into, &inject_into_ops, mmbench_inject_into_str,
 MODULE_PARM_DESC(inject_into,
 		 "Benchmarks to measure again with inject_ndelay added to each op");
 
-/* A number from @min to @max, as param_set_uint_minmax() reads one. */
+/* A number from @min to @max into @v, which is left alone on error. */
 static int parse_uint(const char *param, const char *val, unsigned int min,
 		      unsigned int max, unsigned int *v)
 {
-	unsigned int n;
+	const struct kernel_param kp = { .arg = v };
 
-	if (kstrtouint(val, 0, &n) || n < min || n > max) {
+	if (param_set_uint_minmax(val, &kp, min, max)) {
 		pr_err("%s: '%s' is not a number from %u to %u\n", param, val,
 		       min, max);
 		return -EINVAL;	/* not -ERANGE: too large is out of range */
 	}
-	*v = n;
 	return 0;
 }
 
