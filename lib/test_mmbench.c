@@ -934,11 +934,7 @@ struct mmbench_team {
 	struct mmbench_worker w[];
 };
 
-/*
- * Has a worker waiting since @since waited too long, or must it stop?  The
- * first to stall says why and stops the team.  cond_resched(): the waits
- * poll, and what else must run on this CPU must run.
- */
+/* Must a worker waiting since @since stop?  The first to stall says why. */
 static bool mmbench_stalled(struct mmbench_worker *w, u64 since,
 			    const char *what)
 {
@@ -1231,10 +1227,7 @@ out:
 	return ret;
 }
 
-/*
- * One team sample: every CPU does ctx->ops ops from a common release; it
- * lasts as long as the slowest CPU took, from its start to its end.
- */
+/* A team sample: ctx->ops ops on each CPU; it lasts as the slowest took. */
 static void team_op(struct mmbench_ctx *ctx)
 {
 	struct mmbench_team *t = ctx->team;
@@ -1575,10 +1568,7 @@ static int mmbench_str_get(char *buffer, const struct kernel_param *kp)
 	return sysfs_emit(buffer, "%s\n", (const char *)kp->arg);
 }
 
-/*
- * Parse a comma-separated list of benchmark names into @sel.  The baseline
- * always runs and cannot be named.
- */
+/* Benchmark names, comma-separated, into @sel; not the baseline. */
 static int parse_names(const char *param, const char *val, unsigned long *sel,
 		       char *copy)
 {
@@ -2049,10 +2039,7 @@ static void mmbench_stretch(const struct mmbench_bench *b,
 	s->reads++;
 }
 
-/*
- * One sample of ctx->ops ops; a benchmark with @prep or @restore moves a
- * counter others see, and runs in stretches of MMBENCH_STRETCH ops.
- */
+/* One sample; a counter others see moves MMBENCH_STRETCH ops at most. */
 static void mmbench_sample(const struct mmbench_bench *b,
 			   enum mmbench_context c, struct mmbench_ctx *ctx,
 			   struct mmbench_sample *s)
@@ -2190,10 +2177,7 @@ static long mmbench_counter_delta(const struct mmbench_bench *b,
 	return delta;
 }
 
-/*
- * A loop the compiler emptied measures as the empty loop does: judged on
- * the fastest samples, which a busy machine can only make slower.
- */
+/* An emptied loop costs what the empty one does: judge the fastest. */
 static bool mmbench_suspect(u64 min, u64 loop)
 {
 	return min <= loop + div_u64(loop, 10);
@@ -2568,10 +2552,7 @@ static const char *mmbench_clock(struct mmbench_run *run,
 	return NULL;
 }
 
-/*
- * The row looks no dearer than the empty loop measured at the start: time
- * the loop again now, in case the machine was slower then.
- */
+/* A row as cheap as the first empty loop: time the empty loop again. */
 static void mmbench_loop_again(struct mmbench_row *row,
 			       struct mmbench_ctx *ctx, struct mmbench_run *run)
 {
@@ -2871,16 +2852,15 @@ static ssize_t mmbench_row_show(struct kobject *kobj, struct attribute *attr,
 		ret = sysfs_emit(buf, "%s\n", (const char *)p);
 		break;
 	case MMBENCH_FMT_GROUP:
-		ret = sysfs_emit(buf, "%s\n",
-				 (*(const struct mmbench_bench **)p)->group);
+		ret = sysfs_emit(buf, "%s\n", row->bench->group);
 		break;
 	case MMBENCH_FMT_STATUS:
-		ret = sysfs_emit(buf, "%s\n", mmbench_status_names
-				 [*(const enum mmbench_status *)p]);
+		ret = sysfs_emit(buf, "%s\n",
+				 mmbench_status_names[row->result.status]);
 		break;
 	case MMBENCH_FMT_CONTEXT:
-		ret = sysfs_emit(buf, "%s\n", mmbench_context_names
-				 [*(const enum mmbench_context *)p]);
+		ret = sysfs_emit(buf, "%s\n",
+				 mmbench_context_names[row->result.context]);
 		break;
 	case MMBENCH_FMT_SAMPLES:
 		ret = emit_samples(buf, row);
@@ -3139,10 +3119,7 @@ static struct kobject *mmbench_kobj;
 static unsigned int mmbench_rows_inited;
 static unsigned int mmbench_rows_added;
 
-/*
- * kobject_del() removes the files now and waits for their readers; the
- * rows are freed once each has been released.
- */
+/* The files go now, waiting for their readers; the rows once released. */
 static void mmbench_sysfs_remove(void)
 {
 	unsigned int i;
@@ -3296,10 +3273,7 @@ static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
 			  "+ndelay_%u", inject_ns);
 }
 
-/*
- * The baseline, then one row per benchmark selected, per value of a
- * benchmark's list, and per benchmark with ndelay injected.
- */
+/* The baseline, the selected benchmarks' rows, then the injected ones. */
 static int mmbench_build_rows(void)
 {
 	unsigned int i, max = bitmap_weight(mmbench_inject_into, MMBENCH_NR);
