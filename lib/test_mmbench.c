@@ -2,41 +2,16 @@
 /*
  * test_mmbench.c - time memory-management hot paths from inside the kernel
  *
- * A run goes through the selected benchmarks in a kernel thread bound to one
- * CPU; the benchmarks of several CPUs add a thread bound to each of theirs.
- * Each benchmark is a loop of ops timed with get_cycles() and ktime_get_ns()
- * around each sample (or each stretch of a sample, for the vmstat
- * benchmarks whose counter is put back between stretches), less what
- * reading the clocks costs: the number of ops per sample is sized to a
- * target duration, at least 100 times the clock's step and read cost (or
- * set by the iterations parameter), one warm-up sample is discarded, then
- * samples are kept until the requested number is reached, dropping any
- * that were preempted, migrated or had steal time.  The same loop around
- * an empty body, the baseline, is measured before and after the
- * benchmarks; every benchmark reports its raw figures, their noise and its
- * net cost (raw median minus the baseline median), and one whose fastest
- * sample costs within a tenth of the empty loop's fastest, measured again
- * right after it, is "suspect": the work was optimised away or is not what
- * it claims to be.  The samples time the path alone; an allocator
- * benchmark then runs one more sample, untimed, that marks every block at
- * allocation and checks it before its free.  After the samples a
- * functional check proves that the path did what it should: a vmstat
- * counter is back where it started; every block allocated was freed, with
- * the marks written at allocation intact, and the pages came back to the
- * page allocator.
- *
- * ndelay(D) benchmarks for a list of D check the clock: their costs must
- * differ by what the delays differ by.  The inject_ndelay and inject_into
- * parameters add ndelay(D) to the op of chosen benchmarks, measured beside
- * the plain ones, so that the kselftest can check that the cost measured
- * grows by what ndelay(D) costs.
- *
- * Results are published as a whole run under /sys/kernel/mmbench/ (see
- * Documentation/ABI/testing/sysfs-kernel-mmbench) and stay readable until
- * the module is removed.  Writing 1 to /sys/kernel/mmbench/run runs the
- * selected benchmarks again.  The kselftest in
- * tools/testing/selftests/mm/mmbench/ loads this module, reads the results
- * back and decides pass or fail.
+ * A run times each selected benchmark in a kernel thread bound to one CPU
+ * (the multi-CPU ones add a thread per CPU): a warm-up sample, then samples
+ * of a sized number of ops, less the cost of the clock reads, dropping those
+ * preempted, migrated or with steal time.  Net figures are against an empty
+ * loop (the baseline) measured before and after.  An allocator benchmark
+ * then runs one untimed sample that marks and checks every block; each row
+ * ends with a functional check (counter back, blocks and pages returned).
+ * Results are under /sys/kernel/mmbench/ (see
+ * Documentation/ABI/testing/sysfs-kernel-mmbench); writing 1 to its "run"
+ * runs again.  tools/testing/selftests/mm/mmbench/ judges them.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -68,11 +43,7 @@
 #include <linux/vmstat.h>
 #include <linux/wait.h>
 
-/*
- * Counters the vmstat benchmarks update.  Each is shown in /proc but nothing
- * in the kernel makes a decision on it, and every benchmark leaves it where
- * it found it.
- */
+/* Counters nothing in the kernel decides on; each row puts them back. */
 #define MMBENCH_ZONE_ITEM	NR_MLOCK
 #define MMBENCH_NODE_ITEM	NR_VMSCAN_IMMEDIATE
 #ifdef CONFIG_VM_EVENT_COUNTERS
@@ -84,42 +55,26 @@
 #define MMBENCH_MAX_SAMPLES	250U
 #define MMBENCH_MAX_LIST	8
 #define MMBENCH_MAX_DELAY_NS	100000U
-/* Most steps slow_into adds to an op. */
 #define MMBENCH_MAX_SLOW	1000000U
-/* Steps of the chain one op of the alu_chain benchmark runs. */
-#define MMBENCH_CHAIN_STEPS	1000
+#define MMBENCH_CHAIN_STEPS	1000	/* of one alu_chain op */
 #define MMBENCH_MAX_BATCH	65536U
 #define MMBENCH_MAX_BULK	1024U
-/* A batch holds at most this much memory, whatever the order. */
 #define MMBENCH_BATCH_BYTES	(16UL << 20)
-/* Object size of the bulk slab benchmarks. */
 #define MMBENCH_BULK_SIZE	256
-/* The high order of the default orders: a THP on x86, if the kernel has it. */
 #define MMBENCH_HIGH_ORDER	(MAX_PAGE_ORDER < 9 ? MAX_PAGE_ORDER : 9)
-/* Alignment of the page_frag_aligned benchmarks. */
 #define MMBENCH_FRAG_ALIGN	64
-/* Slots of the ring between the two CPUs of a remote-free benchmark. */
 #define MMBENCH_RING_SIZE	1024
-/* A CPU of a team that waits this long for the others has stalled. */
 #define MMBENCH_STALL_NS	(2ULL * NSEC_PER_SEC)
-/* Fewest ops of a team sample. */
 #define MMBENCH_TEAM_MIN_OPS	256
-/* Object size of the multi-CPU slab and page_frag benchmarks. */
 #define MMBENCH_TEAM_SIZE	256
-/*
- * Most ops of a vmstat benchmark between two restores of its counter: the
- * counter, shown in /proc, strays at most this far (4 MiB of NR_MLOCK pages
- * with 4 KiB pages) whatever the size of a sample.
- */
+/* Most ops between two restores of a vmstat counter (4 MiB of NR_MLOCK). */
 #define MMBENCH_STRETCH		1024
-/* A clock read, or its resolution, is at most this part of a sample. */
+/* A sample lasts at least this many clock reads, or clock steps. */
 #define MMBENCH_CLOCK_SHARE	100
-/* Fewest samples whose spread says anything: below, noise_pct is "none". */
 #define MMBENCH_MIN_NOISE_SAMPLES	3
 /* A figure not measured, shown as "none". */
 #define MMBENCH_NONE		S64_MIN
 #define MMBENCH_NONE_LONG	LONG_MIN
-/* Longest sample: with preemption or irqs off above all. */
 #define MMBENCH_MAX_SAMPLE_NS	(100 * NSEC_PER_MSEC)
 #define MMBENCH_NAME_LEN	48
 #define MMBENCH_REASON_LEN	192
@@ -143,47 +98,52 @@ static const char * const mmbench_context_names[] = {
 #define MMBENCH_ANY_CONTEXT	(BIT(MMBENCH_PREEMPT) | \
 				 BIT(MMBENCH_NOPREEMPT) | BIT(MMBENCH_IRQOFF))
 
-/**
- * struct mmbench_list - a list parameter: a benchmark using it has one row
- *	per value
- * @vals: the values
- * @nr: how many there are
- * @min: smallest value accepted
- * @max: largest value accepted
- * @suffix: what stands between the benchmark's name and the value in the
- *	row's name, e.g. "order" for alloc_pages_order3
- */
+/* Files a row has beside the ones every row has. */
+#define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
+#define MMBENCH_SHOWS_ORDER	BIT(1)	/* order */
+#define MMBENCH_SHOWS_SIZE	BIT(2)	/* size_bytes */
+#define MMBENCH_SHOWS_BULK	BIT(3)	/* bulk */
+#define MMBENCH_SHOWS_INJECT	BIT(4)	/* inject_ndelay */
+#define MMBENCH_SHOWS_COUNTER	BIT(5)	/* counter_delta */
+#define MMBENCH_SHOWS_PAGES	BIT(6)	/* free_pages_delta */
+#define MMBENCH_SHOWS_TEAM	BIT(7)	/* team_cpus */
+#define MMBENCH_SHOWS_CYCLES	BIT(8)	/* net_cycles_per_op, on x86 */
+#define MMBENCH_SHOWS_SLOW	BIT(9)	/* slow_ops */
+
+/* A list parameter: a benchmark with one has a row per value. */
 struct mmbench_list {
 	u32 vals[MMBENCH_MAX_LIST];
 	unsigned int nr;
 	u32 min;
 	u32 max;
 	const char *suffix;
+	unsigned int shows;	/* MMBENCH_SHOWS_* of its rows */
 };
 
 static struct mmbench_list mmbench_delays = {
 	.vals = { 0, 50, 200, 1000, 5000 }, .nr = 5,
-	.max = MMBENCH_MAX_DELAY_NS, .suffix = "",
+	.max = MMBENCH_MAX_DELAY_NS, .suffix = "", .shows = MMBENCH_SHOWS_DELAY,
 };
 
 static struct mmbench_list mmbench_orders = {
 	.vals = { 0, 1, 2, 3, MMBENCH_HIGH_ORDER }, .nr = 5,
-	.max = MAX_PAGE_ORDER, .suffix = "order",
+	.max = MAX_PAGE_ORDER, .suffix = "order", .shows = MMBENCH_SHOWS_ORDER,
 };
 
 static struct mmbench_list mmbench_sizes = {
 	.vals = { 8, 64, 96, 192, 1000, 4096, KMALLOC_MAX_CACHE_SIZE },
 	.nr = 7, .min = 1, .max = KMALLOC_MAX_CACHE_SIZE, .suffix = "",
+	.shows = MMBENCH_SHOWS_SIZE,
 };
 
 static struct mmbench_list mmbench_bulk = {
 	.vals = { 16, 64, 256 }, .nr = 3, .min = 1, .max = MMBENCH_MAX_BULK,
-	.suffix = "",
+	.suffix = "", .shows = MMBENCH_SHOWS_BULK,
 };
 
 static struct mmbench_list mmbench_frag_sizes = {
 	.vals = { 64, 250, 2048 }, .nr = 3, .min = 1, .max = PAGE_SIZE,
-	.suffix = "",
+	.suffix = "", .shows = MMBENCH_SHOWS_SIZE,
 };
 
 static unsigned int mmbench_batch = 1024;
@@ -197,18 +157,9 @@ struct mmbench_team;
 struct mmbench_worker;
 struct mmbench_bench;
 
-/**
- * struct mmbench_counts - what the ops of an allocator benchmark counted
- * @allocs: successful allocations
- * @frees: frees
- * @failed: allocation calls that failed, a bulk call that fell short too
- *	(the rest of a batch is not tried after a failure)
- * @corrupt: blocks whose marks written at allocation were gone at free, or
- *	not aligned as asked
- *
- * The verification pass (see &mmbench_ctx.verify) counts @allocs and @frees
- * as they happen (a batch or bulk at a time for those rows); a timed sample
- * derives them from its ops and @failed, pop_cpu from the blocks it took.
+/*
+ * What an allocator benchmark's ops counted: @failed counts failed calls,
+ * @corrupt blocks whose marks were gone at free or that were misaligned.
  */
 struct mmbench_counts {
 	u64 allocs;
@@ -217,94 +168,46 @@ struct mmbench_counts {
 	u64 corrupt;
 };
 
-/**
- * enum mmbench_team_kind - on how many CPUs a benchmark runs
- * @MMBENCH_TEAM_NONE: on the run's CPU only
- * @MMBENCH_TEAM_ALL: the same work on every CPU of the cpus parameter at
- *	once
- * @MMBENCH_TEAM_PAIR: push_cpu allocates and passes each block through a
- *	ring to pop_cpu, which frees it
- */
+/* On the run's CPU, on every CPU of cpus= at once, or push_cpu to pop_cpu. */
 enum mmbench_team_kind {
 	MMBENCH_TEAM_NONE,
 	MMBENCH_TEAM_ALL,
 	MMBENCH_TEAM_PAIR,
 };
 
-/**
- * struct mmbench_ctx - state of one benchmark while it runs
- * @page: a page allocated for the run; its zone and node are the ones updated
- * @zone: page_zone(@page)
- * @pgdat: page_pgdat(@page)
- * @ops: ops in the sample about to run
- * @sized: @ops is the row's final size: the warm-up and the timed samples
- * @verify: the ops are the row's verification pass, untimed: they mark
- *	every block at allocation, check it before its free and count both;
- *	a timed sample runs a copy of the loop without that code; the
- *	allocator ops honour it, and only the calibration and vmstat ops
- *	honour @inject_ns (inject_into refuses the others)
- * @faults: fault injection mark of the task that started the run, which
- *	the samples take (see mmbench_fault_mark())
- * @arg: the row's value of its list: D in ns, an order, a size in bytes,
- *	objects per bulk call
- * @inject_ns: ndelay() added to every op, 0 for none
- * @batch: pages per batch of alloc_pages_batch at this order
- * @unit: the ops of a sample come in whole units of this many, a batch or
- *	a bulk, so that each is the size its row names; else 1
- * @cache: the dedicated slab cache of the kmem_cache benchmarks
- * @ptrs: room for a batch of pages or a bulk of objects
- * @frag: the page_frag cache, initialised by the benchmark's setup
- * @n: what the ops of an allocator benchmark counted
- * @team: the CPUs of a multi-CPU benchmark
- * @team_ns: time of the latest team sample: the longest of its CPUs'
- * @team_cycles: the same in get_cycles() ticks
- * @team_preempted: a CPU of the latest team sample was switched out
- * @team_skew: spread of the start times of the latest team sample, in ns
- * @team_wait: time push_cpu and pop_cpu waited on the ring, in ns
- * @team_busy: time push_cpu and pop_cpu worked, not waiting, in ns
- * @abort: why the benchmark cannot go on, or NULL; points to @why or to
- *	a string constant, never into the team, which teardown frees
- * @why: room for @abort
- * @why_partial: @why is what team_op() saw when it gave up waiting: the
- *	stalled worker's reason, once the team is torn down, replaces it
- * @bench: the benchmark running
- * @delta: 1, read from memory so that count_vm_events() takes a variable
- *	delta as its callers do
- * @slow: steps of mmbench_chain() added to each op (slow_into), timed
- * @chain: the value mmbench_chain() leaves, kept so that it must run
- * @before: counter value read before setup, for the functional check
- */
+/* State of one benchmark while it runs. */
 struct mmbench_ctx {
-	struct page *page;
+	struct page *page;		/* its zone and node are the ones updated */
 	struct zone *zone;
 	struct pglist_data *pgdat;
-	u32 ops;
-	bool sized;
-	bool verify;
-	int faults;
-	u32 arg;
-	u32 inject_ns;
-	u32 batch;
-	u32 unit;
+	u32 ops;			/* in the sample about to run */
+	bool sized;			/* @ops is the row's final size */
+	bool verify;			/* untimed: mark, check, count each block */
+	int faults;			/* make-it-fail of the run's starter */
+	u32 arg;			/* the row's value of its list */
+	u32 inject_ns;			/* ndelay() added to each op */
+	u32 batch;			/* pages per batch of alloc_pages_batch */
+	u32 unit;			/* a sample has whole units of this many */
 	struct kmem_cache *cache;
 	void **ptrs;
 	struct page_frag_cache frag;
 	struct mmbench_counts n;
 	struct mmbench_team *team;
+	/* Latest team sample: its slowest CPU's time, the start spread. */
 	u64 team_ns;
 	u64 team_cycles;
 	bool team_preempted;
 	u64 team_skew;
-	u64 team_wait[2];
-	u64 team_busy[2];
-	const char *abort;
+	u64 team_wait[2];		/* ns push_cpu, pop_cpu waited */
+	u64 team_busy[2];		/* and worked */
+	const char *abort;		/* why the row stops: @why or a constant */
 	char why[MMBENCH_REASON_LEN];
-	bool why_partial;
+	bool why_partial;		/* @why is team_op()'s, a worker's is due */
 	const struct mmbench_bench *bench;
-	long delta;
-	u32 slow;
-	u64 chain;
-	long before;
+	long delta;			/* 1, for a variable count_vm_events() */
+	u32 slow;			/* slow_into steps added to each op */
+	u64 chain;			/* what mmbench_chain() leaves */
+	long before;			/* counter value read before setup */
 };
 
 /**
@@ -312,30 +215,20 @@ struct mmbench_ctx {
  * @name: name in sysfs and in the benchmarks= parameter
  * @group: family of paths, e.g. "vmstat"
  * @unit: what one op is, for the log
- * @contexts: contexts the path may legally run in, BIT(enum mmbench_context)
+ * @contexts: contexts the path may run in, BIT(enum mmbench_context)
  * @context: the context it runs in unless the context parameter says else
- * @list: one row per value of this list parameter, or NULL for one row
- * @team: runs on several CPUs (see enum mmbench_team_kind); @op starts a
- *	team sample and sleeps until it is over, and the sample's figures
- *	are the team's
- * @work: what each CPU of a MMBENCH_TEAM_ALL team does, or push_cpu of a
- *	MMBENCH_TEAM_PAIR team
- * @pop_work: what pop_cpu of a MMBENCH_TEAM_PAIR team does
- * @drain: frees a block left in the ring of a MMBENCH_TEAM_PAIR team, as
- *	@pop_work does
- * @pages_back: every page the benchmark takes goes back to the page
- *	allocator by the end of the row (not kept in a slab)
- * @setup: prepare @ctx once, untimed; 0, -EOPNOTSUPP (reported
- *	"unsupported", with the reason written to @reason) or another error
- * @teardown: undo @setup, untimed
- * @prep: before each stretch of ops, untimed: give the ops what they
- *	consume
- * @op: run ctx->ops ops; this is the timed region
- * @restore: after each stretch of ops, untimed: undo what the ops left
- *	behind; a benchmark with @prep or @restore runs a sample in stretches
- *	of at most MMBENCH_STRETCH ops, so that what it moves stays small
- * @read: read the counter the benchmark updates, for the functional check;
- *	NULL when it updates none
+ * @list: one row per value of this list, or NULL for one row
+ * @team: runs on several CPUs; @op then starts a team sample and waits
+ * @work: what each CPU does, push_cpu's in a pair
+ * @pop_work: what pop_cpu does in a pair
+ * @drain: frees a block left in a pair's ring
+ * @pages_back: every page taken goes back to the page allocator
+ * @setup: untimed; 0, -EOPNOTSUPP ("unsupported", @reason says why) or error
+ * @teardown: undoes @setup
+ * @prep: untimed, before each stretch of at most MMBENCH_STRETCH ops
+ * @op: runs ctx->ops ops: the timed region
+ * @restore: untimed, after each stretch: undoes what the ops left
+ * @read: the counter the benchmark updates, for the functional check
  */
 struct mmbench_bench {
 	const char *name;
@@ -377,118 +270,57 @@ static const char * const mmbench_status_names[] = {
 	[MMBENCH_NOISY] = "noisy",
 };
 
-/*
- * Per-op figures are fixed point: 1/1000 of a ns (ps) or of a cycle.  @mad
- * is the median absolute deviation from the median, which one sample hit
- * by an interrupt does not move.
- */
+/* Per-op figures in 1/1000 ns or cycle; @mad: median absolute deviation */
 struct mmbench_stat {
 	u64 min;
 	u64 median;
 	u64 mad;
 };
 
-/**
- * struct mmbench_result - what one row measured in one run
- * @status: outcome, see mmbench_status_names
- * @reason: why the status is not "pass", a remark, or empty
- * @cpu: CPU the samples ran on
- * @context: context the samples ran in
- * @ops: ops per sample
- * @samples: samples kept (the warm-up sample is not counted)
- * @dropped: samples dropped: @preempted + @migrated + @stolen
- * @preempted: samples dropped because the thread was switched out
- * @migrated: samples dropped because the thread changed CPU
- * @stolen: samples dropped because the hypervisor ran something else on
- *	the CPU (steal time)
- * @noise: @ns.mad over @ns.median, in 1/1000 %; MMBENCH_NONE with fewer
- *	than MMBENCH_MIN_NOISE_SAMPLES samples
- * @ns: ns/op over the samples, in ps
- * @cycles: median get_cycles() ticks per op over the samples, in 1/1000
- *	tick (TSC ticks on x86: a constant rate, not core cycles)
- * @net_ns: @ns median minus the baseline's, in ps; MMBENCH_NONE without
- *	samples
- * @net_cycles: @cycles minus the baseline's, in 1/1000 tick; MMBENCH_NONE
- *	without samples or if get_cycles() did not advance
- * @team_cpus: CPUs of a multi-CPU benchmark
- * @skew_ns: largest spread of the CPUs' start times over the samples
- * @wait_ns: time push_cpu and pop_cpu waited on the ring, summed
- * @busy_ns: time push_cpu and pop_cpu worked, not waiting, summed
- * @team_ops: ops of the samples summed, for @wait_ns
- * @free_pages_delta: free pages of the benchmark CPU's node after the run
- *	minus before, those on the per-CPU lists included; MMBENCH_NONE_LONG
- *	if not measured
- * @free_pages_slack: how far below the start @free_pages_delta may be
- * @counter_delta: counter value after the run minus before; 0 when the path
- *	left the counter where it found it, MMBENCH_NONE_LONG if not measured
- * @loop_min: the fastest sample of the empty loop measured again right
- *	after this row, when the row looked suspect against the baseline;
- *	0 if not measured
+/*
+ * What one row measured in one run.  Per-op figures are in 1/1000 ns (ps)
+ * or 1/1000 get_cycles() tick; MMBENCH_NONE(_LONG) is "not measured".
  */
 struct mmbench_result {
 	enum mmbench_status status;
-	char reason[MMBENCH_REASON_LEN];
+	char reason[MMBENCH_REASON_LEN];	/* why not "pass", or remarks */
 	int cpu;
 	enum mmbench_context context;
-	u32 ops;
-	u32 samples;
-	u32 dropped;
+	u32 ops;			/* per sample */
+	u32 samples;			/* kept, the warm-up not counted */
+	u32 dropped;			/* the next three summed */
 	u32 preempted;
 	u32 migrated;
-	u32 stolen;
-	s64 noise;
+	u32 stolen;			/* steal time */
+	s64 noise;			/* @ns.mad / @ns.median, in 1/1000 % */
 	struct mmbench_stat ns;
-	u64 cycles;
-	s64 net_ns;
+	u64 cycles;			/* median */
+	s64 net_ns;			/* median minus the baseline's */
 	s64 net_cycles;
 	u32 team_cpus;
-	u64 skew_ns;
-	u64 wait_ns[2];
+	u64 skew_ns;			/* largest start spread of a sample */
+	u64 wait_ns[2];			/* push_cpu, pop_cpu on the ring */
 	u64 busy_ns[2];
-	u64 team_ops;
-	long free_pages_delta;
-	long free_pages_slack;
+	u64 team_ops;			/* ops of the samples summed */
+	long free_pages_delta;		/* the node's, per-CPU lists too */
+	long free_pages_slack;		/* how far below 0 it may go */
 	long counter_delta;
-	u64 loop_min;
+	u64 loop_min;			/* empty loop right after, or 0 */
 };
 
-/* What a row's directory shows beside the files every row has. */
-#define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
-#define MMBENCH_SHOWS_ORDER	BIT(1)	/* order */
-#define MMBENCH_SHOWS_SIZE	BIT(2)	/* size_bytes */
-#define MMBENCH_SHOWS_BULK	BIT(3)	/* bulk */
-#define MMBENCH_SHOWS_INJECT	BIT(4)	/* inject_ndelay */
-#define MMBENCH_SHOWS_COUNTER	BIT(5)	/* counter_delta */
-#define MMBENCH_SHOWS_PAGES	BIT(6)	/* free_pages_delta */
-#define MMBENCH_SHOWS_TEAM	BIT(7)	/* team_cpus */
-/* net_cycles_per_op: only where get_cycles() reads the TSC (x86). */
-#define MMBENCH_SHOWS_CYCLES	BIT(8)
-#define MMBENCH_SHOWS_SLOW	BIT(9)	/* slow_ops */
-
-/**
- * struct mmbench_row - a benchmark as run: one per benchmark, one per value
- *	of its list, one more per benchmark with ndelay injected
- * @bench: the benchmark
- * @name: its sysfs directory, e.g. "ndelay_200" or "count_vm_event+ndelay_50"
- * @arg: ctx->arg for the row
- * @inject_ns: ctx->inject_ns for the row
- * @slow: ctx->slow for the row: steps slow_into adds to each op
- * @shows: MMBENCH_SHOWS_* of its directory
- * @sample_ps: the published result's samples, ns/op in ps, in the order
- *	taken, under mmbench_lock
- * @pending_ps: the same for the run in flight, touched by its thread only;
- *	both NULL in a row that is not in mmbench_rows[]
- * @kobj: its sysfs directory
- * @result: published results, under mmbench_lock
- * @pending: results of the run in flight, touched by its thread only
+/*
+ * A benchmark as run, per value of its list and with ndelay injected: a
+ * directory in sysfs.  @result and @sample_ps are published, under
+ * mmbench_lock; @pending and @pending_ps belong to the run in flight's
+ * thread.  Samples are ns/op in ps, in the order taken.
  */
 struct mmbench_row {
 	const struct mmbench_bench *bench;
-	char name[MMBENCH_NAME_LEN];
-	u32 arg;
+	char name[MMBENCH_NAME_LEN];	/* e.g. "count_vm_event+ndelay_50" */
+	u32 arg;			/* ctx->arg, ->inject_ns, ->slow */
 	u32 inject_ns;
 	u32 slow;
-	unsigned int shows;
+	unsigned int shows;		/* MMBENCH_SHOWS_* */
 	u64 *sample_ps;
 	u64 *pending_ps;
 	struct kobject kobj;
@@ -524,9 +356,8 @@ static __printf(2, 3) void mmbench_remark(char *reason, const char *fmt, ...)
 
 /*
  * Run @one ctx->ops times, with ndelay(ctx->inject_ns) after each when the
- * row injects it.  Always inlined with a constant @one, whose body goes in
- * the loop; the branch is taken once, outside it: an op that is not
- * injected costs nothing more.
+ * row injects it.  Always inlined with a constant @one: the branch is taken
+ * once, outside the loop, and an op not injected costs nothing more.
  */
 static __always_inline void mmbench_loop(struct mmbench_ctx *ctx,
 					 void (*one)(struct mmbench_ctx *ctx))
@@ -544,43 +375,44 @@ static __always_inline void mmbench_loop(struct mmbench_ctx *ctx,
 		one(ctx);
 }
 
-static __always_inline void baseline_one(struct mmbench_ctx *ctx)
-{
-	barrier();
+/* name_op() runs mmbench_loop() around name_one(), whose body is @... */
+#define MMBENCH_LOOP_OP(name)						\
+static void name##_op(struct mmbench_ctx *ctx)				\
+{									\
+	mmbench_loop(ctx, name##_one);					\
+}
+
+#define MMBENCH_OP(name, ...)						\
+static __always_inline void name##_one(struct mmbench_ctx *ctx)		\
+{									\
+	__VA_ARGS__;							\
+}									\
+MMBENCH_LOOP_OP(name)
+
+/* A timed copy without the verification code, and the verifying copy. */
+#define MMBENCH_VERIFY_OP(name)						\
+static void name##_op(struct mmbench_ctx *ctx)				\
+{									\
+	if (ctx->verify)						\
+		name##_loop(ctx, true);					\
+	else								\
+		name##_loop(ctx, false);				\
 }
 
 /* The loop every benchmark has, around nothing. */
-static void baseline_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, baseline_one);
-}
+MMBENCH_OP(baseline, barrier())
 
-static noinline void mmbench_empty_call(struct mmbench_ctx *ctx)
+static noinline void noinline_call_one(struct mmbench_ctx *ctx)
 {
 	barrier();
 }
 
-/* What a call to an empty function costs, beyond the loop. */
-static void noinline_call_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, mmbench_empty_call);
-}
-
-static __always_inline void ndelay_one(struct mmbench_ctx *ctx)
-{
-	ndelay(ctx->arg);
-}
-
-static void ndelay_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, ndelay_one);
-}
+MMBENCH_LOOP_OP(noinline_call)
+MMBENCH_OP(ndelay, ndelay(ctx->arg))
 
 /*
- * @steps dependent ALU operations: each step needs the value of the one
- * before, and the compiler may neither fold nor drop them.  A fixed amount
- * of work that no kernel path, clock or memory access is part of: what
- * slow_into adds to an op, and what the alu_chain benchmark measures.
+ * @steps dependent ALU operations that the compiler may neither fold nor
+ * drop: what slow_into adds to an op, and what alu_chain measures.
  */
 static __always_inline u64 mmbench_chain(u64 x, u64 steps)
 {
@@ -591,15 +423,8 @@ static __always_inline u64 mmbench_chain(u64 x, u64 steps)
 	return x;
 }
 
-static __always_inline void alu_chain_one(struct mmbench_ctx *ctx)
-{
-	ctx->chain = mmbench_chain(ctx->chain, MMBENCH_CHAIN_STEPS);
-}
-
-static void alu_chain_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, alu_chain_one);
-}
+MMBENCH_OP(alu_chain,
+	   ctx->chain = mmbench_chain(ctx->chain, MMBENCH_CHAIN_STEPS))
 
 static long zone_item_read(struct mmbench_ctx *ctx)
 {
@@ -618,79 +443,32 @@ static long node_item_read(struct mmbench_ctx *ctx)
 	return x;
 }
 
-static __always_inline void inc_zone_one(struct mmbench_ctx *ctx)
-{
-	inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-}
-
-static void inc_zone_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, inc_zone_one);
-}
+MMBENCH_OP(inc_zone, inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM))
 
 static void inc_zone_restore(struct mmbench_ctx *ctx)
 {
 	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -(long)ctx->ops);
 }
 
-/*
- * Add, untimed, what the decrements will take away, so that the counter
- * never drops below where it started.
- */
+/* Add, untimed, what the decrements take: the counter never goes below. */
 static void dec_zone_prep(struct mmbench_ctx *ctx)
 {
 	mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, ctx->ops);
 }
 
-static __always_inline void dec_zone_one(struct mmbench_ctx *ctx)
-{
-	dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-}
-
-static void dec_zone_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, dec_zone_one);
-}
-
-static __always_inline void inc_dec_zone_one(struct mmbench_ctx *ctx)
-{
-	inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-	dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
-}
-
-static void inc_dec_zone_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, inc_dec_zone_one);
-}
-
-static __always_inline void mod_node_one(struct mmbench_ctx *ctx)
-{
-	mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, 1);
-	mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, -1);
-}
-
-static void mod_node_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, mod_node_one);
-}
+MMBENCH_OP(dec_zone, dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM))
+MMBENCH_OP(inc_dec_zone, inc_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM);
+	   dec_zone_page_state(ctx->page, MMBENCH_ZONE_ITEM))
+MMBENCH_OP(mod_node, mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, 1);
+	   mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, -1))
 
 /* The __ variant is for callers that already have irqs disabled. */
-static __always_inline void __mod_zone_one(struct mmbench_ctx *ctx)
-{
-	__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
-	__mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1);
-}
-
-static void __mod_zone_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, __mod_zone_one);
-}
+MMBENCH_OP(__mod_zone,
+	   __mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
+	   __mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1))
 
 #ifdef CONFIG_VM_EVENT_COUNTERS
-static int vm_event_setup(struct mmbench_ctx *ctx, char *reason)
-{
-	return 0;
-}
+#define vm_event_setup	NULL
 
 /* Sum over possible CPUs: a CPU that went offline keeps a folded zero. */
 static long vm_event_read(struct mmbench_ctx *ctx)
@@ -703,25 +481,8 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 	return (long)sum;
 }
 
-static __always_inline void count_vm_event_one(struct mmbench_ctx *ctx)
-{
-	count_vm_event(MMBENCH_EVENT_ITEM);
-}
-
-static void count_vm_event_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, count_vm_event_one);
-}
-
-static __always_inline void count_vm_events_one(struct mmbench_ctx *ctx)
-{
-	count_vm_events(MMBENCH_EVENT_ITEM, ctx->delta);
-}
-
-static void count_vm_events_op(struct mmbench_ctx *ctx)
-{
-	mmbench_loop(ctx, count_vm_events_one);
-}
+MMBENCH_OP(count_vm_event, count_vm_event(MMBENCH_EVENT_ITEM))
+MMBENCH_OP(count_vm_events, count_vm_events(MMBENCH_EVENT_ITEM, ctx->delta))
 
 /* Events only count up; adding the negated total puts the sum back. */
 static void vm_event_restore(struct mmbench_ctx *ctx)
@@ -748,11 +509,7 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 
 /* ---- page allocator ---- */
 
-/*
- * Mark a block at both ends on allocation and check the marks before
- * freeing it, so that an overlap or a use after free shows up here, and
- * under KASAN.
- */
+/* Marks at both ends of a block, checked before its free. */
 static __always_inline void mmbench_mark(void *p, size_t size)
 {
 	u8 *b = p;
@@ -773,11 +530,9 @@ static __always_inline void mmbench_check(struct mmbench_counts *n,
 }
 
 /*
- * The hot pair of the allocator benchmarks: take a block, give it back.
- * Always inlined with constant @alloc, @free and @verify, so that the
- * loop calls the allocator directly and the timed copy (!@verify) only
- * counts failures; the verification pass marks, checks and counts every
- * block.  @align 0 folds away.
+ * Take a block, give it back.  With constant @alloc, @free and @verify the
+ * loop calls the allocator directly; the timed copy (!@verify) only counts
+ * failures.  @align 0 folds away.
  */
 static __always_inline void
 __mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
@@ -826,7 +581,6 @@ mmbench_pair_loop(struct mmbench_counts *n, u32 ops, bool verify,
 				    false);
 }
 
-/* Blocks for mmbench_pair_loop() and the remote-free benchmarks. */
 static __always_inline void *kmalloc_block(void *priv, size_t size)
 {
 	return kmalloc(size, GFP_KERNEL);
@@ -864,14 +618,11 @@ static __always_inline void frag_free_block(void *frag, void *p)
 }
 
 /*
- * Flags for pages of an order above PAGE_ALLOC_COSTLY_ORDER, and for what a
- * benchmark holds many of at once (a batch, a bulk, the pages of a ring):
- * fail, and be counted, rather than warn, reclaim hard or call the OOM
- * killer.  The fast path measured does not look at them.
+ * For high orders and for what a benchmark holds many of at once: fail
+ * and be counted rather than warn, reclaim hard or OOM.
  */
 #define MMBENCH_GFP_MAYFAIL	(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY)
 
-/* An order-0 page, as its address; a ring may hold many. */
 static __always_inline void *page_block(void *priv, size_t size)
 {
 	struct page *page = alloc_page(MMBENCH_GFP_MAYFAIL);
@@ -884,10 +635,7 @@ static __always_inline void page_free_block(void *priv, void *p)
 	free_page((unsigned long)p);
 }
 
-/*
- * Alloc then free at once: served from and back to the per-CPU lists.  As
- * in mmbench_pair_loop(), only the verification pass marks and counts.
- */
+/* Alloc then free at once: from and back to the per-CPU lists. */
 static __always_inline void pages_pair_loop(struct mmbench_ctx *ctx,
 					    const bool verify)
 {
@@ -920,23 +668,14 @@ static __always_inline void pages_pair_loop(struct mmbench_ctx *ctx,
 	}
 }
 
-static void pages_pair_op(struct mmbench_ctx *ctx)
-{
-	if (ctx->verify)
-		pages_pair_loop(ctx, true);
-	else
-		pages_pair_loop(ctx, false);
-}
+MMBENCH_VERIFY_OP(pages_pair)
 
 /*
- * Blocks per batch: the batch parameter, within MMBENCH_BATCH_BYTES and
- * within a quarter of the free memory (but at least one block), so that a
- * batch does not push a small machine into reclaim; says so in @reason
- * when free memory is what limits it.
+ * Blocks per batch: the batch parameter, within MMBENCH_BATCH_BYTES (one
+ * block at least) and a quarter of the free memory.
  */
 static int pages_batch_setup(struct mmbench_ctx *ctx, char *reason)
 {
-	/* One block even where it is over 16 MiB (64K pages, high orders). */
 	unsigned long limit = max(MMBENCH_BATCH_BYTES >>
 				  (PAGE_SHIFT + ctx->arg), 1UL);
 	unsigned long free = global_zone_page_state(NR_FREE_PAGES);
@@ -951,11 +690,7 @@ static int pages_batch_setup(struct mmbench_ctx *ctx, char *reason)
 	return 0;
 }
 
-/*
- * Alloc a batch, then free it: a batch larger than the per-CPU lists hold
- * reaches the buddy lists.  Counted by the batch; only the verification
- * pass marks and checks.
- */
+/* Alloc a batch, then free it: past the per-CPU lists to the buddy lists. */
 static __always_inline void pages_batch_loop(struct mmbench_ctx *ctx,
 					     const bool verify)
 {
@@ -987,13 +722,7 @@ static __always_inline void pages_batch_loop(struct mmbench_ctx *ctx,
 	}
 }
 
-static void pages_batch_op(struct mmbench_ctx *ctx)
-{
-	if (ctx->verify)
-		pages_batch_loop(ctx, true);
-	else
-		pages_batch_loop(ctx, false);
-}
+MMBENCH_VERIFY_OP(pages_batch)
 
 /* The bulk API fills only the empty slots of its array: empty them. */
 static int pages_bulk_setup(struct mmbench_ctx *ctx, char *reason)
@@ -1027,13 +756,7 @@ static __always_inline void pages_bulk_loop(struct mmbench_ctx *ctx,
 	}
 }
 
-static void pages_bulk_op(struct mmbench_ctx *ctx)
-{
-	if (ctx->verify)
-		pages_bulk_loop(ctx, true);
-	else
-		pages_bulk_loop(ctx, false);
-}
+MMBENCH_VERIFY_OP(pages_bulk)
 
 /* Blocks allocated and not yet freed: 0 after every sample. */
 static long outstanding_read(struct mmbench_ctx *ctx)
@@ -1062,9 +785,15 @@ static int kmem_cache_setup(struct mmbench_ctx *ctx, char *reason)
 	return cache_setup(ctx, ctx->arg);
 }
 
-static int kmem_cache_bulk_setup(struct mmbench_ctx *ctx, char *reason)
+static int bulk_setup(struct mmbench_ctx *ctx, char *reason)
 {
 	ctx->unit = ctx->arg;
+	return 0;
+}
+
+static int kmem_cache_bulk_setup(struct mmbench_ctx *ctx, char *reason)
+{
+	bulk_setup(ctx, reason);
 	return cache_setup(ctx, MMBENCH_BULK_SIZE);
 }
 
@@ -1103,19 +832,7 @@ static __always_inline void kmem_cache_bulk_loop(struct mmbench_ctx *ctx,
 	}
 }
 
-static void kmem_cache_bulk_op(struct mmbench_ctx *ctx)
-{
-	if (ctx->verify)
-		kmem_cache_bulk_loop(ctx, true);
-	else
-		kmem_cache_bulk_loop(ctx, false);
-}
-
-static int kfree_bulk_setup(struct mmbench_ctx *ctx, char *reason)
-{
-	ctx->unit = ctx->arg;
-	return 0;
-}
+MMBENCH_VERIFY_OP(kmem_cache_bulk)
 
 /* kmalloc objects one by one, free them together. */
 static __always_inline void kfree_bulk_loop(struct mmbench_ctx *ctx,
@@ -1143,13 +860,7 @@ static __always_inline void kfree_bulk_loop(struct mmbench_ctx *ctx,
 	}
 }
 
-static void kfree_bulk_op(struct mmbench_ctx *ctx)
-{
-	if (ctx->verify)
-		kfree_bulk_loop(ctx, true);
-	else
-		kfree_bulk_loop(ctx, false);
-}
+MMBENCH_VERIFY_OP(kfree_bulk)
 
 /* ---- page_frag ---- */
 
@@ -1179,62 +890,30 @@ static void page_frag_aligned_op(struct mmbench_ctx *ctx)
 
 /* ---- several CPUs ---- */
 
-/**
- * struct mmbench_worker - one CPU of a team, in a thread bound to it
- * @team: its team
- * @task: its thread, pinned until the team is torn down
- * @work: what it does in a sample
- * @cpu: its CPU
- * @start: ktime_get_ns() when it started the latest sample
- * @end: ktime_get_ns() when it ended it
- * @cyc_start: get_cycles() at @start
- * @cyc_end: get_cycles() at @end
- * @wait_ns: time it waited on the ring in the latest sample
- * @preempted: it was switched out during the latest sample
- * @ran_on: the CPU it ended the latest sample on: not @cpu once @cpu went
- *	offline (the scheduler moves a bound thread off a dying CPU)
- * @stalled_once: it made the stall of inject_stall_ms
- * @n: what its ops counted, added to the context's after a sample
- * @frag: its page_frag cache (only push_cpu allocates fragments)
- */
+/* One CPU of a team, in a thread bound to it; times of the latest sample */
 struct mmbench_worker {
 	struct mmbench_team *team;
-	struct task_struct *task;
+	struct task_struct *task;	/* pinned until the team is torn down */
 	void (*work)(struct mmbench_worker *w);
 	int cpu;
-	u64 start;
+	u64 start;			/* ktime_get_ns() */
 	u64 end;
-	u64 cyc_start;
+	u64 cyc_start;			/* get_cycles() */
 	u64 cyc_end;
-	u64 wait_ns;
+	u64 wait_ns;			/* waited on the ring */
 	bool preempted;
-	int ran_on;
-	bool stalled_once;
-	struct mmbench_counts n;
+	int ran_on;			/* not @cpu once @cpu went offline */
+	bool stalled_once;		/* inject_stall_ms done */
+	struct mmbench_counts n;	/* added to the context's per sample */
 	struct page_frag_cache frag;
 };
 
-/**
- * struct mmbench_team - the CPUs of a multi-CPU benchmark
- * @nr: how many
- * @ops: ops each CPU does in the sample
- * @sized: the sample is at the row's final size
- * @verify: the sample is the row's verification pass (ctx->verify)
- * @gen: number of the latest sample; a worker starts when it changes.
- *	Published with smp_store_release() after @ops, @sized, @verify,
- *	@ready, @running and @done are set, read with smp_load_acquire(),
- *	so that a worker that sees the new number sees them set
- * @go: set to @gen by the last worker ready: the release of all
- * @ready: workers ready for the sample
- * @running: workers not yet done with the sample
- * @stop: no more work: torn down, or a worker stalled
- * @stalled: set once, with @why, by the first worker that stalled
- * @why: what stalled
- * @start_wq: where workers wait for a sample
- * @done: completed by the last worker done with a sample
- * @ring: pointers from push_cpu to pop_cpu
- * @drain: frees a block that push_cpu could not put in the ring
- * @w: the workers
+/*
+ * The CPUs of a multi-CPU benchmark.  team_op() sets @ops, @sized, @verify,
+ * @ready and @running, then publishes @gen with smp_store_release(); a
+ * worker starts when it sees @gen change (smp_load_acquire()), and the
+ * last one ready releases all through @go.  The first worker that stalls
+ * sets @stalled and @why, and @stop stops them all.
  */
 struct mmbench_team {
 	unsigned int nr;
@@ -1250,17 +929,12 @@ struct mmbench_team {
 	char why[MMBENCH_REASON_LEN];
 	wait_queue_head_t start_wq;
 	struct completion done;
-	struct ptr_ring ring;
-	void (*drain)(void *priv, void *p);
+	struct ptr_ring ring;			/* push_cpu to pop_cpu */
+	void (*drain)(void *priv, void *p);	/* what ring_put() drops */
 	struct mmbench_worker w[];
 };
 
-/*
- * A worker waiting since @since: has it waited too long, or must it stop?
- * The first to stall says why and stops the team: a hang becomes an error.
- * The waits poll: let what else must run on this CPU run (CPU hotplug, the
- * other worker of a pair moved here) on kernels that do not preempt.
- */
+/* Must a worker waiting since @since stop?  The first to stall says why. */
 static bool mmbench_stalled(struct mmbench_worker *w, u64 since,
 			    const char *what)
 {
@@ -1319,15 +993,11 @@ static void *ring_get(struct mmbench_worker *w)
 	return p;
 }
 
-/* inject_stall_ms, with the parameters below. */
 static unsigned int mmbench_inject_stall_ms;
 
 /*
- * Test only (inject_stall_ms): the team's last worker, pop_cpu's in a pair,
- * sleeps once, before its work in the first sample at the row's final size
- * (the warm-up).  The others are released: push_cpu fills the ring and
- * stalls in ring_put() if the sample has more ops than the ring holds, the
- * rest finish, and team_op() stops waiting after 4 s.
+ * Test only (inject_stall_ms): the team's last worker (pop_cpu's in a pair)
+ * sleeps once, in the warm-up sample at the row's final size.
  */
 static void mmbench_inject_stall(struct mmbench_worker *w)
 {
@@ -1425,10 +1095,29 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 	return 0;
 }
 
+static void mmbench_counts_add(struct mmbench_counts *to,
+			       const struct mmbench_counts *n)
+{
+	to->allocs += n->allocs;
+	to->frees += n->frees;
+	to->failed += n->failed;
+	to->corrupt += n->corrupt;
+}
+
+static __printf(2, 3) void mmbench_abort(struct mmbench_ctx *ctx,
+					 const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(ctx->why, sizeof(ctx->why), fmt, args);
+	va_end(args);
+	ctx->abort = ctx->why;
+}
+
 static void team_teardown(struct mmbench_ctx *ctx)
 {
 	struct mmbench_team *t = ctx->team;
-	const struct mmbench_bench *b = ctx->bench;
 	unsigned int i;
 	void *p;
 
@@ -1443,24 +1132,16 @@ static void team_teardown(struct mmbench_ctx *ctx)
 		kthread_stop(w->task);
 		put_task_struct(w->task);
 		/* What a sample that timed out in team_op() left uncounted. */
-		ctx->n.allocs += w->n.allocs;
-		ctx->n.frees += w->n.frees;
-		ctx->n.failed += w->n.failed;
-		ctx->n.corrupt += w->n.corrupt;
+		mmbench_counts_add(&ctx->n, &w->n);
 	}
-	/*
-	 * The workers are gone: the stalled one's reason is whole now, and
-	 * replaces what team_op() could say when it gave up waiting.
-	 */
+	/* The workers are gone: the stalled one's reason is whole now. */
 	if (atomic_read(&t->stalled) && t->why[0] &&
-	    (!ctx->abort || ctx->why_partial)) {
-		strscpy(ctx->why, t->why);
-		ctx->abort = ctx->why;
-	}
-	if (b->team == MMBENCH_TEAM_PAIR) {
+	    (!ctx->abort || ctx->why_partial))
+		mmbench_abort(ctx, "%s", t->why);
+	if (ctx->bench->team == MMBENCH_TEAM_PAIR) {
 		while ((p = ptr_ring_consume(&t->ring))) {
-			if (b->drain && !IS_ERR(p)) {
-				b->drain(NULL, p);
+			if (t->drain && !IS_ERR(p)) {
+				t->drain(NULL, p);
 				ctx->n.frees++;
 			}
 		}
@@ -1473,38 +1154,31 @@ static void team_teardown(struct mmbench_ctx *ctx)
 }
 
 /*
- * Fault injection's task-filter (failslab, fail_page_alloc) fails the
- * allocations of tasks marked in /proc/<pid>/make-it-fail.  A run started
- * by a marked task (a writer of "run", a loader) takes the mark into its
- * samples, those of a team's threads too: the paths measured fail, not the
- * run's buffers or a row's setup and teardown (kmem_cache_create() has
- * error paths of its own, outside what is measured).
+ * Fault injection's task filter fails the allocations of tasks marked in
+ * /proc/<pid>/make-it-fail.  A run started by a marked task gives the mark
+ * to its samples only, those of a team's threads too.
  */
+static int mmbench_fault_mark(void)
+{
 #ifdef CONFIG_FAULT_INJECTION
-static int mmbench_fault_mark(void)
-{
 	return current->make_it_fail;
-}
-
-static void mmbench_set_fault_mark(struct task_struct *task, int mark)
-{
-	task->make_it_fail = mark;
-}
 #else
-static int mmbench_fault_mark(void)
-{
 	return 0;
+#endif
 }
 
 static void mmbench_set_fault_mark(struct task_struct *task, int mark)
 {
-}
+#ifdef CONFIG_FAULT_INJECTION
+	task->make_it_fail = mark;
 #endif
+}
 
 /* Start a thread on each CPU of the team; they wait for team_op(). */
 static int team_setup(struct mmbench_ctx *ctx, char *reason)
 {
 	const struct mmbench_bench *b = ctx->bench;
+	bool pair = b->team == MMBENCH_TEAM_PAIR;
 	struct mmbench_team *t;
 	cpumask_var_t mask;
 	int cpu, push = -1, pop = -1, ret;
@@ -1523,23 +1197,19 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 	t->drain = b->drain;
 	init_waitqueue_head(&t->start_wq);
 	init_completion(&t->done);
-	ctx->team = t;
-	if (b->team == MMBENCH_TEAM_PAIR &&
-	    ptr_ring_init(&t->ring, MMBENCH_RING_SIZE, GFP_KERNEL)) {
+	if (pair && ptr_ring_init(&t->ring, MMBENCH_RING_SIZE, GFP_KERNEL)) {
 		kfree(t);
-		ctx->team = NULL;
 		goto out;
 	}
+	ctx->team = t;
 	for_each_cpu(cpu, mask) {
 		struct mmbench_worker *w = &t->w[i++];
 		struct task_struct *task;
 
 		w->team = t;
 		page_frag_cache_init(&w->frag);
-		w->cpu = b->team == MMBENCH_TEAM_PAIR && i == 2 ? pop :
-			 b->team == MMBENCH_TEAM_PAIR ? push : cpu;
-		w->work = b->team == MMBENCH_TEAM_PAIR && i == 2 ? b->pop_work :
-								   b->work;
+		w->cpu = pair ? (i == 2 ? pop : push) : cpu;
+		w->work = pair && i == 2 ? b->pop_work : b->work;
 		/* It waits for a sample: its fault mark may come after. */
 		task = kthread_run_on_cpu(mmbench_worker_fn, w, w->cpu,
 					  "mmbench_w/%u");
@@ -1557,12 +1227,7 @@ out:
 	return ret;
 }
 
-/*
- * One team sample: every CPU does ctx->ops ops from a common release.  The
- * sample lasts as long as the CPU that took longest took, from its start
- * to its end: the release reaches the CPUs a little apart (the start skew,
- * reported), and waking them is not what is measured.
- */
+/* A team sample: ctx->ops ops on each CPU; it lasts as the slowest took. */
 static void team_op(struct mmbench_ctx *ctx)
 {
 	struct mmbench_team *t = ctx->team;
@@ -1571,10 +1236,8 @@ static void team_op(struct mmbench_ctx *ctx)
 
 	/* Workers of a sample that timed out may still run: start no other. */
 	if (READ_ONCE(t->stop)) {
-		if (!ctx->abort) {
-			strscpy(ctx->why, "the team stopped");
-			ctx->abort = ctx->why;
-		}
+		if (!ctx->abort)
+			mmbench_abort(ctx, "the team stopped");
 		return;
 	}
 	t->ops = ctx->ops;
@@ -1586,25 +1249,16 @@ static void team_op(struct mmbench_ctx *ctx)
 	/* Pairs with mmbench_worker_fn(): all of the above before @gen. */
 	smp_store_release(&t->gen, t->gen + 1);
 	wake_up_all(&t->start_wq);
-	/*
-	 * A worker that waits for another stalls out in 2 s and stops the
-	 * team; one that is not running at all cannot, so bound the wait
-	 * here too, then stop the team and give it the stall time to finish.
-	 */
+	/* A worker not running at all cannot stall out: bound the wait. */
 	if (!wait_for_completion_timeout(&t->done,
 					 nsecs_to_jiffies(2 * MMBENCH_STALL_NS))) {
 		if (!atomic_xchg(&t->stalled, 1))
 			strscpy(t->why, "a team sample did not end within 4 s");
 		WRITE_ONCE(t->stop, true);
-		/*
-		 * A worker that set @stalled may not have written @why yet:
-		 * say what this thread saw.  Teardown's kthread_stop() waits
-		 * for the workers, however long they take to be scheduled.
-		 */
+		/* A worker that set @stalled may not have written @why yet. */
 		if (!wait_for_completion_timeout(&t->done,
 						 nsecs_to_jiffies(MMBENCH_STALL_NS))) {
-			strscpy(ctx->why, "a team sample did not end within 6 s");
-			ctx->abort = ctx->why;
+			mmbench_abort(ctx, "a team sample did not end within 6 s");
 			ctx->why_partial = true;
 			return;
 		}
@@ -1621,32 +1275,24 @@ static void team_op(struct mmbench_ctx *ctx)
 			cycles = w->cyc_end - w->cyc_start;
 		}
 		ctx->team_preempted |= w->preempted;
-		if (w->ran_on != w->cpu && !ctx->abort) {
-			snprintf(ctx->why, sizeof(ctx->why),
-				 "CPU %d went offline: its worker ran on CPU %d",
-				 w->cpu, w->ran_on);
-			ctx->abort = ctx->why;
-		}
+		if (w->ran_on != w->cpu && !ctx->abort)
+			mmbench_abort(ctx, "CPU %d went offline: its worker ran on CPU %d",
+				      w->cpu, w->ran_on);
 		ctx->team_wait[min(i, 1U)] = w->wait_ns;
 		ctx->team_busy[min(i, 1U)] = w->end - w->start -
 					     min(w->wait_ns, w->end - w->start);
-		ctx->n.allocs += w->n.allocs;
-		ctx->n.frees += w->n.frees;
-		ctx->n.failed += w->n.failed;
-		ctx->n.corrupt += w->n.corrupt;
+		mmbench_counts_add(&ctx->n, &w->n);
 		memset(&w->n, 0, sizeof(w->n));
 	}
 	ctx->team_ns = longest;
 	ctx->team_cycles = cycles;
 	ctx->team_skew = last_start - first;
 	/* A copy: the team is freed by the teardown, before it is reported. */
-	if (atomic_read(&t->stalled) && !ctx->abort) {
-		strscpy(ctx->why, t->why);
-		ctx->abort = ctx->why;
-	}
+	if (atomic_read(&t->stalled) && !ctx->abort)
+		mmbench_abort(ctx, "%s", t->why);
 }
 
-/* The same hot pair on every CPU at once. */
+/* The same hot pair on every CPU at once, each with its own frag cache. */
 static void pages_pair_work(struct mmbench_worker *w)
 {
 	mmbench_pair_loop(&w->n, w->team->ops, w->team->verify,
@@ -1661,7 +1307,6 @@ static void kmalloc_pair_work(struct mmbench_worker *w)
 			  kfree_block);
 }
 
-/* Each CPU with its own page_frag cache, as each CPU's network queue has. */
 static void frag_pair_work(struct mmbench_worker *w)
 {
 	mmbench_pair_loop(&w->n, w->team->ops, w->team->verify,
@@ -1670,11 +1315,9 @@ static void frag_pair_work(struct mmbench_worker *w)
 }
 
 /*
- * Remote free: push_cpu allocates and passes each block (or an error
- * pointer for a failed allocation, so that the counts match) to pop_cpu,
- * which frees it.  In the verification pass push_cpu marks and counts each
- * block, pop_cpu checks and counts it; a timed sample counts failures and
- * derives the rest from the ops done.
+ * Remote free: push_cpu allocates and passes each block (an error pointer
+ * for a failed allocation) to pop_cpu, which frees it.  Only the
+ * verification pass marks, checks and counts each block.
  */
 static __always_inline void
 __mmbench_push_loop(struct mmbench_worker *w, void *priv,
@@ -1699,16 +1342,6 @@ __mmbench_push_loop(struct mmbench_worker *w, void *priv,
 	}
 	if (!verify)
 		w->n.allocs += i - (w->n.failed - failed);
-}
-
-static __always_inline void
-mmbench_push_loop(struct mmbench_worker *w, void *priv,
-		  void *(*alloc)(void *priv, size_t size))
-{
-	if (w->team->verify)
-		__mmbench_push_loop(w, priv, alloc, true);
-	else
-		__mmbench_push_loop(w, priv, alloc, false);
 }
 
 static __always_inline void
@@ -1737,6 +1370,16 @@ __mmbench_pop_loop(struct mmbench_worker *w,
 }
 
 static __always_inline void
+mmbench_push_loop(struct mmbench_worker *w, void *priv,
+		  void *(*alloc)(void *priv, size_t size))
+{
+	if (w->team->verify)
+		__mmbench_push_loop(w, priv, alloc, true);
+	else
+		__mmbench_push_loop(w, priv, alloc, false);
+}
+
+static __always_inline void
 mmbench_pop_loop(struct mmbench_worker *w, void (*free)(void *priv, void *p))
 {
 	if (w->team->verify)
@@ -1745,36 +1388,20 @@ mmbench_pop_loop(struct mmbench_worker *w, void (*free)(void *priv, void *p))
 		__mmbench_pop_loop(w, free, false);
 }
 
-static void pages_push_work(struct mmbench_worker *w)
-{
-	mmbench_push_loop(w, NULL, page_block);
+/* A remote-free pair's works; a page_frag cache is push_cpu's alone. */
+#define MMBENCH_REMOTE_WORK(name, priv, alloc, free)			\
+static void name##_push_work(struct mmbench_worker *w)			\
+{									\
+	mmbench_push_loop(w, priv, alloc);				\
+}									\
+static void name##_pop_work(struct mmbench_worker *w)			\
+{									\
+	mmbench_pop_loop(w, free);					\
 }
 
-static void pages_pop_work(struct mmbench_worker *w)
-{
-	mmbench_pop_loop(w, page_free_block);
-}
-
-static void kmalloc_push_work(struct mmbench_worker *w)
-{
-	mmbench_push_loop(w, NULL, kmalloc_block);
-}
-
-static void kmalloc_pop_work(struct mmbench_worker *w)
-{
-	mmbench_pop_loop(w, kfree_block);
-}
-
-/* Only push_cpu touches its page_frag cache; a fragment frees anywhere. */
-static void frag_push_work(struct mmbench_worker *w)
-{
-	mmbench_push_loop(w, &w->frag, frag_block);
-}
-
-static void frag_pop_work(struct mmbench_worker *w)
-{
-	mmbench_pop_loop(w, frag_free_block);
-}
+MMBENCH_REMOTE_WORK(pages, NULL, page_block, page_free_block)
+MMBENCH_REMOTE_WORK(kmalloc, NULL, kmalloc_block, kfree_block)
+MMBENCH_REMOTE_WORK(frag, &w->frag, frag_block, frag_free_block)
 
 /* The ring alone, with a pointer that is never dereferenced. */
 static void ring_push_work(struct mmbench_worker *w)
@@ -1794,176 +1421,114 @@ static void ring_pop_work(struct mmbench_worker *w)
 			break;
 }
 
+/* Fields most entries share: any context (preemptible unless told)... */
+#define MMBENCH_ANY		.contexts = MMBENCH_ANY_CONTEXT
+/* ...or an allocator's: it may sleep, and counts its blocks. */
+#define MMBENCH_ALLOC		.contexts = BIT(MMBENCH_PREEMPT),	\
+				.read = outstanding_read
+#define MMBENCH_TEAM_OPS	.setup = team_setup,			\
+				.teardown = team_teardown, .op = team_op
+#define MMBENCH_PAIR_OPS(_name)	MMBENCH_TEAM_OPS,			\
+				.work = _name##_push_work,		\
+				.pop_work = _name##_pop_work
+
 /* The baseline is first: every other benchmark is judged against it. */
 static const struct mmbench_bench mmbench_benches[] = {
-	{
-		.name = "baseline", .group = "calibration",
-		.unit = "empty loop iteration",
-		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
-		.op = baseline_op,
-	}, {
-		.name = "noinline_call", .group = "calibration",
-		.unit = "call of an empty noinline function",
-		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
-		.op = noinline_call_op,
-	}, {
-		.name = "ndelay", .group = "calibration", .unit = "ndelay(D)",
-		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
-		.list = &mmbench_delays, .op = ndelay_op,
-	}, {
-		.name = "alu_chain", .group = "calibration",
-		.unit = "1000 dependent ALU operations",
-		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
-		.op = alu_chain_op,
-	}, {
-		.name = "inc_zone_page_state", .group = "vmstat",
-		.unit = "one call",
-		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
-		.op = inc_zone_op, .restore = inc_zone_restore,
-		.read = zone_item_read,
-	}, {
-		.name = "dec_zone_page_state", .group = "vmstat",
-		.unit = "one call",
-		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
-		.prep = dec_zone_prep, .op = dec_zone_op,
-		.read = zone_item_read,
-	}, {
-		.name = "inc_dec_zone_page_state", .group = "vmstat",
-		.unit = "an inc and a dec",
-		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
-		.op = inc_dec_zone_op, .read = zone_item_read,
-	}, {
-		.name = "mod_node_page_state", .group = "vmstat",
-		.unit = "a +1 and a -1",
-		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
-		.op = mod_node_op, .read = node_item_read,
-	}, {
-		.name = "__mod_zone_page_state", .group = "vmstat",
-		.unit = "a +1 and a -1",
-		.contexts = BIT(MMBENCH_IRQOFF), .context = MMBENCH_IRQOFF,
-		.op = __mod_zone_op, .read = zone_item_read,
-	}, {
-		.name = "count_vm_event", .group = "vmstat", .unit = "one call",
-		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
-		.setup = vm_event_setup, .op = count_vm_event_op,
-		.restore = vm_event_restore, .read = vm_event_read,
-	}, {
-		.name = "count_vm_events", .group = "vmstat", .unit = "one call",
-		.contexts = MMBENCH_ANY_CONTEXT, .context = MMBENCH_PREEMPT,
-		.setup = vm_event_setup, .op = count_vm_events_op,
-		.restore = vm_event_restore, .read = vm_event_read,
-	}, {
-		.name = "alloc_pages", .group = "page_alloc",
-		.unit = "alloc_pages() and __free_pages() at once",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.list = &mmbench_orders, .op = pages_pair_op,
-		.read = outstanding_read, .pages_back = true,
-	}, {
-		.name = "alloc_pages_batch", .group = "page_alloc",
-		.unit = "page alloc and free, in batches",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.list = &mmbench_orders, .setup = pages_batch_setup,
-		.op = pages_batch_op, .read = outstanding_read, .pages_back = true,
-	}, {
-		.name = "alloc_pages_bulk", .group = "page_alloc",
-		.unit = "order-0 page from alloc_pages_bulk(), freed",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.list = &mmbench_bulk, .setup = pages_bulk_setup,
-		.op = pages_bulk_op, .read = outstanding_read, .pages_back = true,
-	}, {
-		.name = "kmalloc", .group = "slab", .unit = "kmalloc() and kfree()",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.list = &mmbench_sizes, .op = kmalloc_op,
-		.read = outstanding_read,
-	}, {
-		.name = "kmem_cache", .group = "slab",
-		.unit = "kmem_cache_alloc() and kmem_cache_free()",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.list = &mmbench_sizes, .setup = kmem_cache_setup,
-		.teardown = cache_teardown, .op = kmem_cache_op,
-		.read = outstanding_read,
-	}, {
-		.name = "kmem_cache_bulk", .group = "slab",
-		.unit = "object from kmem_cache_alloc_bulk(), freed in bulk",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.list = &mmbench_bulk, .setup = kmem_cache_bulk_setup,
-		.teardown = cache_teardown, .op = kmem_cache_bulk_op,
-		.read = outstanding_read,
-	}, {
-		.name = "kfree_bulk", .group = "slab",
-		.unit = "kmalloc(), freed by kfree_bulk()",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.list = &mmbench_bulk, .setup = kfree_bulk_setup,
-		.op = kfree_bulk_op, .read = outstanding_read,
-	}, {
-		.name = "page_frag", .group = "page_frag",
-		.unit = "page_frag_alloc() and page_frag_free()",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.list = &mmbench_frag_sizes, .setup = page_frag_setup,
-		.teardown = page_frag_teardown, .op = page_frag_op,
-		.read = outstanding_read, .pages_back = true,
-	}, {
-		.name = "page_frag_aligned", .group = "page_frag",
-		.unit = "page_frag_alloc_align(64) and page_frag_free()",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.list = &mmbench_frag_sizes, .setup = page_frag_setup,
-		.teardown = page_frag_teardown, .op = page_frag_aligned_op,
-		.read = outstanding_read, .pages_back = true,
-	}, {
-		.name = "alloc_pages_concurrent", .group = "page_alloc",
-		.unit = "order-0 alloc and free, on every CPU of cpus at once",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.team = MMBENCH_TEAM_ALL, .work = pages_pair_work,
-		.setup = team_setup, .teardown = team_teardown, .op = team_op,
-		.read = outstanding_read, .pages_back = true,
-	}, {
-		.name = "kmalloc_concurrent", .group = "slab",
-		.unit = "kmalloc(256) and kfree(), on every CPU of cpus at once",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.team = MMBENCH_TEAM_ALL, .work = kmalloc_pair_work,
-		.setup = team_setup, .teardown = team_teardown, .op = team_op,
-		.read = outstanding_read,
-	}, {
-		.name = "page_frag_concurrent", .group = "page_frag",
-		.unit = "256-byte fragment alloc and free, on every CPU of cpus at once",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.team = MMBENCH_TEAM_ALL, .work = frag_pair_work,
-		.setup = team_setup, .teardown = team_teardown, .op = team_op,
-		.read = outstanding_read, .pages_back = true,
-	}, {
-		.name = "alloc_pages_remote_free", .group = "page_alloc",
-		.unit = "order-0 page allocated on push_cpu, freed on pop_cpu",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.team = MMBENCH_TEAM_PAIR,
-		.work = pages_push_work, .pop_work = pages_pop_work,
-		.drain = page_free_block, .setup = team_setup,
-		.teardown = team_teardown, .op = team_op,
-		.read = outstanding_read, .pages_back = true,
-	}, {
-		.name = "kmalloc_remote_free", .group = "slab",
-		.unit = "kmalloc(256) on push_cpu, kfree() on pop_cpu",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.team = MMBENCH_TEAM_PAIR,
-		.work = kmalloc_push_work, .pop_work = kmalloc_pop_work,
-		.drain = kfree_block, .setup = team_setup,
-		.teardown = team_teardown, .op = team_op,
-		.read = outstanding_read,
-	}, {
-		.name = "page_frag_remote_free", .group = "page_frag",
-		.unit = "256-byte fragment allocated on push_cpu, freed on pop_cpu",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.team = MMBENCH_TEAM_PAIR,
-		.work = frag_push_work, .pop_work = frag_pop_work,
-		.drain = frag_free_block, .setup = team_setup,
-		.teardown = team_teardown, .op = team_op,
-		.read = outstanding_read, .pages_back = true,
-	}, {
-		.name = "ptr_ring_remote", .group = "calibration",
-		.unit = "pointer through the ring from push_cpu to pop_cpu",
-		.contexts = BIT(MMBENCH_PREEMPT), .context = MMBENCH_PREEMPT,
-		.team = MMBENCH_TEAM_PAIR,
-		.work = ring_push_work, .pop_work = ring_pop_work,
-		.setup = team_setup, .teardown = team_teardown, .op = team_op,
+	{ .name = "baseline", .group = "calibration",
+	  .unit = "empty loop iteration", MMBENCH_ANY, .op = baseline_op,
+	}, { .name = "noinline_call", .group = "calibration",
+	  .unit = "call of an empty noinline function", MMBENCH_ANY,
+	  .op = noinline_call_op,
+	}, { .name = "ndelay", .group = "calibration", .unit = "ndelay(D)",
+	  MMBENCH_ANY, .list = &mmbench_delays, .op = ndelay_op,
+	}, { .name = "alu_chain", .group = "calibration",
+	  .unit = "1000 dependent ALU operations", MMBENCH_ANY,
+	  .op = alu_chain_op,
+	}, { .name = "inc_zone_page_state", .group = "vmstat",
+	  .unit = "one call", MMBENCH_ANY, .op = inc_zone_op,
+	  .restore = inc_zone_restore, .read = zone_item_read,
+	}, { .name = "dec_zone_page_state", .group = "vmstat",
+	  .unit = "one call", MMBENCH_ANY, .prep = dec_zone_prep,
+	  .op = dec_zone_op, .read = zone_item_read,
+	}, { .name = "inc_dec_zone_page_state", .group = "vmstat",
+	  .unit = "an inc and a dec", MMBENCH_ANY, .op = inc_dec_zone_op,
+	  .read = zone_item_read,
+	}, { .name = "mod_node_page_state", .group = "vmstat",
+	  .unit = "a +1 and a -1", MMBENCH_ANY, .op = mod_node_op,
+	  .read = node_item_read,
+	}, { .name = "__mod_zone_page_state", .group = "vmstat",
+	  .unit = "a +1 and a -1", .contexts = BIT(MMBENCH_IRQOFF),
+	  .context = MMBENCH_IRQOFF, .op = __mod_zone_op,
+	  .read = zone_item_read,
+	}, { .name = "count_vm_event", .group = "vmstat", .unit = "one call",
+	  MMBENCH_ANY, .setup = vm_event_setup, .op = count_vm_event_op,
+	  .restore = vm_event_restore, .read = vm_event_read,
+	}, { .name = "count_vm_events", .group = "vmstat", .unit = "one call",
+	  MMBENCH_ANY, .setup = vm_event_setup, .op = count_vm_events_op,
+	  .restore = vm_event_restore, .read = vm_event_read,
+	}, { .name = "alloc_pages", .group = "page_alloc",
+	  .unit = "alloc_pages() and __free_pages() at once", MMBENCH_ALLOC,
+	  .list = &mmbench_orders, .op = pages_pair_op, .pages_back = true,
+	}, { .name = "alloc_pages_batch", .group = "page_alloc",
+	  .unit = "page alloc and free, in batches", MMBENCH_ALLOC,
+	  .list = &mmbench_orders, .setup = pages_batch_setup,
+	  .op = pages_batch_op, .pages_back = true,
+	}, { .name = "alloc_pages_bulk", .group = "page_alloc",
+	  .unit = "order-0 page from alloc_pages_bulk(), freed", MMBENCH_ALLOC,
+	  .list = &mmbench_bulk, .setup = pages_bulk_setup,
+	  .op = pages_bulk_op, .pages_back = true,
+	}, { .name = "kmalloc", .group = "slab", .unit = "kmalloc() and kfree()",
+	  MMBENCH_ALLOC, .list = &mmbench_sizes, .op = kmalloc_op,
+	}, { .name = "kmem_cache", .group = "slab",
+	  .unit = "kmem_cache_alloc() and kmem_cache_free()", MMBENCH_ALLOC,
+	  .list = &mmbench_sizes, .setup = kmem_cache_setup,
+	  .teardown = cache_teardown, .op = kmem_cache_op,
+	}, { .name = "kmem_cache_bulk", .group = "slab",
+	  .unit = "object from kmem_cache_alloc_bulk(), freed in bulk",
+	  MMBENCH_ALLOC, .list = &mmbench_bulk,
+	  .setup = kmem_cache_bulk_setup, .teardown = cache_teardown,
+	  .op = kmem_cache_bulk_op,
+	}, { .name = "kfree_bulk", .group = "slab",
+	  .unit = "kmalloc(), freed by kfree_bulk()", MMBENCH_ALLOC,
+	  .list = &mmbench_bulk, .setup = bulk_setup, .op = kfree_bulk_op,
+	}, { .name = "page_frag", .group = "page_frag",
+	  .unit = "page_frag_alloc() and page_frag_free()", MMBENCH_ALLOC,
+	  .list = &mmbench_frag_sizes, .setup = page_frag_setup,
+	  .teardown = page_frag_teardown, .op = page_frag_op,
+	  .pages_back = true,
+	}, { .name = "page_frag_aligned", .group = "page_frag",
+	  .unit = "page_frag_alloc_align(64) and page_frag_free()",
+	  MMBENCH_ALLOC, .list = &mmbench_frag_sizes,
+	  .setup = page_frag_setup, .teardown = page_frag_teardown,
+	  .op = page_frag_aligned_op, .pages_back = true,
+	}, { .name = "alloc_pages_concurrent", .group = "page_alloc",
+	  .unit = "order-0 alloc and free, on every CPU of cpus at once",
+	  MMBENCH_ALLOC, .team = MMBENCH_TEAM_ALL, MMBENCH_TEAM_OPS,
+	  .work = pages_pair_work, .pages_back = true,
+	}, { .name = "kmalloc_concurrent", .group = "slab",
+	  .unit = "kmalloc(256) and kfree(), on every CPU of cpus at once",
+	  MMBENCH_ALLOC, .team = MMBENCH_TEAM_ALL, MMBENCH_TEAM_OPS,
+	  .work = kmalloc_pair_work,
+	}, { .name = "page_frag_concurrent", .group = "page_frag",
+	  .unit = "256-byte fragment alloc and free, on every CPU of cpus at once",
+	  MMBENCH_ALLOC, .team = MMBENCH_TEAM_ALL, MMBENCH_TEAM_OPS,
+	  .work = frag_pair_work, .pages_back = true,
+	}, { .name = "alloc_pages_remote_free", .group = "page_alloc",
+	  .unit = "order-0 page allocated on push_cpu, freed on pop_cpu",
+	  MMBENCH_ALLOC, .team = MMBENCH_TEAM_PAIR, MMBENCH_PAIR_OPS(pages),
+	  .drain = page_free_block, .pages_back = true,
+	}, { .name = "kmalloc_remote_free", .group = "slab",
+	  .unit = "kmalloc(256) on push_cpu, kfree() on pop_cpu",
+	  MMBENCH_ALLOC, .team = MMBENCH_TEAM_PAIR, MMBENCH_PAIR_OPS(kmalloc),
+	  .drain = kfree_block,
+	}, { .name = "page_frag_remote_free", .group = "page_frag",
+	  .unit = "256-byte fragment allocated on push_cpu, freed on pop_cpu",
+	  MMBENCH_ALLOC, .team = MMBENCH_TEAM_PAIR, MMBENCH_PAIR_OPS(frag),
+	  .drain = frag_free_block, .pages_back = true,
+	}, { .name = "ptr_ring_remote", .group = "calibration",
+	  .unit = "pointer through the ring from push_cpu to pop_cpu",
+	  .contexts = BIT(MMBENCH_PREEMPT), .team = MMBENCH_TEAM_PAIR,
+	  MMBENCH_PAIR_OPS(ring),
 	},
 };
 
@@ -1983,37 +1548,38 @@ static unsigned int mmbench_inject_ns;
 static unsigned int mmbench_inject_extra_ns;
 static DECLARE_BITMAP(mmbench_inject_into, MMBENCH_NR);
 static char mmbench_inject_into_str[MMBENCH_LIST_LEN];
+static char mmbench_slow_into_str[MMBENCH_LIST_LEN];
 static bool run_on_load = true;
 
-static int mmbench_find(const char *name, size_t len)
+/* Copy @val, trimmed, to @buf of MMBENCH_LIST_LEN, or say it is too long. */
+static char *mmbench_list_copy(const char *param, const char *val, char *buf)
 {
-	int i;
-
-	for (i = 0; i < MMBENCH_NR; i++)
-		if (strlen(mmbench_benches[i].name) == len &&
-		    !strncmp(mmbench_benches[i].name, name, len))
-			return i;
-	return -ENOENT;
+	if (strscpy(buf, val, MMBENCH_LIST_LEN) < 0) {
+		pr_err("%s: list longer than %d characters\n", param,
+		       MMBENCH_LIST_LEN - 1);
+		return NULL;
+	}
+	return strim(buf);
 }
 
-/*
- * Parse a comma-separated list of benchmark names into @sel.  The baseline
- * always runs and cannot be named.
- */
+/* The string parameters show what they were given. */
+static int mmbench_str_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%s\n", (const char *)kp->arg);
+}
+
+/* Benchmark names, comma-separated, into @sel; not the baseline. */
 static int parse_names(const char *param, const char *val, unsigned long *sel,
-		       char *copy, size_t size)
+		       char *copy)
 {
 	char buf[MMBENCH_LIST_LEN];
 	const char *p, *s;
 	size_t len;
 	int i;
 
-	if (strscpy(buf, val, sizeof(buf)) < 0) {
-		pr_err("%s: list longer than %zu characters\n", param,
-		       sizeof(buf) - 1);
+	s = mmbench_list_copy(param, val, buf);
+	if (!s)
 		return -EINVAL;
-	}
-	s = strim(buf);
 	bitmap_zero(sel, MMBENCH_NR);
 	for (p = s; ; p += len + 1) {
 		len = strcspn(p, ",");
@@ -2021,7 +1587,10 @@ static int parse_names(const char *param, const char *val, unsigned long *sel,
 			pr_err("%s: empty name in '%s'\n", param, s);
 			return -EINVAL;
 		}
-		i = mmbench_find(p, len);
+		for (i = MMBENCH_NR - 1; i >= 0; i--)
+			if (strlen(mmbench_benches[i].name) == len &&
+			    !strncmp(mmbench_benches[i].name, p, len))
+				break;
 		if (!i) {
 			pr_err("%s: the baseline always runs; do not name it\n",
 			       param);
@@ -2039,7 +1608,7 @@ static int parse_names(const char *param, const char *val, unsigned long *sel,
 		if (!p[len])
 			break;
 	}
-	strscpy(copy, s, size);
+	strscpy(copy, s, MMBENCH_LIST_LEN);
 	return 0;
 }
 
@@ -2053,24 +1622,16 @@ static int benchmarks_set(const char *val, const struct kernel_param *kp)
 		strscpy(mmbench_selected_str, "all");
 		return 0;
 	}
-	ret = parse_names(kp->name, val, sel, mmbench_selected_str,
-			  sizeof(mmbench_selected_str));
+	ret = parse_names(kp->name, val, sel, mmbench_selected_str);
 	if (!ret)
 		bitmap_copy(mmbench_selected, sel, MMBENCH_NR);
 	return ret;
 }
 
-static int benchmarks_get(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%s\n", mmbench_selected_str);
-}
-
 static const struct kernel_param_ops benchmarks_ops = {
-	.set = benchmarks_set,
-	.get = benchmarks_get,
+	.set = benchmarks_set, .get = mmbench_str_get,
 };
-
-module_param_cb(benchmarks, &benchmarks_ops, NULL, 0444);
+module_param_cb(benchmarks, &benchmarks_ops, mmbench_selected_str, 0444);
 MODULE_PARM_DESC(benchmarks,
 		 "Comma-separated benchmark names, or \"all\" (default all)");
 
@@ -2079,8 +1640,7 @@ static int inject_into_set(const char *val, const struct kernel_param *kp)
 	DECLARE_BITMAP(sel, MMBENCH_NR);
 	int i, ret;
 
-	ret = parse_names(kp->name, val, sel, mmbench_inject_into_str,
-			  sizeof(mmbench_inject_into_str));
+	ret = parse_names(kp->name, val, sel, mmbench_inject_into_str);
 	if (ret)
 		return ret;
 	for_each_set_bit(i, sel, MMBENCH_NR) {
@@ -2099,58 +1659,39 @@ static int inject_into_set(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
-static int inject_into_get(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%s\n", mmbench_inject_into_str);
-}
-
 static const struct kernel_param_ops inject_into_ops = {
-	.set = inject_into_set,
-	.get = inject_into_get,
+	.set = inject_into_set, .get = mmbench_str_get,
 };
-
-module_param_cb(inject_into, &inject_into_ops, NULL, 0444);
+module_param_cb(inject_into, &inject_into_ops, mmbench_inject_into_str,
+		0444);
 MODULE_PARM_DESC(inject_into,
 		 "Benchmarks to measure again with inject_ndelay added to each op");
 
-/**
- * struct mmbench_uint_param - an unsigned parameter with a range
- * @value: where the value is stored
- * @min: smallest accepted value
- * @max: largest accepted value
- */
+/* A number from @min to @max into @v, which is left alone on error. */
+static int parse_uint(const char *param, const char *val, unsigned int min,
+		      unsigned int max, unsigned int *v)
+{
+	const struct kernel_param kp = { .arg = v };
+
+	if (param_set_uint_minmax(val, &kp, min, max)) {
+		pr_err("%s: '%s' is not a number from %u to %u\n", param, val,
+		       min, max);
+		return -EINVAL;	/* not -ERANGE: too large is out of range */
+	}
+	return 0;
+}
+
 struct mmbench_uint_param {
 	unsigned int *value;
 	unsigned int min;
 	unsigned int max;
 };
 
-/* A number of a list parameter, as param_set_uint_minmax() reads one. */
-static int parse_uint(const char *param, const char *val, unsigned int min,
-		      unsigned int max, unsigned int *v)
-{
-	if (kstrtouint(val, 0, v) || *v < min || *v > max) {
-		pr_err("%s: '%s' is not a number from %u to %u\n", param, val,
-		       min, max);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int uint_range_set(const char *val, const struct kernel_param *kp)
 {
 	const struct mmbench_uint_param *p = kp->arg;
-	struct kernel_param param = *kp;
-	int ret;
 
-	param.arg = p->value;
-	ret = param_set_uint_minmax(val, &param, p->min, p->max);
-	if (ret) {
-		pr_err("%s: '%s' is not a number from %u to %u\n", kp->name,
-		       val, p->min, p->max);
-		return -EINVAL;	/* not -ERANGE: too large is out of range */
-	}
-	return 0;
+	return parse_uint(kp->name, val, p->min, p->max, p->value);
 }
 
 static int uint_range_get(char *buffer, const struct kernel_param *kp)
@@ -2161,8 +1702,7 @@ static int uint_range_get(char *buffer, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops uint_range_ops = {
-	.set = uint_range_set,
-	.get = uint_range_get,
+	.set = uint_range_set, .get = uint_range_get,
 };
 
 static struct mmbench_uint_param iterations_param = {
@@ -2177,7 +1717,7 @@ static struct mmbench_uint_param samples_param = {
 };
 module_param_cb(samples, &uint_range_ops, &samples_param, 0444);
 MODULE_PARM_DESC(samples,
-		 "Samples kept per benchmark after one warm-up, 1..1000 (default 9)");
+		 "Samples kept per benchmark after one warm-up, 1..250 (default 9)");
 
 static struct mmbench_uint_param sample_us_param = {
 	.value = &mmbench_sample_us, .min = 100, .max = 100000,
@@ -2203,18 +1743,23 @@ MODULE_PARM_DESC(inject_ndelay,
 static struct mmbench_uint_param inject_extra_ns_param = {
 	.value = &mmbench_inject_extra_ns, .min = 0, .max = MMBENCH_MAX_DELAY_NS,
 };
-module_param_cb(inject_extra_ns, &uint_range_ops, &inject_extra_ns_param,
-		0444);
+module_param_cb(inject_extra_ns, &uint_range_ops, &inject_extra_ns_param, 0444);
 MODULE_PARM_DESC(inject_extra_ns,
 		 "Test only: ns added, unreported, to each injected ndelay(), so that a wrong measurement is seen to fail, 0..100000 (default 0)");
 
 static struct mmbench_uint_param inject_stall_ms_param = {
 	.value = &mmbench_inject_stall_ms, .min = 0, .max = 10000,
 };
-module_param_cb(inject_stall_ms, &uint_range_ops, &inject_stall_ms_param,
-		0444);
+module_param_cb(inject_stall_ms, &uint_range_ops, &inject_stall_ms_param, 0444);
 MODULE_PARM_DESC(inject_stall_ms,
 		 "Test only: ms that the last worker of each multi-CPU benchmark sleeps once, in the warm-up, 0..10000 (default 0): over 4000 the team stalls (team_op() gives up), over 2000 a pair whose sample overflows the 1024-entry ring too (push_cpu gives up)");
+
+static struct mmbench_uint_param batch_param = {
+	.value = &mmbench_batch, .min = 1, .max = MMBENCH_MAX_BATCH,
+};
+module_param_cb(batch, &uint_range_ops, &batch_param, 0444);
+MODULE_PARM_DESC(batch,
+		 "Blocks allocated before any is freed by alloc_pages_batch, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
 
 static int cpu_set(const char *val, const struct kernel_param *kp)
 {
@@ -2234,10 +1779,8 @@ static int cpu_set(const char *val, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops cpu_ops = {
-	.set = cpu_set,
-	.get = param_get_int,
+	.set = cpu_set, .get = param_get_int,
 };
-
 module_param_cb(cpu, &cpu_ops, &mmbench_cpu, 0444);
 MODULE_PARM_DESC(cpu,
 		 "CPU to run on, or -1 for the first online CPU (default -1)");
@@ -2250,18 +1793,15 @@ MODULE_PARM_DESC(pop_cpu,
 
 static int cpus_set(const char *val, const struct kernel_param *kp)
 {
-	char buf[MMBENCH_LIST_LEN];
+	char buf[MMBENCH_LIST_LEN], *s = mmbench_list_copy(kp->name, val, buf);
 	cpumask_var_t mask;
 	int err, ret = -EINVAL;
 
-	if (strscpy(buf, val, sizeof(buf)) < 0) {
-		pr_err("%s: list longer than %zu characters\n", kp->name,
-		       sizeof(buf) - 1);
+	if (!s)
 		return -EINVAL;
-	}
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	err = cpulist_parse(strim(buf), mask);
+	err = cpulist_parse(s, mask);
 	if (err == -ERANGE)
 		pr_err("%s: '%s' names a CPU above %u, the last this machine can have\n",
 		       kp->name, val, nr_cpu_ids - 1);
@@ -2291,10 +1831,8 @@ static int cpus_get(char *buffer, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops cpus_ops = {
-	.set = cpus_set,
-	.get = cpus_get,
+	.set = cpus_set, .get = cpus_get,
 };
-
 module_param_cb(cpus, &cpus_ops, NULL, 0444);
 MODULE_PARM_DESC(cpus,
 		 "CPUs of the concurrent benchmarks, a list such as 0-3,6 (default: all online)");
@@ -2319,10 +1857,8 @@ static int context_get(char *buffer, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops context_ops = {
-	.set = context_set,
-	.get = context_get,
+	.set = context_set, .get = context_get,
 };
-
 module_param_cb(context, &context_ops, NULL, 0444);
 MODULE_PARM_DESC(context,
 		 "Run every benchmark preempt, nopreempt or irqoff, or auto: each in its own (default auto)");
@@ -2331,15 +1867,12 @@ static int u32_list_set(const char *val, const struct kernel_param *kp)
 {
 	struct mmbench_list *l = kp->arg;
 	u32 v[MMBENCH_MAX_LIST];
-	char buf[MMBENCH_LIST_LEN], *s, *tok;
+	char buf[MMBENCH_LIST_LEN], *s = mmbench_list_copy(kp->name, val, buf);
+	char *tok;
 	unsigned int n = 0, i;
 
-	if (strscpy(buf, val, sizeof(buf)) < 0) {
-		pr_err("%s: list longer than %zu characters\n", kp->name,
-		       sizeof(buf) - 1);
+	if (!s)
 		return -EINVAL;
-	}
-	s = strim(buf);
 	while ((tok = strsep(&s, ","))) {
 		if (n == MMBENCH_MAX_LIST) {
 			pr_err("%s: more than %d values\n", kp->name,
@@ -2374,8 +1907,7 @@ static int u32_list_get(char *buffer, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops u32_list_ops = {
-	.set = u32_list_set,
-	.get = u32_list_get,
+	.set = u32_list_set, .get = u32_list_get,
 };
 
 module_param_cb(delays, &u32_list_ops, &mmbench_delays, 0444);
@@ -2393,13 +1925,6 @@ MODULE_PARM_DESC(bulk,
 module_param_cb(frag_sizes, &u32_list_ops, &mmbench_frag_sizes, 0444);
 MODULE_PARM_DESC(frag_sizes,
 		 "Comma-separated page_frag fragment sizes in bytes, up to 8, each 1..PAGE_SIZE (default 64,250,2048)");
-
-static struct mmbench_uint_param batch_param = {
-	.value = &mmbench_batch, .min = 1, .max = MMBENCH_MAX_BATCH,
-};
-module_param_cb(batch, &uint_range_ops, &batch_param, 0444);
-MODULE_PARM_DESC(batch,
-		 "Blocks allocated before any is freed by alloc_pages_batch, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
 
 module_param(run_on_load, bool, 0444);
 MODULE_PARM_DESC(run_on_load,
@@ -2421,36 +1946,28 @@ static const char * const mmbench_state_names[] = {
 
 /*
  * mmbench_lock protects the published results, the state, the sequence
- * number and mmbench_task.  A run works on each row's pending result, which
- * only its thread touches, and publishes them all at once.
+ * number (also read locklessly by waiters) and mmbench_task.  A run fills
+ * the rows' pending results, which only its thread touches, and publishes
+ * them all at once.
  */
 static DEFINE_MUTEX(mmbench_lock);
 static enum mmbench_state mmbench_state;
-/* Written under mmbench_lock, read locklessly by waiters. */
 static unsigned long mmbench_seq;
 static bool mmbench_exiting;
 static u64 mmbench_run_ns;
-/* Of the latest run: see baseline_drift_pct, clock_read_ns, clock_step_ns. */
 #define MMBENCH_NO_DRIFT	S64_MIN
 static s64 mmbench_drift = MMBENCH_NO_DRIFT;
 static u64 mmbench_clock_ns;
 static u64 mmbench_clock_step_ns;
 static struct mmbench_row *mmbench_rows;
 static unsigned int mmbench_nr_rows;
-/* The rows' sample_ps and pending_ps. */
-static u64 *mmbench_sample_buf;
-/* The thread of the latest run, pinned so that it can be reaped. */
-static struct task_struct *mmbench_task;
+static u64 *mmbench_sample_buf;		/* the rows' sample_ps, pending_ps */
+static struct task_struct *mmbench_task;	/* pinned until reaped */
 static DECLARE_WAIT_QUEUE_HEAD(mmbench_wq);
 
-/**
- * struct mmbench_sample - one timed sample, and why it cannot be kept
- * @ns: time of its stretches of ops, summed
- * @cycles: the same in get_cycles() ticks
- * @reads: its stretches, each timed by a pair of clock reads
- * @preempted: the thread was switched out in a stretch
- * @migrated: the thread changed CPU
- * @stolen: the hypervisor reported steal time on the CPU meanwhile
+/*
+ * One timed sample: its stretches' time summed (@reads stretches, each
+ * timed by a pair of clock reads), and why it cannot be kept.
  */
 struct mmbench_sample {
 	u64 ns;
@@ -2461,20 +1978,11 @@ struct mmbench_sample {
 	bool stolen;
 };
 
-/**
- * struct mmbench_run - the thread's view of the run in flight
- * @cpu: CPU the run is bound to
- * @deadline: ktime_get_ns() past which no benchmark starts a sample
- * @row_budget_ns: longest a row may take
- * @ps: per-sample ns/op, in ps
- * @mcyc: per-sample cycles/op, in 1/1000 cycle
- * @clock_ns: what reading the clocks around a stretch of ops costs, taken
- *	out of every stretch
- * @clock_cycles: the same in get_cycles() ticks
- * @clock_step_ns: smallest step of ktime_get_ns() seen: its resolution, or
- *	what a read costs where that is larger
- * @min_sample_ns: shortest sample, MMBENCH_CLOCK_SHARE times the larger
- *	of @clock_ns and @clock_step_ns
+/*
+ * The thread's view of the run: @deadline (ktime_get_ns()) past which no
+ * sample starts; per-sample ns/op in ps (@ps) and cycles/op (@mcyc); what
+ * the clock reads around a stretch cost, taken out of each; the clock's
+ * smallest step; the shortest sample, MMBENCH_CLOCK_SHARE times the larger.
  */
 struct mmbench_run {
 	int cpu;
@@ -2493,10 +2001,7 @@ static u64 mmbench_steal(int cpu)
 	return READ_ONCE(kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL]);
 }
 
-/*
- * Time ctx->ops ops in context @c and add them to @s; the cost of the
- * clock reads is taken out by the caller, per stretch.
- */
+/* Time ctx->ops ops in context @c and add them to @s. */
 static void mmbench_stretch(const struct mmbench_bench *b,
 			    enum mmbench_context c, struct mmbench_ctx *ctx,
 			    struct mmbench_sample *s, int cpu)
@@ -2538,12 +2043,7 @@ static void mmbench_stretch(const struct mmbench_bench *b,
 	s->reads++;
 }
 
-/*
- * One sample of ctx->ops ops.  A benchmark that moves a counter others see
- * (it has @prep or @restore) runs them in stretches of MMBENCH_STRETCH ops,
- * each timed on its own and put back untimed, so that the counter strays
- * little whatever the size of the sample.
- */
+/* One sample; a counter others see moves MMBENCH_STRETCH ops at most. */
 static void mmbench_sample(const struct mmbench_bench *b,
 			   enum mmbench_context c, struct mmbench_ctx *ctx,
 			   struct mmbench_sample *s)
@@ -2578,9 +2078,9 @@ static bool mmbench_stopping(const struct mmbench_run *run)
 }
 
 /*
- * Ops per sample: sized so that a sample lasts sample_us, or the iterations
- * parameter; either way clamped so that the samples fit the row's budget.
- * Doubles as a warm-up.  Writes a remark to @r->reason when it clamps.
+ * Ops per sample: so that a sample lasts sample_us, or the iterations
+ * parameter, clamped so that the samples fit the row's budget.  Doubles
+ * as a warm-up.  Says so in @r->reason when it clamps.
  */
 static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 			struct mmbench_ctx *ctx, const struct mmbench_run *run,
@@ -2588,26 +2088,17 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 {
 	u64 target = max((u64)mmbench_sample_us * NSEC_PER_USEC,
 			 run->min_sample_ns);
-	/*
-	 * No sample, with preemption or irqs off above all, over 100 ms; the
-	 * samples, the warm-up, the sizing and an allocator's verification
-	 * sample share the row's budget.
-	 */
+	/* The samples, warm-up, sizing and verification share the budget. */
 	u64 share = min_t(u64, div_u64(run->row_budget_ns, mmbench_samples + 3),
 			  MMBENCH_MAX_SAMPLE_NS);
 	struct mmbench_sample s;
 	u64 ps_per_op, want, cap, floor;
 	u32 ops;
 
-	/*
-	 * A team sample has fixed costs: start with enough ops to hide them.
-	 * The first sample, cold, only warms the path up.
-	 */
+	/* Enough ops to hide a team's fixed costs; the first sample warms. */
 	ctx->ops = b->team ? MMBENCH_TEAM_MIN_OPS : 1;
 	mmbench_sample(b, c, ctx, &s);
-	for (;;) {
-		if (ctx->abort)
-			break;
+	while (!ctx->abort) {
 		mmbench_sample(b, c, ctx, &s);
 		cond_resched();
 		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_ITERATIONS ||
@@ -2655,9 +2146,11 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static u64 mmbench_median(const u64 *sorted, u32 n)
+/* Sorts @v and returns its median. */
+static u64 mmbench_median(u64 *v, u32 n)
 {
-	return n & 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	sort(v, n, sizeof(*v), u64_cmp, NULL);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* min, median and median absolute deviation of @n values; overwrites @v. */
@@ -2665,12 +2158,10 @@ static void mmbench_summarise(u64 *v, u32 n, struct mmbench_stat *st)
 {
 	u32 i;
 
-	sort(v, n, sizeof(*v), u64_cmp, NULL);
-	st->min = v[0];
 	st->median = mmbench_median(v, n);
+	st->min = v[0];
 	for (i = 0; i < n; i++)
 		v[i] = abs_diff(v[i], st->median);
-	sort(v, n, sizeof(*v), u64_cmp, NULL);
 	st->mad = mmbench_median(v, n);
 }
 
@@ -2690,23 +2181,13 @@ static long mmbench_counter_delta(const struct mmbench_bench *b,
 	return delta;
 }
 
-/*
- * A loop the compiler emptied measures as the baseline does.  Judge on the
- * fastest samples, which a busy machine can only make slower: the row's
- * fastest op must cost the empty loop's fastest iteration and a tenth
- * more.  The baseline ran at the start, when the machine may have been
- * slower: a row that looks suspect against it has the empty loop measured
- * again right after it (@loop_min), and that decides.
- */
+/* An emptied loop costs what the empty one does: judge the fastest. */
 static bool mmbench_suspect(u64 min, u64 loop)
 {
 	return min <= loop + div_u64(loop, 10);
 }
 
-/*
- * Free pages of the node of @pgdat, counting those held on the per-CPU
- * lists, which the page allocator keeps back from the free count.
- */
+/* Free pages of the node, those on the per-CPU lists too. */
 static long mmbench_free_pages(struct pglist_data *pgdat)
 {
 	long free = 0;
@@ -2726,11 +2207,9 @@ static long mmbench_free_pages(struct pglist_data *pgdat)
 }
 
 /*
- * Pages the rest of the system may take meanwhile before the check fails:
- * 4 MiB, or 1/256 of the node's memory on a large machine.  It does not
- * grow with the pages a row goes through, so a page lost per op fails
- * the row within a few thousand ops; the passing rows of idle guests
- * moved the count by -8 to +32 pages.
+ * What the rest of the system may take meanwhile: 4 MiB, or 1/256 of the
+ * node on a large machine; a page lost per op fails within a few thousand
+ * ops (passing rows of idle guests moved by -8 to +32 pages).
  */
 static long mmbench_free_pages_slack(const struct mmbench_ctx *ctx)
 {
@@ -2740,6 +2219,19 @@ static long mmbench_free_pages_slack(const struct mmbench_ctx *ctx)
 	for (i = 0; i < MAX_NR_ZONES; i++)
 		managed += zone_managed_pages(&ctx->pgdat->node_zones[i]);
 	return max((4UL << 20) >> PAGE_SHIFT, managed / 256);
+}
+
+/* Set a row's status and its reason. */
+static __printf(3, 4) void mmbench_set(struct mmbench_result *r,
+				       enum mmbench_status status,
+				       const char *fmt, ...)
+{
+	va_list args;
+
+	r->status = status;
+	va_start(args, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, args);
+	va_end(args);
 }
 
 /* Take the samples of one row and judge them; fills row->pending. */
@@ -2760,26 +2252,24 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	r->context = c;
 	r->cpu = raw_smp_processor_id();
 	if (!(b->contexts & BIT(c))) {
-		r->status = MMBENCH_UNSUPPORTED;
-		snprintf(r->reason, sizeof(r->reason),
-			 "%s must run %s, not %s", b->name,
-			 mmbench_context_names[b->context],
-			 mmbench_context_names[c]);
+		mmbench_set(r, MMBENCH_UNSUPPORTED, "%s must run %s, not %s",
+			    b->name, mmbench_context_names[b->context],
+			    mmbench_context_names[c]);
 		return;
 	}
 	if (r->cpu != run->cpu) {
-		r->status = MMBENCH_ERROR;
-		snprintf(r->reason, sizeof(r->reason),
-			 "on CPU %d, not %d: CPU %d went offline", r->cpu,
-			 run->cpu, run->cpu);
+		mmbench_set(r, MMBENCH_ERROR,
+			    "on CPU %d, not %d: CPU %d went offline",
+			    r->cpu, run->cpu, run->cpu);
 		return;
 	}
 	if (mmbench_stopping(run)) {
 		/* A budget too short for the run is not the path's fault. */
-		r->status = kthread_should_stop() ? MMBENCH_ERROR :
-						    MMBENCH_UNSUPPORTED;
-		strscpy(r->reason, kthread_should_stop() ? "stopped" :
-			"budget_ms ran out before it started");
+		if (kthread_should_stop())
+			mmbench_set(r, MMBENCH_ERROR, "stopped");
+		else
+			mmbench_set(r, MMBENCH_UNSUPPORTED,
+				    "budget_ms ran out before it started");
 		return;
 	}
 
@@ -2805,8 +2295,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		r->status = ret == -EOPNOTSUPP ? MMBENCH_UNSUPPORTED :
 						 MMBENCH_ERROR;
 		if (!r->reason[0])
-			snprintf(r->reason, sizeof(r->reason),
-				 "setup failed: %d", ret);
+			mmbench_set(r, r->status, "setup failed: %d", ret);
 		return;
 	}
 
@@ -2851,12 +2340,10 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		}
 	}
 	/*
-	 * The samples timed the path alone.  A benchmark that counts blocks
-	 * (outstanding_read()) runs one more sample, untimed, that marks
-	 * every block at allocation, checks it before its free and counts
-	 * both, for the functional check below: the blocks of that one
-	 * sample are the ones checked.  It runs past the deadline too (one
-	 * sample, at most 100 ms), not after an abort.
+	 * The samples timed the path alone.  An allocator benchmark runs one
+	 * more sample, untimed, that marks, checks and counts every block for
+	 * the functional check below; past the deadline too, not after an
+	 * abort.
 	 */
 	if (b->read == outstanding_read && !ctx->abort &&
 	    !kthread_should_stop()) {
@@ -2886,7 +2373,6 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 			memcpy(row->pending_ps, run->ps,
 			       kept * sizeof(*run->ps));
 		mmbench_summarise(run->ps, kept, &r->ns);
-		sort(run->mcyc, kept, sizeof(*run->mcyc), u64_cmp, NULL);
 		r->cycles = mmbench_median(run->mcyc, kept);
 		if (kept >= MMBENCH_MIN_NOISE_SAMPLES)
 			r->noise = div64_u64(r->ns.mad * 100000,
@@ -2895,47 +2381,38 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 
 	/* What the path did is judged first: no timing trouble hides it. */
 	if (b->read && r->counter_delta) {
-		r->status = MMBENCH_FAIL;
-		snprintf(r->reason, sizeof(r->reason),
-			 "counter off by %ld after the run", r->counter_delta);
+		mmbench_set(r, MMBENCH_FAIL, "counter off by %ld after the run",
+			    r->counter_delta);
 	} else if (b->pages_back &&
 		   r->free_pages_delta < -r->free_pages_slack) {
-		r->status = MMBENCH_FAIL;
-		snprintf(r->reason, sizeof(r->reason),
-			 "%ld fewer free pages after the run (slack %ld)",
-			 -r->free_pages_delta, r->free_pages_slack);
+		mmbench_set(r, MMBENCH_FAIL,
+			    "%ld fewer free pages after the run (slack %ld)",
+			    -r->free_pages_delta, r->free_pages_slack);
 	} else if (ctx->n.corrupt) {
-		r->status = MMBENCH_FAIL;
-		snprintf(r->reason, sizeof(r->reason),
-			 "%llu blocks lost the marks written at allocation",
-			 ctx->n.corrupt);
+		mmbench_set(r, MMBENCH_FAIL,
+			    "%llu blocks lost the marks written at allocation",
+			    ctx->n.corrupt);
 	} else if (ctx->abort) {
-		r->status = MMBENCH_ERROR;
-		strscpy(r->reason, ctx->abort);
+		mmbench_set(r, MMBENCH_ERROR, "%s", ctx->abort);
 	} else if (!kept && kthread_should_stop()) {
-		r->status = MMBENCH_ERROR;
-		strscpy(r->reason, "stopped");
+		mmbench_set(r, MMBENCH_ERROR, "stopped");
 	} else if (raw_smp_processor_id() != run->cpu) {
-		r->status = MMBENCH_ERROR;
-		snprintf(r->reason, sizeof(r->reason),
-			 "moved from CPU %d to CPU %d: CPU %d went offline",
-			 run->cpu, raw_smp_processor_id(), run->cpu);
+		mmbench_set(r, MMBENCH_ERROR,
+			    "moved from CPU %d to CPU %d: CPU %d went offline",
+			    run->cpu, raw_smp_processor_id(), run->cpu);
 	} else if (ctx->n.failed) {
-		r->status = MMBENCH_UNSUPPORTED;
-		snprintf(r->reason, sizeof(r->reason),
-			 "%llu allocation calls failed, %llu objects allocated: short of memory for this order, size or bulk, or fault injection",
-			 ctx->n.failed, ctx->n.allocs);
+		mmbench_set(r, MMBENCH_UNSUPPORTED,
+			    "%llu allocation calls failed, %llu objects allocated: short of memory for this order, size or bulk, or fault injection",
+			    ctx->n.failed, ctx->n.allocs);
 	} else if (!kept && !r->dropped) {
-		r->status = MMBENCH_UNSUPPORTED;
-		strscpy(r->reason, "budget_ms ran out before a sample was kept");
+		mmbench_set(r, MMBENCH_UNSUPPORTED,
+			    "budget_ms ran out before a sample was kept");
 	} else if (!kept) {
-		/* The machine, not the path: no sample ran undisturbed. */
-		r->status = MMBENCH_NOISY;
-		/* Unused without an abort: room to keep the remarks. */
+		/* The machine, not the path; ctx->why keeps the remarks. */
 		strscpy(ctx->why, r->reason);
-		snprintf(r->reason, sizeof(r->reason),
-			 "every sample dropped: %u preempted, %u migrated, %u with steal time",
-			 r->preempted, r->migrated, r->stolen);
+		mmbench_set(r, MMBENCH_NOISY,
+			    "every sample dropped: %u preempted, %u migrated, %u with steal time",
+			    r->preempted, r->migrated, r->stolen);
 		if (ctx->why[0])
 			mmbench_remark(r->reason, "%s", ctx->why);
 	} else {
@@ -2961,19 +2438,16 @@ static void mmbench_judge(struct mmbench_row *row,
 		r->net_cycles = (s64)r->cycles - base->cycles;
 	/* A team's ops cross CPUs through memory: nothing to fold away. */
 	if (r->status == MMBENCH_PASS && r != base && !row->bench->team &&
-	    r->loop_min && mmbench_suspect(r->ns.min, r->loop_min)) {
-		r->status = MMBENCH_SUSPECT;
-		snprintf(r->reason, sizeof(r->reason),
-			 "fastest sample %llu ps/op, within 10%% of the empty loop's %llu, measured right after",
-			 r->ns.min, r->loop_min);
-	}
+	    r->loop_min && mmbench_suspect(r->ns.min, r->loop_min))
+		mmbench_set(r, MMBENCH_SUSPECT,
+			    "fastest sample %llu ps/op, within 10%% of the empty loop's %llu, measured right after",
+			    r->ns.min, r->loop_min);
 }
 
 /*
- * Measure the baseline again after the benchmarks and keep the run with
- * the lower median: a disturbed baseline would make every net figure low.
- * Returns how far the second median is from the first, in 1/1000 %: the
- * machine's drift over the run, or MMBENCH_NO_DRIFT.
+ * Measure the baseline again after the benchmarks and keep the lower
+ * median.  Returns the second median's drift from the first, in 1/1000 %,
+ * or MMBENCH_NO_DRIFT.
  */
 static s64 mmbench_rebaseline(struct mmbench_row *row,
 			      struct mmbench_ctx *ctx, struct mmbench_run *run)
@@ -3006,10 +2480,7 @@ static s64 mmbench_rebaseline(struct mmbench_row *row,
 	return drift;
 }
 
-/*
- * The row in the kernel log; a team's also with the start skew and, for a
- * pair, the time each side waited on the ring and worked, in ns/op.
- */
+/* The row in the kernel log; a team's start skew, a pair's ring times. */
 static void mmbench_log(const struct mmbench_row *row)
 {
 	const struct mmbench_result *r = &row->pending;
@@ -3044,13 +2515,9 @@ static const struct mmbench_bench mmbench_clock_bench = {
 };
 
 /*
- * The clock: what the reads around a stretch of ops cost (taken out of
- * every stretch) and the smallest step of ktime_get_ns(), measured apart.
- * A slow clock (a debug kernel's ktime_get_ns() can cost over 1 us under
- * emulation) still times a sample of many reads' length well, so the
- * shortest sample is MMBENCH_CLOCK_SHARE times the larger of the two.
- * Returns NULL, or why no sample can be timed here (a clock that does not
- * move, or moves in steps too coarse for a sample of at most 100 ms).
+ * What the clock reads around a stretch cost, and the smallest step of
+ * ktime_get_ns() (a debug kernel's can cost over 1 us under emulation).
+ * Returns NULL, or why no sample can be timed here.
  */
 static const char *mmbench_clock(struct mmbench_run *run,
 				 struct mmbench_ctx *ctx, char *why)
@@ -3075,10 +2542,8 @@ static const char *mmbench_clock(struct mmbench_run *run,
 		ns[i] = s.ns;
 		cycles[i] = s.cycles;
 	}
-	sort(ns, ARRAY_SIZE(ns), sizeof(ns[0]), u64_cmp, NULL);
-	sort(cycles, ARRAY_SIZE(cycles), sizeof(cycles[0]), u64_cmp, NULL);
-	run->clock_ns = ns[ARRAY_SIZE(ns) / 2];
-	run->clock_cycles = cycles[ARRAY_SIZE(cycles) / 2];
+	run->clock_ns = mmbench_median(ns, ARRAY_SIZE(ns));
+	run->clock_cycles = mmbench_median(cycles, ARRAY_SIZE(cycles));
 	run->clock_step_ns = step;
 	run->min_sample_ns = MMBENCH_CLOCK_SHARE * max(step, run->clock_ns);
 	if (run->min_sample_ns > MMBENCH_MAX_SAMPLE_NS) {
@@ -3091,11 +2556,7 @@ static const char *mmbench_clock(struct mmbench_run *run,
 	return NULL;
 }
 
-/*
- * The row looks no dearer than the empty loop measured at the start: time
- * the loop again now, so that a machine that was slower then (a busy host)
- * does not make the row suspect.
- */
+/* A row as cheap as the first empty loop: time the empty loop again. */
 static void mmbench_loop_again(struct mmbench_row *row,
 			       struct mmbench_ctx *ctx, struct mmbench_run *run)
 {
@@ -3111,16 +2572,27 @@ static void mmbench_loop_again(struct mmbench_row *row,
 	kfree(loop);
 }
 
+/* Publish the pending results, under mmbench_lock, and wake the waiters. */
+static void mmbench_publish(u64 run_ns, s64 drift, u64 clock_ns, u64 step_ns)
+{
+	mmbench_run_ns = run_ns;
+	mmbench_drift = drift;
+	mmbench_clock_ns = clock_ns;
+	mmbench_clock_step_ns = step_ns;
+	WRITE_ONCE(mmbench_seq, mmbench_seq + 1);
+	mmbench_state = MMBENCH_DONE;
+}
+
 static int mmbench_thread(void *data)
 {
 	struct mmbench_run run = { .cpu = (long)data };
 	struct mmbench_ctx ctx = { };
 	const struct mmbench_result *base;
 	char clock_why[MMBENCH_REASON_LEN];
-	const char *clock_error;
+	const char *clock_error, *no_run = NULL;
 	unsigned int i;
 	u64 start = ktime_get_ns();
-	s64 drift;
+	s64 drift = MMBENCH_NO_DRIFT;
 
 	ctx.faults = mmbench_fault_mark();
 	mmbench_set_fault_mark(current, 0);
@@ -3141,19 +2613,17 @@ static int mmbench_thread(void *data)
 		ctx.pgdat = page_pgdat(ctx.page);
 	}
 	clock_error = mmbench_clock(&run, &ctx, clock_why);
+	if (!run.ps || !run.mcyc || !ctx.page || !ctx.ptrs)
+		no_run = "out of memory";
 
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		struct mmbench_row *row = &mmbench_rows[i];
 
-		if (!run.ps || !run.mcyc || !ctx.page || !ctx.ptrs) {
-			row->pending.status = MMBENCH_ERROR;
-			strscpy(row->pending.reason, "out of memory");
-			continue;
-		}
-		if (clock_error) {
-			/* The machine's clock, not the path. */
-			row->pending.status = MMBENCH_UNSUPPORTED;
-			strscpy(row->pending.reason, clock_error);
+		if (no_run || clock_error) {
+			/* The machine's clock is not the path's fault. */
+			mmbench_set(&row->pending, no_run ? MMBENCH_ERROR :
+				    MMBENCH_UNSUPPORTED, "%s",
+				    no_run ?: clock_error);
 			continue;
 		}
 		mmbench_row_run(row, &ctx, &run);
@@ -3164,21 +2634,19 @@ static int mmbench_thread(void *data)
 			mmbench_loop_again(row, &ctx, &run);
 	}
 	/* Row 0 is the baseline, which always runs. */
-	drift = MMBENCH_NO_DRIFT;
-	if (run.ps && run.mcyc && ctx.page && ctx.ptrs && !clock_error)
+	if (!no_run && !clock_error)
 		drift = mmbench_rebaseline(&mmbench_rows[0], &ctx, &run);
 	base = &mmbench_rows[0].pending;
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		struct mmbench_result *r = &mmbench_rows[i].pending;
 
-		if (base->status == MMBENCH_PASS) {
+		if (base->status == MMBENCH_PASS)
 			mmbench_judge(&mmbench_rows[i], base);
-		} else if (i && r->status == MMBENCH_PASS) {
+		else if (i && r->status == MMBENCH_PASS)
 			/* Without a baseline nothing can be judged. */
-			r->status = base->status == MMBENCH_NOISY ?
-				    MMBENCH_NOISY : MMBENCH_ERROR;
-			strscpy(r->reason, "no baseline: see the baseline's reason");
-		}
+			mmbench_set(r, base->status == MMBENCH_NOISY ?
+				    MMBENCH_NOISY : MMBENCH_ERROR,
+				    "no baseline: see the baseline's reason");
 		mmbench_log(&mmbench_rows[i]);
 	}
 
@@ -3196,22 +2664,18 @@ static int mmbench_thread(void *data)
 		memcpy(row->sample_ps, row->pending_ps,
 		       row->result.samples * sizeof(*row->sample_ps));
 	}
-	mmbench_run_ns = ktime_get_ns() - start;
-	mmbench_drift = drift;
-	mmbench_clock_ns = clock_error ? 0 : run.clock_ns;
-	mmbench_clock_step_ns = clock_error ? 0 : run.clock_step_ns;
-	WRITE_ONCE(mmbench_seq, mmbench_seq + 1);
-	mmbench_state = MMBENCH_DONE;
+	mmbench_publish(ktime_get_ns() - start, drift,
+			clock_error ? 0 : run.clock_ns,
+			clock_error ? 0 : run.clock_step_ns);
 	mutex_unlock(&mmbench_lock);
 	wake_up_all(&mmbench_wq);
 	return 0;
 }
 
 /*
- * Stop the thread of the latest run if it still runs (it stops between
- * samples), wait until it has exited and release it.  The thread takes
- * mmbench_lock to publish: call this without the lock unless the run has
- * published already.
+ * Stop the run's thread if it still runs (it stops between samples), wait
+ * for it to exit and release it.  The thread takes mmbench_lock to
+ * publish: call this without it unless the run has published.
  */
 static void mmbench_reap(struct task_struct *task)
 {
@@ -3222,12 +2686,19 @@ static void mmbench_reap(struct task_struct *task)
 }
 
 /*
- * kthread_stop() on a run's thread that has not run yet skips its function:
- * publish that run as stopped, so that no writer waits for it.
+ * Stop the run in flight, if any; a thread stopped before it ran has not
+ * published: publish its run as stopped.
  */
-static void mmbench_abandon(void)
+static void mmbench_stop_run(void)
 {
+	struct task_struct *task;
 	unsigned int i;
+
+	mutex_lock(&mmbench_lock);
+	task = mmbench_task;
+	mmbench_task = NULL;
+	mutex_unlock(&mmbench_lock);
+	mmbench_reap(task);
 
 	mutex_lock(&mmbench_lock);
 	if (mmbench_state == MMBENCH_RUNNING) {
@@ -3235,35 +2706,20 @@ static void mmbench_abandon(void)
 			struct mmbench_result *r = &mmbench_rows[i].result;
 
 			mmbench_result_reset(r);
-			r->status = MMBENCH_ERROR;
-			strscpy(r->reason, "stopped before it started");
+			mmbench_set(r, MMBENCH_ERROR,
+				    "stopped before it started");
 		}
-		mmbench_drift = MMBENCH_NO_DRIFT;
-		mmbench_clock_ns = 0;
-		mmbench_clock_step_ns = 0;
-		WRITE_ONCE(mmbench_seq, mmbench_seq + 1);
-		mmbench_state = MMBENCH_DONE;
+		mmbench_publish(mmbench_run_ns, MMBENCH_NO_DRIFT, 0, 0);
 	}
 	mutex_unlock(&mmbench_lock);
 	wake_up_all(&mmbench_wq);
 }
 
-static struct task_struct *mmbench_take_task(void)
-{
-	struct task_struct *task;
-
-	mutex_lock(&mmbench_lock);
-	task = mmbench_task;
-	mmbench_task = NULL;
-	mutex_unlock(&mmbench_lock);
-	return task;
-}
-
 /*
- * Start a run in a thread bound to the chosen CPU.  Returns 0 and the
- * sequence number the run will publish in @seq, -EBUSY if a run is in
- * flight, -ENODEV while the module goes away, -EINVAL if the CPU is
- * offline, or the error of creating the thread.
+ * Start a run on the chosen CPU.  Returns 0 and in @seq the sequence
+ * number the run will publish, -EBUSY if a run is in flight, -ENODEV while
+ * the module goes away, -EINVAL if the CPU is offline, or the error of
+ * creating the thread.
  */
 static int mmbench_start(unsigned long *seq)
 {
@@ -3323,22 +2779,21 @@ static ssize_t emit_fixed(char *buf, s64 v)
 
 /* How a row's file prints the field it shows. */
 enum mmbench_fmt {
-	MMBENCH_FMT_U32,	/* u32 */
-	MMBENCH_FMT_INT,	/* int */
-	MMBENCH_FMT_LONG,	/* long, MMBENCH_NONE_LONG as "none" */
+	MMBENCH_FMT_U32,
+	MMBENCH_FMT_INT,
+	MMBENCH_FMT_LONG,	/* MMBENCH_NONE_LONG as "none" */
 	MMBENCH_FMT_FIXED,	/* s64 in 1/1000, MMBENCH_NONE as "none" */
-	MMBENCH_FMT_PER_OP,	/* u64 in 1/1000 over the samples, if any */
-	MMBENCH_FMT_STR,	/* char array */
+	MMBENCH_FMT_PER_OP,	/* u64 in 1/1000, "none" without samples */
+	MMBENCH_FMT_STR,
 	MMBENCH_FMT_GROUP,	/* the group of the benchmark pointed to */
-	MMBENCH_FMT_STATUS,	/* enum mmbench_status */
-	MMBENCH_FMT_CONTEXT,	/* enum mmbench_context */
+	MMBENCH_FMT_STATUS,
+	MMBENCH_FMT_CONTEXT,
 	MMBENCH_FMT_SAMPLES,	/* the row's kept samples */
 };
 
 /*
- * The kept samples' ns/op, in the order taken.  MMBENCH_MAX_SAMPLES of
- * them fit a page unless one took over 10^11 ns an op: then -EOVERFLOW
- * rather than a short list.
+ * The kept samples' ns/op, in the order taken: MMBENCH_MAX_SAMPLES fit a
+ * page unless one took over 10^11 ns an op, then -EOVERFLOW.
  */
 static ssize_t emit_samples(char *buf, const struct mmbench_row *row)
 {
@@ -3357,12 +2812,9 @@ static ssize_t emit_samples(char *buf, const struct mmbench_row *row)
 	return n ? len + n : -EOVERFLOW;
 }
 
-/**
- * struct mmbench_attr - a file of a row's directory
- * @attr: the file
- * @offset: offset of the field it shows in struct mmbench_row
- * @fmt: how the field prints
- * @only: the file exists only in rows with all of these MMBENCH_SHOWS_*
+/*
+ * A file of a row's directory: the field at @offset in struct mmbench_row,
+ * printed as @fmt, in rows with all of the MMBENCH_SHOWS_* of @only.
  */
 struct mmbench_attr {
 	struct attribute attr;
@@ -3404,16 +2856,15 @@ static ssize_t mmbench_row_show(struct kobject *kobj, struct attribute *attr,
 		ret = sysfs_emit(buf, "%s\n", (const char *)p);
 		break;
 	case MMBENCH_FMT_GROUP:
-		ret = sysfs_emit(buf, "%s\n",
-				 (*(const struct mmbench_bench **)p)->group);
+		ret = sysfs_emit(buf, "%s\n", row->bench->group);
 		break;
 	case MMBENCH_FMT_STATUS:
-		ret = sysfs_emit(buf, "%s\n", mmbench_status_names
-				 [*(const enum mmbench_status *)p]);
+		ret = sysfs_emit(buf, "%s\n",
+				 mmbench_status_names[row->result.status]);
 		break;
 	case MMBENCH_FMT_CONTEXT:
-		ret = sysfs_emit(buf, "%s\n", mmbench_context_names
-				 [*(const enum mmbench_context *)p]);
+		ret = sysfs_emit(buf, "%s\n",
+				 mmbench_context_names[row->result.context]);
 		break;
 	case MMBENCH_FMT_SAMPLES:
 		ret = emit_samples(buf, row);
@@ -3426,68 +2877,45 @@ static ssize_t mmbench_row_show(struct kobject *kobj, struct attribute *attr,
 }
 
 #define MMBENCH_ATTR(_name, _field, _fmt, _only)			\
-	static struct mmbench_attr mmbench_attr_##_name = {		\
+	{								\
 		.attr = { .name = __stringify(_name), .mode = 0444 },	\
 		.offset = offsetof(struct mmbench_row, _field),		\
 		.fmt = MMBENCH_FMT_##_fmt,				\
 		.only = _only,						\
 	}
 
-MMBENCH_ATTR(status, result.status, STATUS, 0);
-MMBENCH_ATTR(reason, result.reason, STR, 0);
-MMBENCH_ATTR(group, bench, GROUP, 0);
-MMBENCH_ATTR(cpu, result.cpu, INT, 0);
-MMBENCH_ATTR(context, result.context, CONTEXT, 0);
-MMBENCH_ATTR(samples, result.samples, U32, 0);
-MMBENCH_ATTR(samples_dropped, result.dropped, U32, 0);
-MMBENCH_ATTR(ops_per_sample, result.ops, U32, 0);
-MMBENCH_ATTR(noise_pct, result.noise, FIXED, 0);
-MMBENCH_ATTR(ns_per_op_min, result.ns.min, PER_OP, 0);
-MMBENCH_ATTR(ns_per_op_median, result.ns.median, PER_OP, 0);
-MMBENCH_ATTR(ns_per_op_mad, result.ns.mad, PER_OP, 0);
-MMBENCH_ATTR(net_ns_per_op, result.net_ns, FIXED, 0);
-MMBENCH_ATTR(sample_ns, sample_ps, SAMPLES, 0);
-MMBENCH_ATTR(net_cycles_per_op, result.net_cycles, FIXED,
-	     MMBENCH_SHOWS_CYCLES);
-MMBENCH_ATTR(delay_ns, arg, U32, MMBENCH_SHOWS_DELAY);
-MMBENCH_ATTR(order, arg, U32, MMBENCH_SHOWS_ORDER);
-MMBENCH_ATTR(size_bytes, arg, U32, MMBENCH_SHOWS_SIZE);
-MMBENCH_ATTR(bulk, arg, U32, MMBENCH_SHOWS_BULK);
-MMBENCH_ATTR(inject_ndelay, inject_ns, U32, MMBENCH_SHOWS_INJECT);
-MMBENCH_ATTR(slow_ops, slow, U32, MMBENCH_SHOWS_SLOW);
-MMBENCH_ATTR(counter_delta, result.counter_delta, LONG,
-	     MMBENCH_SHOWS_COUNTER);
-MMBENCH_ATTR(free_pages_delta, result.free_pages_delta, LONG,
-	     MMBENCH_SHOWS_PAGES);
-MMBENCH_ATTR(team_cpus, result.team_cpus, U32, MMBENCH_SHOWS_TEAM);
-
-static struct attribute *mmbench_row_attrs[] = {
-	&mmbench_attr_status.attr,
-	&mmbench_attr_reason.attr,
-	&mmbench_attr_group.attr,
-	&mmbench_attr_cpu.attr,
-	&mmbench_attr_context.attr,
-	&mmbench_attr_samples.attr,
-	&mmbench_attr_samples_dropped.attr,
-	&mmbench_attr_ops_per_sample.attr,
-	&mmbench_attr_noise_pct.attr,
-	&mmbench_attr_ns_per_op_min.attr,
-	&mmbench_attr_ns_per_op_median.attr,
-	&mmbench_attr_ns_per_op_mad.attr,
-	&mmbench_attr_net_ns_per_op.attr,
-	&mmbench_attr_sample_ns.attr,
-	&mmbench_attr_net_cycles_per_op.attr,
-	&mmbench_attr_delay_ns.attr,
-	&mmbench_attr_order.attr,
-	&mmbench_attr_size_bytes.attr,
-	&mmbench_attr_bulk.attr,
-	&mmbench_attr_inject_ndelay.attr,
-	&mmbench_attr_slow_ops.attr,
-	&mmbench_attr_counter_delta.attr,
-	&mmbench_attr_free_pages_delta.attr,
-	&mmbench_attr_team_cpus.attr,
-	NULL,
+static struct mmbench_attr mmbench_row_attr[] = {
+	MMBENCH_ATTR(status, result.status, STATUS, 0),
+	MMBENCH_ATTR(reason, result.reason, STR, 0),
+	MMBENCH_ATTR(group, bench, GROUP, 0),
+	MMBENCH_ATTR(cpu, result.cpu, INT, 0),
+	MMBENCH_ATTR(context, result.context, CONTEXT, 0),
+	MMBENCH_ATTR(samples, result.samples, U32, 0),
+	MMBENCH_ATTR(samples_dropped, result.dropped, U32, 0),
+	MMBENCH_ATTR(ops_per_sample, result.ops, U32, 0),
+	MMBENCH_ATTR(noise_pct, result.noise, FIXED, 0),
+	MMBENCH_ATTR(ns_per_op_min, result.ns.min, PER_OP, 0),
+	MMBENCH_ATTR(ns_per_op_median, result.ns.median, PER_OP, 0),
+	MMBENCH_ATTR(ns_per_op_mad, result.ns.mad, PER_OP, 0),
+	MMBENCH_ATTR(net_ns_per_op, result.net_ns, FIXED, 0),
+	MMBENCH_ATTR(sample_ns, sample_ps, SAMPLES, 0),
+	MMBENCH_ATTR(net_cycles_per_op, result.net_cycles, FIXED,
+		     MMBENCH_SHOWS_CYCLES),
+	MMBENCH_ATTR(delay_ns, arg, U32, MMBENCH_SHOWS_DELAY),
+	MMBENCH_ATTR(order, arg, U32, MMBENCH_SHOWS_ORDER),
+	MMBENCH_ATTR(size_bytes, arg, U32, MMBENCH_SHOWS_SIZE),
+	MMBENCH_ATTR(bulk, arg, U32, MMBENCH_SHOWS_BULK),
+	MMBENCH_ATTR(inject_ndelay, inject_ns, U32, MMBENCH_SHOWS_INJECT),
+	MMBENCH_ATTR(slow_ops, slow, U32, MMBENCH_SHOWS_SLOW),
+	MMBENCH_ATTR(counter_delta, result.counter_delta, LONG,
+		     MMBENCH_SHOWS_COUNTER),
+	MMBENCH_ATTR(free_pages_delta, result.free_pages_delta, LONG,
+		     MMBENCH_SHOWS_PAGES),
+	MMBENCH_ATTR(team_cpus, result.team_cpus, U32, MMBENCH_SHOWS_TEAM),
 };
+
+/* Filled from mmbench_row_attr[] at init. */
+static struct attribute *mmbench_row_attrs[ARRAY_SIZE(mmbench_row_attr) + 1];
 
 static umode_t mmbench_row_visible(struct kobject *kobj,
 				   struct attribute *attr, int n)
@@ -3529,39 +2957,6 @@ static const struct kobj_type mmbench_row_ktype = {
 	.default_groups = mmbench_row_groups,
 };
 
-static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
-{
-	ssize_t ret;
-
-	mutex_lock(&mmbench_lock);
-	ret = sysfs_emit(buf, "%s\n", mmbench_state_names[mmbench_state]);
-	mutex_unlock(&mmbench_lock);
-	return ret;
-}
-
-static ssize_t seq_show(struct kobject *kobj, struct kobj_attribute *attr,
-			char *buf)
-{
-	ssize_t ret;
-
-	mutex_lock(&mmbench_lock);
-	ret = sysfs_emit(buf, "%lu\n", mmbench_seq);
-	mutex_unlock(&mmbench_lock);
-	return ret;
-}
-
-static ssize_t run_ms_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
-{
-	ssize_t ret;
-
-	mutex_lock(&mmbench_lock);
-	ret = sysfs_emit(buf, "%llu\n", div_u64(mmbench_run_ns, NSEC_PER_MSEC));
-	mutex_unlock(&mmbench_lock);
-	return ret;
-}
-
 /*
  * Writing 1 runs the selected benchmarks again and returns once that run
  * has published; a fatal signal stops the wait, not the run.
@@ -3581,56 +2976,6 @@ static ssize_t run_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = wait_event_killable(mmbench_wq, mmbench_published(seq));
 	return ret ? ret : count;
 }
-
-/*
- * What the latest run measured of the machine: the baseline's drift in %
- * ("none" if unknown), and the clock's read cost and step in ns.
- */
-static ssize_t run_figure_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	const char *name = attr->attr.name;
-	ssize_t ret;
-
-	mutex_lock(&mmbench_lock);
-	if (!strcmp(name, "baseline_drift_pct"))
-		ret = mmbench_drift == MMBENCH_NO_DRIFT ?
-		      sysfs_emit(buf, "none\n") : emit_fixed(buf, mmbench_drift);
-	else if (!strcmp(name, "clock_read_ns"))
-		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_ns);
-	else
-		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_step_ns);
-	mutex_unlock(&mmbench_lock);
-	return ret;
-}
-
-static struct kobj_attribute mmbench_attr_state = __ATTR_RO(state);
-static struct kobj_attribute mmbench_attr_seq = __ATTR_RO(seq);
-static struct kobj_attribute mmbench_attr_run_ms = __ATTR_RO(run_ms);
-static struct kobj_attribute mmbench_attr_run = __ATTR_WO(run);
-static struct kobj_attribute mmbench_attr_drift =
-	__ATTR(baseline_drift_pct, 0444, run_figure_show, NULL);
-static struct kobj_attribute mmbench_attr_clock_read =
-	__ATTR(clock_read_ns, 0444, run_figure_show, NULL);
-static struct kobj_attribute mmbench_attr_clock_step =
-	__ATTR(clock_step_ns, 0444, run_figure_show, NULL);
-
-static struct attribute *mmbench_top_attrs[] = {
-	&mmbench_attr_state.attr,
-	&mmbench_attr_seq.attr,
-	&mmbench_attr_run_ms.attr,
-	&mmbench_attr_run.attr,
-	&mmbench_attr_drift.attr,
-	&mmbench_attr_clock_read.attr,
-	&mmbench_attr_clock_step.attr,
-	NULL,
-};
-
-static const struct attribute_group mmbench_top_group = {
-	.attrs = mmbench_top_attrs,
-};
-
-/* ---- what the run's figures depend on ---- */
 
 static char fp_debug[160];
 
@@ -3676,45 +3021,89 @@ static void mmbench_debug_options(void)
 		strscpy(fp_debug, "none");
 }
 
-static ssize_t fingerprint_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
+/*
+ * The files of /sys/kernel/mmbench/: the latest run's state, sequence
+ * number, duration, the baseline's drift in % ("none" if unknown), the
+ * clock's read cost and step in ns; and in fingerprint/ what the figures
+ * depend on.
+ */
+static ssize_t mmbench_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
 {
 	const char *name = attr->attr.name;
+	ssize_t ret = -ENOENT;
 
-	if (!strcmp(name, "release"))
-		return sysfs_emit(buf, "%s\n", init_utsname()->release);
-	if (!strcmp(name, "preempt"))
-		return sysfs_emit(buf, "%s\n", mmbench_preempt_model());
-	if (!strcmp(name, "debug"))
-		return sysfs_emit(buf, "%s\n", fp_debug);
-	if (!strcmp(name, "init_on_alloc"))
-		return sysfs_emit(buf, "%d\n", want_init_on_alloc(GFP_KERNEL));
-	if (!strcmp(name, "init_on_free"))
-		return sysfs_emit(buf, "%d\n", want_init_on_free());
-	if (!strcmp(name, "clock"))
-		return sysfs_emit(buf, "ktime_get_ns\n");
-	return -ENOENT;
+	mutex_lock(&mmbench_lock);
+	if (!strcmp(name, "state"))
+		ret = sysfs_emit(buf, "%s\n", mmbench_state_names[mmbench_state]);
+	else if (!strcmp(name, "seq"))
+		ret = sysfs_emit(buf, "%lu\n", mmbench_seq);
+	else if (!strcmp(name, "run_ms"))
+		ret = sysfs_emit(buf, "%llu\n",
+				 div_u64(mmbench_run_ns, NSEC_PER_MSEC));
+	else if (!strcmp(name, "baseline_drift_pct"))
+		ret = emit_fixed(buf, mmbench_drift);	/* NO_DRIFT is NONE */
+	else if (!strcmp(name, "clock_read_ns"))
+		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_ns);
+	else if (!strcmp(name, "clock_step_ns"))
+		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_step_ns);
+	else if (!strcmp(name, "release"))
+		ret = sysfs_emit(buf, "%s\n", init_utsname()->release);
+	else if (!strcmp(name, "preempt"))
+		ret = sysfs_emit(buf, "%s\n", mmbench_preempt_model());
+	else if (!strcmp(name, "debug"))
+		ret = sysfs_emit(buf, "%s\n", fp_debug);
+	else if (!strcmp(name, "init_on_alloc"))
+		ret = sysfs_emit(buf, "%d\n", want_init_on_alloc(GFP_KERNEL));
+	else if (!strcmp(name, "init_on_free"))
+		ret = sysfs_emit(buf, "%d\n", want_init_on_free());
+	else if (!strcmp(name, "clock"))
+		ret = sysfs_emit(buf, "ktime_get_ns\n");
+	mutex_unlock(&mmbench_lock);
+	return ret;
 }
 
-#define MMBENCH_FP_ATTR(_name)						\
-	static struct kobj_attribute mmbench_fp_##_name =		\
-		__ATTR(_name, 0444, fingerprint_show, NULL)
+#define MMBENCH_RO(_name)						\
+	static struct kobj_attribute mmbench_attr_##_name =		\
+		__ATTR(_name, 0444, mmbench_show, NULL)
 
-MMBENCH_FP_ATTR(release);
-MMBENCH_FP_ATTR(preempt);
-MMBENCH_FP_ATTR(debug);
-MMBENCH_FP_ATTR(init_on_alloc);
-MMBENCH_FP_ATTR(init_on_free);
-MMBENCH_FP_ATTR(clock);
+MMBENCH_RO(state);
+MMBENCH_RO(seq);
+MMBENCH_RO(run_ms);
+static struct kobj_attribute mmbench_attr_run = __ATTR_WO(run);
+MMBENCH_RO(baseline_drift_pct);
+MMBENCH_RO(clock_read_ns);
+MMBENCH_RO(clock_step_ns);
+MMBENCH_RO(release);
+MMBENCH_RO(preempt);
+MMBENCH_RO(debug);
+MMBENCH_RO(init_on_alloc);
+MMBENCH_RO(init_on_free);
+MMBENCH_RO(clock);
+
+static struct attribute *mmbench_top_attrs[] = {
+	&mmbench_attr_state.attr,
+	&mmbench_attr_seq.attr,
+	&mmbench_attr_run_ms.attr,
+	&mmbench_attr_run.attr,
+	&mmbench_attr_baseline_drift_pct.attr,
+	&mmbench_attr_clock_read_ns.attr,
+	&mmbench_attr_clock_step_ns.attr,
+	NULL,
+};
 
 static struct attribute *mmbench_fp_attrs[] = {
-	&mmbench_fp_release.attr,
-	&mmbench_fp_preempt.attr,
-	&mmbench_fp_debug.attr,
-	&mmbench_fp_init_on_alloc.attr,
-	&mmbench_fp_init_on_free.attr,
-	&mmbench_fp_clock.attr,
+	&mmbench_attr_release.attr,
+	&mmbench_attr_preempt.attr,
+	&mmbench_attr_debug.attr,
+	&mmbench_attr_init_on_alloc.attr,
+	&mmbench_attr_init_on_free.attr,
+	&mmbench_attr_clock.attr,
 	NULL,
+};
+
+static const struct attribute_group mmbench_top_group = {
+	.attrs = mmbench_top_attrs,
 };
 
 static const struct attribute_group mmbench_fp_group = {
@@ -3734,10 +3123,7 @@ static struct kobject *mmbench_kobj;
 static unsigned int mmbench_rows_inited;
 static unsigned int mmbench_rows_added;
 
-/*
- * kobject_del() removes the files now and waits for their readers; the
- * rows are freed once each has been released.
- */
+/* The files go now, waiting for their readers; the rows once released. */
 static void mmbench_sysfs_remove(void)
 {
 	unsigned int i;
@@ -3764,8 +3150,11 @@ static void mmbench_sysfs_remove(void)
 static int mmbench_sysfs_create(void)
 {
 	struct mmbench_row *row;
+	unsigned int i;
 	int ret;
 
+	for (i = 0; i < ARRAY_SIZE(mmbench_row_attr); i++)
+		mmbench_row_attrs[i] = &mmbench_row_attr[i].attr;
 	/* One reference of the rows' count is mmbench_sysfs_remove()'s. */
 	atomic_set(&mmbench_rows_alive, 1);
 	mmbench_kobj = kobject_create_and_add("mmbench", kernel_kobj);
@@ -3795,8 +3184,6 @@ err:
 
 /* ---- rows ---- */
 
-static char mmbench_slow_into_str[MMBENCH_LIST_LEN];
-
 /*
  * slow_into=ROW:STEPS[,ROW:STEPS...]: check the list, and with @apply give
  * each row named its steps.  The rows exist only at init: a name is
@@ -3808,12 +3195,9 @@ static int mmbench_slow_into(const char *val, bool apply)
 	struct mmbench_row *row;
 	unsigned int steps, i;
 
-	if (strscpy(buf, val, sizeof(buf)) < 0) {
-		pr_err("slow_into: list longer than %zu characters\n",
-		       sizeof(buf) - 1);
+	s = mmbench_list_copy("slow_into", val, buf);
+	if (!s)
 		return -EINVAL;
-	}
-	s = strim(buf);
 	if (!*s)
 		return 0;
 	while ((entry = strsep(&s, ","))) {
@@ -3856,17 +3240,10 @@ static int slow_into_set(const char *val, const struct kernel_param *kp)
 	return ret;
 }
 
-static int slow_into_get(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%s\n", mmbench_slow_into_str);
-}
-
 static const struct kernel_param_ops slow_into_ops = {
-	.set = slow_into_set,
-	.get = slow_into_get,
+	.set = slow_into_set, .get = mmbench_str_get,
 };
-
-module_param_cb(slow_into, &slow_into_ops, NULL, 0444);
+module_param_cb(slow_into, &slow_into_ops, mmbench_slow_into_str, 0444);
 MODULE_PARM_DESC(slow_into,
 		 "Test only: ROW:STEPS,... adds STEPS (1..1000000) dependent ALU operations, timed, to each op of ROW: a known regression (alu_chain measures 1000 of them)");
 
@@ -3879,14 +3256,8 @@ static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
 	row->bench = b;
 	row->arg = arg;
 	row->inject_ns = inject_ns;
-	if (b->list == &mmbench_delays)
-		row->shows |= MMBENCH_SHOWS_DELAY;
-	else if (b->list == &mmbench_orders)
-		row->shows |= MMBENCH_SHOWS_ORDER;
-	else if (b->list == &mmbench_sizes || b->list == &mmbench_frag_sizes)
-		row->shows |= MMBENCH_SHOWS_SIZE;
-	else if (b->list == &mmbench_bulk)
-		row->shows |= MMBENCH_SHOWS_BULK;
+	if (b->list)
+		row->shows |= b->list->shows;
 	if (inject_ns)
 		row->shows |= MMBENCH_SHOWS_INJECT;
 	if (b->read)
@@ -3906,10 +3277,7 @@ static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
 			  "+ndelay_%u", inject_ns);
 }
 
-/*
- * The baseline, then one row per benchmark selected, per value of a
- * benchmark's list, and per benchmark with ndelay injected.
- */
+/* The baseline, the selected benchmarks' rows, then the injected ones. */
 static int mmbench_build_rows(void)
 {
 	unsigned int i, max = bitmap_weight(mmbench_inject_into, MMBENCH_NR);
@@ -3927,12 +3295,8 @@ static int mmbench_build_rows(void)
 		b = &mmbench_benches[i];
 		if (i && !test_bit(i, mmbench_selected))
 			continue;
-		if (!b->list) {
-			mmbench_add_row(b, 0, 0);
-			continue;
-		}
-		for (d = 0; d < b->list->nr; d++)
-			mmbench_add_row(b, b->list->vals[d], 0);
+		for (d = 0; d < (b->list ? b->list->nr : 1); d++)
+			mmbench_add_row(b, b->list ? b->list->vals[d] : 0, 0);
 	}
 	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR)
 		mmbench_add_row(&mmbench_benches[i], 0, mmbench_inject_ns);
@@ -3997,8 +3361,7 @@ static int __init test_mmbench_init(void)
 			goto err;
 		ret = wait_event_killable(mmbench_wq, mmbench_published(seq));
 		/* Killed: the run stops at its next sample. */
-		mmbench_reap(mmbench_take_task());
-		mmbench_abandon();
+		mmbench_stop_run();
 		if (ret) {
 			ret = -EINTR;
 			goto err;
@@ -4024,8 +3387,7 @@ static void __exit test_mmbench_exit(void)
 	mutex_lock(&mmbench_lock);
 	mmbench_exiting = true;
 	mutex_unlock(&mmbench_lock);
-	mmbench_reap(mmbench_take_task());
-	mmbench_abandon();
+	mmbench_stop_run();
 	mmbench_sysfs_remove();
 	kvfree(mmbench_sample_buf);
 	kvfree(mmbench_rows);
