@@ -183,7 +183,16 @@ class Archive:
                     except ValueError as e:
                         raise ValueError(f"{path}:{n}: not JSON: {e}") \
                             from e
+                    if not isinstance(rec, dict):
+                        raise ValueError(f"{path}:{n}: not a record")
                     kind = rec.get("type")
+                    if kind == "row" and not (
+                            all(k in rec for k in ("boot", "load", "row"))
+                            and isinstance(rec.get("median"),
+                                           (int, float, type(None)))):
+                        raise ValueError(f"{path}:{n}: a row record "
+                                         "without boot, load and row, or "
+                                         "with a median not a number")
                     if kind == "run":
                         runs.append(rec)
                     elif kind == "row":

@@ -1066,7 +1066,7 @@ def compare_guests(args):
     start = time.monotonic()
     try:
         checks = measure.test_checks(args, guest.results_dir("-compare"))
-    except Failure as e:
+    except (Failure, ValueError) as e:
         checks = [(False, "compare: a known regression in real guests",
                    str(e))]
     say(f"compare guests: {time.monotonic() - start:.0f} s in all")
@@ -1204,7 +1204,7 @@ def _add_compare_commands(sub):
         "B.jsonl) and compare them as ./mmbench compare does. Without "
         "--a-kernel or --b-kernel a side is Debian's stock 6.12 kernel; "
         "--a-param and --b-param are module parameters of one side only "
-        "(e.g. --b-param slow_into=kmalloc:40, a known regression).",
+        "(e.g. --b-param slow_into=kmalloc_64:40, a known regression).",
         epilog="exit status: 0 no regression, 1 a REGRESSION, 2 bad "
         "options, a step that could not be done or NOT COMPARABLE, 130 "
         "interrupted")

@@ -42,6 +42,8 @@ IMPROVEMENT = "IMPROVEMENT"
 NO_CHANGE = "NO CHANGE"
 INCONCLUSIVE = "INCONCLUSIVE"
 NOT_COMPARABLE = "NOT COMPARABLE"
+# The load factor's change between the kernels, judged as a row.
+SHIFT_ROW = "(every row alike)"
 
 
 def special():
@@ -374,7 +376,19 @@ class Comparison:
     def __init__(self, a, b, norm=DEFAULT_NORM):
         self.a, self.b, self.norm = a, b, norm
         self.not_comparable, self.warnings = differences(a, b)
+        same = {r.get("boot") for r in a.runs} & {r.get("boot") for r in b.runs}
+        if same - {None, "unknown"}:
+            raise ValueError(f"A and B hold the same boot ({', '.join(sorted(same))}): "
+                             "an archive compared with itself")
         ua, ub = log_units(a), log_units(b)
+        for side, units, arch in (("A", ua, a), ("B", ub, b)):
+            if not units:
+                failed = sum(1 for ld in arch.loads
+                             if ld.get("insmod") != "ok")
+                raise ValueError(
+                    f"{side} ({arch.name}): no row passed in any load "
+                    f"({len(arch.loads)} loads, insmod failed in {failed}): "
+                    "nothing to compare")
         self.raw_a, self.raw_b = ua, ub
         self.excluded = []
         self._test(ua, ub, norm)
@@ -386,7 +400,6 @@ class Comparison:
                                    if r.p is not None and r.p < EXCLUDE_P)
             if self.excluded:
                 self._test(ua, ub, norm)
-        self.shift = self._shift()
 
     def _test(self, ua, ub, norm):
         na, nb, self.factors, self.norm_rows = normalise(ua, ub, norm,
@@ -432,9 +445,14 @@ class Comparison:
             res.b_median = statistics.median(
                 math.exp(u[row]) for u in ub.values() if row in u)
             self.rows.append(res)
-        rejected, adjusted = bh([r.p for r in self.rows])
-        m = sum(1 for r in self.rows if r.p is not None)
-        for r, rej, q in zip(self.rows, rejected, adjusted):
+        # The load factor's own change joins the rows' family: a change
+        # that makes most rows slower alike is taken out of each row by
+        # the normalisation, and shows here.
+        self.shift = self._shift()
+        tested = self.rows + ([self.shift] if self.shift else [])
+        rejected, adjusted = bh([r.p for r in tested])
+        m = sum(1 for r in tested if r.p is not None)
+        for r, rej, q in zip(tested, rejected, adjusted):
             r.significant, r.q = rej, q
             decide(r, m)
             if self.not_comparable:
@@ -442,22 +460,38 @@ class Comparison:
 
     def _shift(self):
         """The change of the load factor itself, B against A, in %, with
-        its 95 % interval: what normalising takes out of every row."""
-        fa = [f for k, f in self.factors.items() if k[0] == "A"]
-        fb = [f for k, f in self.factors.items() if k[0] == "B"]
-        if len(fa) < 2 or len(fb) < 2:
+        its 95 % interval: what normalising takes out of every row.  The
+        unit is the boot (the mean factor of its quiet loads): a host
+        speeds or slows a whole boot, and boots of A and B alternate."""
+        if not self.factors:
             return None
-        r = compare_row("(load factor)", fa, fb, self.deff_a, self.deff_b)
+        means = []
+        for side, units in (("A", self.units_a), ("B", self.units_b)):
+            boots = {}
+            for key in units:
+                f = self.factors.get((side,) + tuple(key))
+                if f is not None:
+                    boots.setdefault(key[0], []).append(f)
+            means.append([_mean(v) for v in boots.values()])
+        r = compare_row(SHIFT_ROW, means[0], means[1], 1.0, 1.0)
+        if r.change is None:
+            r.why = r.why.replace("quiet passing loads", "boots with "
+                                  "quiet loads").replace("loads a", "boots a")
         return r
 
     def counts(self):
         out = {}
-        for r in self.rows:
+        for r in self.rows + ([self.shift] if self.shift else []):
             out[r.verdict] = out.get(r.verdict, 0) + 1
         return out
 
+    def judged(self):
+        """The rows, and the load factor's change judged as one."""
+        return self.rows + ([self.shift] if self.shift else [])
+
     def regressions(self):
-        return [r for r in self.rows if r.verdict == REGRESSION]
+        return [r for r in self.rows + ([self.shift] if self.shift else [])
+                if r.verdict == REGRESSION]
 
     def report(self):
         """The verdict table, as text lines."""
@@ -485,17 +519,12 @@ class Comparison:
             out.append(f"loads a busy host slowed as a whole, left out: "
                        f"A {self.dropped_loads['A']}, B "
                        f"{self.dropped_loads['B']}")
-        if self.shift and self.shift.change is not None:
-            s = self.shift
-            out.append(f"every row's load factor, B against A: "
-                       f"{s.change:+.1f} % [{s.lo:+.1f}, {s.hi:+.1f}] "
-                       "(taken out of each row by the normalisation; "
-                       "mostly host speed under emulation)")
         width = max([len(r.row) for r in self.rows] + [3])
         out.append(f"{'row':<{width}}  {'A ns/op':>10} {'B ns/op':>10} "
                    f"{'change':>8} {'95 % CI':>17} {'p':>8} {'q':>8} "
                    f"{'min':>5} {'MDE':>5}  verdict")
-        for r in self.rows:
+        shown = self.rows + ([self.shift] if self.shift else [])
+        for r in shown:
             if r.change is None:
                 out.append(f"{r.row:<{width}}  "
                            f"{_num(r.a_median):>10} {_num(r.b_median):>10} "
@@ -514,9 +543,19 @@ class Comparison:
                        f"[{r.lo:+6.1f},{r.hi:+6.1f}]% {r.p:8.2g} "
                        f"{r.q:8.2g} {r.min_effect:4.1f}% {r.mde:4.1f}%  "
                        f"{verdict}")
-        for side, rows in (("A", self.only_a), ("B", self.only_b)):
-            if rows:
-                out.append(f"only in {side}: {', '.join(rows)}")
+        if self.shift:
+            out.append(f"{SHIFT_ROW}: the load factor (what the "
+                       f"normalisation takes out of every row), boot by "
+                       f"boot: a change most rows share, or the host "
+                       f"slower during one kernel's boots")
+        for side, rows, other, arch in (("A", self.only_a, "B", self.b),
+                                        ("B", self.only_b, "A", self.a)):
+            for row in rows:
+                st = sorted({str(r.get("status")) for r in arch.rows
+                             if r.get("row") == row})
+                out.append(f"only in {side}: {row}: {other} "
+                           + (f"never passed ({', '.join(st)})" if st
+                              else "did not run it"))
         c = self.counts()
         out.append("verdicts: " + ", ".join(
             f"{v} {c[v]}" for v in (REGRESSION, IMPROVEMENT, NO_CHANGE,

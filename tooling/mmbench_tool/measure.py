@@ -125,9 +125,13 @@ def run_compare(a_files, b_files, norm, outdir, plot=True, quiet=False):
 
 
 def exit_status(c):
+    """2 not comparable; 1 a regression; 2 a row measured in one kernel
+    only (no answer for it); else 0."""
     if c.not_comparable:
         return 2
-    return 1 if c.regressions() else 0
+    if c.regressions():
+        return 1
+    return 2 if c.only_a or c.only_b else 0
 
 
 def check_counts(args):
@@ -147,6 +151,11 @@ def cmd_measure(args):
         deps.ensure(COMPARE_PACKAGES)
     sides = [Side("A", args, **_side_args(args, "a")),
              Side("B", args, **_side_args(args, "b"))]
+    # Both sides' options before either is built.
+    from .cli import check_options, module_params
+    for s in sides:
+        check_options(s.args)
+        module_params(s.args)
     for s in sides:
         s.prepare()
     results = guest.results_dir("-measure")
@@ -183,18 +192,20 @@ def cmd_compare(args):
     outdir = args.output or where or guest.results_dir("-compare")
     try:
         c = run_compare(a, b, args.norm, outdir, plot=not args.no_plots)
-    except ValueError as e:
-        raise Failure(str(e)) from e
+    except (ValueError, KeyError, TypeError, OSError) as e:
+        raise Failure(f"compare: {e}") from e
     say(f"results in {outdir}")
     if c.not_comparable:
         say("NOT COMPARABLE: exit status 2")
+    elif not c.regressions() and (c.only_a or c.only_b):
+        say("rows measured in one kernel only: exit status 2")
     return exit_status(c)
 
 
 def cmd_fleet(args):
     try:
         arch = archive.Archive.read(args.archive)
-    except ValueError as e:
+    except (ValueError, OSError) as e:
         raise Failure(str(e)) from e
     print(fleet.render(arch, args.format), end="", flush=True)
     return 0
@@ -266,7 +277,7 @@ def check_aa(args, results):
         counts = c.counts()
         for k, v in counts.items():
             total[k] = total.get(k, 0) + v
-        flagged = [f"{r.row} {r.verdict} {r.change:+.1f} %" for r in c.rows
+        flagged = [f"{r.row} {r.verdict} {r.change:+.1f} %" for r in c.judged()
                    if r.verdict in (compare.REGRESSION, compare.IMPROVEMENT)]
         line = (f"A/A {n:2d}: " + ", ".join(f"{k} {v}" for k, v in
                                              sorted(counts.items())) +
@@ -367,7 +378,7 @@ def check_known(args, results):
                 got.append(f"{row} {r.verdict if r else 'missing'} "
                            f"{r.change:+.1f} %" if r and r.change is not None
                            else f"{row} {r.verdict if r else 'missing'}")
-            for r in c.rows:
+            for r in c.judged():
                 if r.row in KNOWN_ROWS or r.row == CALIBRATION:
                     continue
                 if r.verdict in (compare.REGRESSION, compare.IMPROVEMENT):
@@ -488,7 +499,7 @@ def check_split(args):
         for ga, gb in splits:
             c = compare.Comparison(_subset(pool, ga), _subset(pool, gb),
                                    norm)
-            bad = [r for r in c.rows if r.verdict in
+            bad = [r for r in c.judged() if r.verdict in
                    (compare.REGRESSION, compare.IMPROVEMENT)]
             flagged += bool(bad)
             flags += len(bad)
@@ -567,7 +578,7 @@ def test_checks(args, results):
     for side in ("A", "B"):
         arch = archive.Archive.read(results / f"{side}.jsonl")
         got[side] = sum(1 for ld in arch.loads if ld["insmod"] == "ok")
-    others = [x for x in c.rows if x.row not in (CI_ROW, CALIBRATION)]
+    others = [x for x in c.judged() if x.row not in (CI_ROW, CALIBRATION)]
     flagged = [f"{x.row} {x.verdict} {x.change:+.1f} %" for x in others
                if x.verdict in (compare.REGRESSION, compare.IMPROVEMENT)]
     where = f"see {results}/compare.txt"

@@ -78,7 +78,8 @@ def _number(token, text):
     m = re.fullmatch(r"(\d+)U?", token)
     if m:
         return int(m.group(1))
-    m = re.search(rf"^#define {re.escape(token)}\s+(\d+)U?\s*$", text, re.M)
+    m = re.search(rf"^#define {re.escape(token)}\s+(\d+)U?\s*"
+                  r"(?:/\*.*\*/\s*)?$", text, re.M)
     return int(m.group(1)) if m else None
 
 
@@ -213,6 +214,46 @@ def check_parameter_values(params, source=MODULE_SOURCE):
         if number is None or not lo <= number <= hi:
             raise Failure(f"--param {name}={value}: want a number "
                           f"from {lo} to {hi}")
+    check_slow_into(params, source)
+
+
+def check_slow_into(params, source=MODULE_SOURCE):
+    """slow_into=ROW:STEPS,... as the module checks it: STEPS within its
+    range, ROW a row of a benchmark that runs on one CPU and is not the
+    baseline (whether the load selects it, the module says)."""
+    value = params.get("slow_into")
+    if value is None:
+        return
+    text = source.read_text()
+    hi = _number("MMBENCH_MAX_SLOW", text)
+    benches = benchmarks(source)
+    seen = set()
+    for entry in value.split(","):
+        row, sep, steps = entry.rpartition(":")
+        number = kstrtouint(steps)
+        if not sep or not row:
+            raise Failure(f"--param slow_into={value}: {entry!r} is not "
+                          "ROW:STEPS")
+        if number is None or not 1 <= number <= (hi or number):
+            raise Failure(f"--param slow_into={value}: {steps!r} is not a "
+                          f"number from 1 to {hi}")
+        bench = bench_of(row, benches)
+        if bench == row and benches[bench] is not None:
+            raise Failure(f"--param slow_into={value}: {row} has a row per "
+                          f"value of its list: name one, e.g. {row}_"
+                          f"{benches[bench]}...")
+        if bench is None or row in seen:
+            raise Failure(f"--param slow_into={value}: "
+                          + (f"{row} given twice" if row in seen else
+                             f"no row {row!r}; {_hint(row, benches)}rows "
+                             "are named as in /sys/kernel/mmbench "
+                             "(kmalloc_64, alloc_pages_order0)"))
+        if bench == "baseline" or bench in team_benchmarks(source):
+            raise Failure(f"--param slow_into={value}: {row} "
+                          + ("is what the others are judged against"
+                             if bench == "baseline" else
+                             "runs on several CPUs, which time themselves"))
+        seen.add(row)
 
 
 def ceiling_names(path=CEILINGS):

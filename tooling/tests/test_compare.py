@@ -55,7 +55,7 @@ def synthetic(rng, boots=3, loads=8, shift=None, fp=None, factor_sd=0.03,
 
 
 def flagged(c):
-    return [r for r in c.rows
+    return [r for r in c.rows + ([c.shift] if c.shift else [])
             if r.verdict in (compare.REGRESSION, compare.IMPROVEMENT)]
 
 
@@ -246,6 +246,41 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(measure.exit_status(c), 1)
         c = compare.Comparison(synthetic(rng), synthetic(rng))
         self.assertEqual(measure.exit_status(c), 0)
+
+    def test_a_slowdown_every_row_shares_is_found(self):
+        # The normalisation takes it out of each row: the load factor's
+        # own change, boot by boot, says it (it was silent, exit 0).
+        from mmbench_tool import measure
+        rng = random.Random(14)
+        c = compare.Comparison(synthetic(rng, busy=0),
+                               synthetic(rng, busy=0,
+                                         shift={r: 20 for r in ROWS}))
+        self.assertEqual(c.shift.verdict, compare.REGRESSION)
+        self.assertGreater(c.shift.change, 10)
+        self.assertEqual(measure.exit_status(c), 1)
+
+    def test_a_row_in_one_kernel_only_is_no_answer(self):
+        from mmbench_tool import measure
+        rng = random.Random(15)
+        a, b = synthetic(rng), synthetic(rng)
+        for rec in b.rows:
+            if rec["row"] == "row03":
+                rec["status"] = "error"
+        c = compare.Comparison(a, b)
+        self.assertEqual(c.only_a, ["row03"])
+        self.assertIn("only in A: row03: B never passed (error)",
+                      c.report())
+        self.assertEqual(measure.exit_status(c), 2)
+
+    def test_nothing_to_compare_or_the_same_boots_refused(self):
+        rng = random.Random(16)
+        a, b = synthetic(rng), synthetic(rng)
+        with self.assertRaisesRegex(ValueError, "the same boot"):
+            compare.Comparison(a, a)
+        for rec in b.rows:
+            rec["status"] = "error"
+        with self.assertRaisesRegex(ValueError, "B .*no row passed"):
+            compare.Comparison(a, b)
 
 
 GUEST = """MMBENCH-BENCH guest boot_id=1234-abcd

@@ -56,6 +56,23 @@ class Refused(support.Options, unittest.TestCase):
                      says="did you mean samples?")
         self.refused("--param", "SAMPLES=5",
                      says="parameter names are lower case, e.g. samples=")
+
+    def test_slow_into_as_the_module_checks_it(self):
+        self.refused("--param", "slow_into=kmalloc:40",
+                     says="kmalloc has a row per value of its list")
+        self.refused("--param", "slow_into=kmalloc_64:abc",
+                     says="'abc' is not a number from 1 to 10000")
+        self.refused("--param", "slow_into=kmalloc_64:10001",
+                     says="is not a number from 1 to 10000")
+        self.refused("--param", "slow_into=kmalloc_64",
+                     says="is not ROW:STEPS")
+        self.refused("--param", "slow_into=baseline:5",
+                     says="baseline is what the others are judged against")
+        self.refused("--param", "slow_into=kmalloc_concurrent:5",
+                     says="runs on several CPUs")
+        self.refused("--param", "slow_into=kmaloc_64:5", says="no row")
+        self.accepted("--param", "slow_into=kmalloc_64:40,"
+                      "inc_dec_zone_page_state:3")
         self.accepted("--param", "samples=3", "--param", "inject_extra_ns=0")
 
     def test_values_out_of_the_module_range(self):
