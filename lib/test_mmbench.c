@@ -423,8 +423,12 @@ static __always_inline u64 mmbench_chain(u64 x, u64 steps)
 	return x;
 }
 
-MMBENCH_OP(alu_chain,
-	   ctx->chain = mmbench_chain(ctx->chain, MMBENCH_CHAIN_STEPS))
+/* The same call as slow_into's, MMBENCH_CHAIN_STEPS an op, in one go. */
+static void alu_chain_op(struct mmbench_ctx *ctx)
+{
+	ctx->chain = mmbench_chain(ctx->chain,
+				   (u64)ctx->ops * MMBENCH_CHAIN_STEPS);
+}
 
 static long zone_item_read(struct mmbench_ctx *ctx)
 {
