@@ -1140,6 +1140,10 @@ def cmd_lava(args):
         raise Failure("./mmbench lava runs the job on Debian's stock 6.12 "
                       "cloud kernel for x86_64: not with --kernel, "
                       "--debug-kernel or --arch")
+    if args.accel == "kvm":
+        raise Failure("./mmbench lava's device runs QEMU under TCG (its "
+                      "qemu command has no KVM options): not with --accel "
+                      "kvm")
     setup.prepare()
     checks, results, found = lava_guest(setup)
     Phase.report()
