@@ -259,6 +259,15 @@ def cmd_compare_check(args):
     return check_known(args, results)
 
 
+def _comparison(d, sides, args):
+    """Folder @d of one comparison of compare-check: its boots measured
+    now, or those of an earlier run with --reuse."""
+    if not args.reuse:
+        d.mkdir(parents=True, exist_ok=True)
+        alternate(sides, args.boots, args.loads, d)
+    return d
+
+
 def check_aa(args, results):
     """The stock kernel against itself, @args.comparisons times."""
     if not args.reuse:
@@ -268,10 +277,7 @@ def check_aa(args, results):
     total = {}
     lines = []
     for n in range(1, args.comparisons + 1):
-        d = results / f"aa{n:02d}"
-        if not args.reuse:
-            d.mkdir(parents=True, exist_ok=True)
-            alternate(sides, args.boots, args.loads, d)
+        d = _comparison(results / f"aa{n:02d}", sides, args)
         c = run_compare([d / "A.jsonl"], [d / "B.jsonl"], args.norm, d,
                         plot=False, quiet=True)
         counts = c.counts()
@@ -361,10 +367,7 @@ def check_known(args, results):
     other = {}
     lines = []
     for n in range(1, args.comparisons + 1):
-        d = results / f"known{n:02d}"
-        if not args.reuse:
-            d.mkdir(parents=True, exist_ok=True)
-            alternate(sides, args.boots, args.loads, d)
+        d = _comparison(results / f"known{n:02d}", sides, args)
         for pct in KNOWN_PCTS:
             c = run_compare([d / "A.jsonl"], [d / f"B{pct}.jsonl"],
                             args.norm, d / f"B{pct}", plot=False,
@@ -606,9 +609,10 @@ def test_checks(args, results):
          "compare: exit status 1 (a regression)" if not undecided else
          "compare: exit status 0 (no regression found)",
          f"{exit_status(c)}; {where}"),
-        (r is not None and r.change is not None and
-         all(x.change is None or x.change < r.change for x in others),
-         f"compare: {CI_ROW} has the largest change of all rows",
+        (undecided or (r is not None and r.change is not None and
+         all(x.change is None or x.change < r.change for x in others)),
+         f"compare: {CI_ROW} has the largest change of all rows"
+         + (" (not judged: INCONCLUSIVE)" if undecided else ""),
          ", ".join(f"{x.row} {x.change:+.1f} %" for x in others
                    if x.change is not None and r and r.change is not None
                    and x.change >= r.change) + f"; {where}"),
