@@ -349,15 +349,22 @@ steps=$(cat $d/count_vm_event/slow_ops 2>&1)
 other=$(ls $d/alu_chain $d/baseline | grep -c slow_ops)
 list=$(cat $d/count_vm_event/sample_ns 2>&1)
 med=$(cat $d/count_vm_event/ns_per_op_median 2>&1)
-chain=$(cat $d/alu_chain/net_ns_per_op 2>&1)
-net=$(cat $d/count_vm_event/net_ns_per_op 2>&1)
+chain=$(cat $d/alu_chain/sample_ns 2>&1)
 loaded && rmmod test_mmbench
 mid=$(echo "$list" | tr ' ' '\n' | sort -n | sed -n 3p)
-# 2000 steps cost twice the alu_chain row (1000 steps) and more.
-big=$(awk -v n="$net" -v c="$chain" 'BEGIN { print (n + 0 > 1.5 * c) ? 1 : 0 }')
-[ $rc -eq 0 ] && [ "$st" = "pass pass " ] && [ "$steps" = 2000 ] && [ "$other" = 0 ] &&
+# 2000 steps cost twice the alu_chain row's 1000 (without slow_into the
+# row costs a hundredth of that).  Each row's fastest sample is the one
+# least inflated by the host; other rows ran between the two, so a busy
+# host may still move one against the other: at least 1.2 x is asked.
+fast=$(echo "$list" | tr ' ' '\n' | sort -n | head -1)
+cfast=$(echo "$chain" | tr ' ' '\n' | sort -n | head -1)
+big=$(awk -v n="$fast" -v c="$cfast" 'BEGIN { print (c + 0 > 0 && n + 0 > 1.2 * c) ? 1 : 0 }')
+# A debug kernel's rows may be noisy: their samples are published all
+# the same.
+echo "$st" | grep -Eq '^(pass|noisy) (pass|noisy) $'
+[ $? -eq 0 ] && [ $rc -eq 0 ] && [ "$steps" = 2000 ] && [ "$other" = 0 ] &&
 	[ "$(echo "$list" | wc -w)" = 5 ] && [ "$mid" = "$med" ] && [ "$big" = 1 ]
-result $? "slow_into=count_vm_event:2000 slows that row only, by over 1.5 x alu_chain ($net ns against $chain ns), and sample_ns holds its 5 samples" "rc=$rc status=$st slow_ops=$steps others=$other sample_ns=$list median=$med net=$net chain=$chain"
+result $? "slow_into=count_vm_event:2000 slows that row only, its fastest sample over 1.2 x alu_chain's ($fast ns against $cfast ns), and sample_ns holds its 5 samples" "rc=$rc status=$st slow_ops=$steps others=$other sample_ns=$list median=$med alu_chain sample_ns=$chain"
 
 # A context the path may not run in: unsupported, with the reason.
 insmod "$ko" context=preempt benchmarks=__mod_zone_page_state,count_vm_event
