@@ -6,6 +6,13 @@ the patch changes: Kconfig, Makefiles, MAINTAINERS, an index) and the files
 of this repository the patch adds as they are.  export() commits them, one
 commit a patch, on a branch of a git tree that holds the source tarball as
 one commit (made once, kept under out/), and runs git format-patch on them.
+
+A file named FILE@STAGE is the file as it is at that stage: lines between
+"/* series: NAME */" and "/* series: end */" belong to stage NAME, and are
+left out before it; the marker lines are left out always.  The stages of a
+file are the order of its FILE@STAGE entries; a line outside any region is
+in the first.  So one file grows over several patches, each of which
+builds, and this repository keeps one copy of it.
 """
 import os
 import re
@@ -69,10 +76,85 @@ def series():
     patches = [Patch(hunks, files) for hunks, files in entries]
     for p in patches:
         for rel in p.files:
-            if not (REPO / rel).exists():
+            if not (REPO / rel.split("@")[0]).exists():
                 raise Failure(f"tooling/upstream/series: {p.hunks} adds "
                               f"{rel}, which this repository lacks")
     return patches
+
+
+STAGE_MARK = re.compile(r"^/\* series: (\w+) \*/$")
+
+
+def stages(patches):
+    """{file: [its stages, in order]} of the FILE@STAGE entries."""
+    order = {}
+    for p in patches:
+        for rel in p.files:
+            if "@" in rel:
+                path, stage = rel.split("@", 1)
+                if stage in order.setdefault(path, []):
+                    raise Failure(f"tooling/upstream/series: {rel} twice")
+                order[path].append(stage)
+    return order
+
+
+def _in_comment(line, comment):
+    """Whether a C block comment is open after @line, given @comment at
+    its start (strings are not told apart: none of ours holds one)."""
+    i = 0
+    while True:
+        if comment:
+            j = line.find("*/", i)
+            if j < 0:
+                return True
+            comment, i = False, j + 2
+        else:
+            j, k = line.find("/*", i), line.find("//", i)
+            if j < 0 or 0 <= k < j:
+                return False
+            comment, i = True, j + 2
+
+
+def staged_text(text, stage, order, where="file"):
+    """@text at @stage of @order (its stages): the regions of later stages
+    and every marker line left out."""
+    if stage not in order:
+        raise Failure(f"{where}: no stage {stage} in {order}")
+    want = order.index(stage)
+    out, region, comment = [], None, False
+    for n, line in enumerate(text.splitlines(keepends=True), 1):
+        m = STAGE_MARK.match(line.rstrip("\n"))
+        if not m:
+            comment = _in_comment(line, comment)
+            if region is None or order.index(region) <= want:
+                out.append(line)
+            continue
+        if comment:
+            # It would end the comment it is in, in the file as it is.
+            raise Failure(f"{where}:{n}: a marker inside a comment")
+        name = m.group(1)
+        if name == "end":
+            if region is None:
+                raise Failure(f"{where}:{n}: an end marker outside a region")
+            region = None
+        elif region is not None:
+            raise Failure(f"{where}:{n}: region {name} inside {region}")
+        elif name not in order[1:]:
+            raise Failure(f"{where}:{n}: region {name} is not a later "
+                          f"stage of {order}")
+        else:
+            region = name
+    if region is not None:
+        raise Failure(f"{where}: region {region} never ends")
+    return "".join(out)
+
+
+def final_text(rel):
+    """What the series makes of repository file @rel in the end: its last
+    stage when it has stages, else the file as it is."""
+    text = (REPO / rel).read_text()
+    order = stages(series()).get(rel)
+    return staged_text(text, order[-1], order, rel) if order else text
 
 
 def git(tree, *args, env=None, capture=True, check=True):
@@ -149,6 +231,7 @@ def commit_series(tree, patches, name, email, date=None):
     try:
         git(tree, "read-tree", TAG, env=env)
         head = git(tree, "rev-parse", f"{TAG}^{{commit}}")
+        order = stages(patches)
         for p in patches:
             hunks = index.with_name("mmbench-export-hunks")
             hunks.write_text(p.diff)
@@ -160,6 +243,16 @@ def commit_series(tree, patches, name, email, date=None):
                 raise Failure(f"tooling/upstream/{p.hunks}: its hunks do not "
                               "apply on linux-source-6.12") from e
             for rel in p.files:
+                if "@" in rel:
+                    f, stage = rel.split("@", 1)
+                    text = staged_text((REPO / f).read_text(), stage,
+                                       order[f], f)
+                    staged = index.with_name("mmbench-export-staged")
+                    staged.write_text(text)
+                    blob = git(tree, "hash-object", "-w", str(staged))
+                    git(tree, "update-index", "--add", "--cacheinfo",
+                        f"100644,{blob},{f}", env=env)
+                    continue
                 for f in repo_files(rel):
                     blob = git(tree, "hash-object", "-w", str(REPO / f))
                     mode = "100755" if os.access(REPO / f, os.X_OK) \
@@ -250,7 +343,7 @@ def fill_cover_letter(path, figures):
     """Put tooling/upstream/cover-letter, @figures in it, into the cover
     letter git format-patch wrote at @path."""
     subject, _, blurb = COVER.read_text().partition("\n\n")
-    lines = len((REPO / "lib" / "test_mmbench.c").read_text().splitlines())
+    lines = len(final_text("lib/test_mmbench.c").splitlines())
     blurb = blurb.replace("@FIGURES@\n", "\n" + figures + "\n")
     blurb = blurb.replace("@MODULE_LINES@", str(lines))
     text = path.read_text()

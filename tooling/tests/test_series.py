@@ -46,6 +46,39 @@ class SeriesFile(unittest.TestCase):
                 series.Patch("x.patch", [])
 
 
+class Stages(unittest.TestCase):
+    ORDER = ["one", "two", "three"]
+    TEXT = ("a\n/* series: two */\nb\n/* series: end */\nc\n"
+            "/* series: three */\nd\n/* series: end */\n")
+
+    def test_a_stage_has_its_regions_and_those_before(self):
+        got = [series.staged_text(self.TEXT, st, self.ORDER)
+               for st in self.ORDER]
+        self.assertEqual(got, ["a\nc\n", "a\nb\nc\n", "a\nb\nc\nd\n"])
+
+    def test_refuses_bad_regions(self):
+        for text, why in (("/* series: one */\nx\n/* series: end */\n",
+                           "region one is not a later stage"),
+                          ("/* series: nine */\n", "region nine is not"),
+                          ("/* series: two */\n/* series: three */\n",
+                           "region three inside two"),
+                          ("/* series: two */\nx\n", "two never ends"),
+                          ("x\n/* series: end */\n", ":2: an end marker"),
+                          ("/**\n * x\n/* series: two */\n */\n",
+                           ":3: a marker inside a comment")):
+            with self.assertRaisesRegex(Failure, why):
+                series.staged_text(text, "three", self.ORDER, "f")
+        with self.assertRaisesRegex(Failure, "no stage four"):
+            series.staged_text("x\n", "four", self.ORDER)
+
+    def test_stages_are_the_order_of_the_entries(self):
+        p = [mock.Mock(files=["a@x", "b"]), mock.Mock(files=["a@y", "c@z"])]
+        self.assertEqual(series.stages(p), {"a": ["x", "y"], "c": ["z"]})
+        with self.assertRaisesRegex(Failure, "a@x twice"):
+            series.stages([mock.Mock(files=["a@x"]),
+                           mock.Mock(files=["a@x"])])
+
+
 class TheSeries(unittest.TestCase):
     """tooling/upstream as it is in this repository."""
 
@@ -59,24 +92,49 @@ class TheSeries(unittest.TestCase):
 
     def test_adds_the_module_first_then_the_kselftest_then_the_docs(self):
         self.assertEqual([p.files[0].split("/")[0] for p in self.patches],
-                         ["lib", "tools", "Documentation"])
+                         ["lib"] * 5 + ["tools", "Documentation"])
+        self.assertEqual([p.files for p in self.patches[:5]],
+                         [[f"lib/test_mmbench.c@{st}"] for st in
+                          ("vmstat", "page_alloc", "slab", "page_frag",
+                           "cpus")])
+
+    def test_the_module_grows_stage_by_stage_to_all_of_it(self):
+        order = series.stages(self.patches)["lib/test_mmbench.c"]
+        text = (support.REPO / "lib/test_mmbench.c").read_text()
+        sizes = [len(series.staged_text(text, st, order, "module"))
+                 for st in order]
+        self.assertEqual(sizes, sorted(set(sizes)))
+        final = series.final_text("lib/test_mmbench.c")
+        self.assertNotIn("/* series:", final)
+        self.assertEqual(len(final.splitlines()),
+                         sum(1 for line in text.splitlines()
+                             if not series.STAGE_MARK.match(line)))
+        # What only the later stages have is theirs.
+        first = series.staged_text(text, order[0], order, "module")
+        for word in ("alloc_pages_bulk(", "kmem_cache_create(",
+                     "page_frag_alloc(", "ptr_ring_init("):
+            self.assertNotIn(word, first)
+            self.assertIn(word, final)
 
     def test_hunks_touch_only_files_the_series_does_not_add(self):
-        added = {f for p in self.patches for f in p.files}
+        added = {f.split("@")[0] for p in self.patches for f in p.files}
         for p in self.patches:
             for touched in re.findall(r"^\+\+\+ b/(\S+)", p.diff, re.M):
                 self.assertNotIn(touched, added, p.hunks)
 
     def test_maintainers_covers_every_file_it_adds(self):
         # checkpatch asks for a MAINTAINERS update with every new file
-        entries = []
+        entries, added = [], set()
         for p in self.patches:
-            self.assertIn("+++ b/MAINTAINERS", p.diff, p.hunks)
+            new = {rel.split("@")[0] for rel in p.files} - added
+            if new:
+                self.assertIn("+++ b/MAINTAINERS", p.diff, p.hunks)
             entries += re.findall(r"^\+F:\t(\S+)", p.diff, re.M)
-            for rel in p.files:
+            for rel in new:
                 self.assertTrue(any(rel == e or rel.startswith(e) or
                                     (rel + "/").startswith(e)
                                     for e in entries), rel)
+            added |= new
 
     def test_commit_messages_read_as_kernel_commits(self):
         for p in self.patches:
@@ -93,7 +151,7 @@ class TheSeries(unittest.TestCase):
         self.assertIn("+config TEST_MMBENCH\n", kconfig)
         self.assertIn("+obj-$(CONFIG_TEST_MMBENCH) += test_mmbench.o\n",
                       kconfig)
-        self.assertIn("+TARGETS += mm/mmbench\n", self.patches[1].diff)
+        self.assertIn("+TARGETS += mm/mmbench\n", self.patches[5].diff)
 
     def test_signed_off_by_the_author(self):
         msg = series.commit_message(self.patches[0], "A B", "a@b")
@@ -159,6 +217,18 @@ class OnAGitTree(unittest.TestCase):
         self.assertEqual(git(self.tree, "status", "--porcelain"), "")
         self.assertEqual(git(self.tree, "rev-parse", "HEAD"),
                          git(self.tree, "rev-parse", "pristine^{commit}"))
+
+    def test_a_staged_file_is_committed_as_it_is_at_each_stage(self):
+        order = ["vmstat", "page_alloc", "slab", "page_frag", "cpus"]
+        patches = [self.patch("", [f"lib/test_mmbench.c@{st}"], f"lib: {st}")
+                   for st in order]
+        head = series.commit_series(self.tree, patches, "A", "a@b")
+        text = (support.REPO / "lib/test_mmbench.c").read_text()
+        for rev, st in ((f"{head}~4", "vmstat"), (f"{head}~2", "slab"),
+                        (head, "cpus")):
+            self.assertEqual(
+                git(self.tree, "show", f"{rev}:lib/test_mmbench.c"),
+                series.staged_text(text, st, order).rstrip("\n"))
 
     def test_hunks_that_do_not_apply_name_their_file(self):
         bad = self.patch("diff --git a/lib/Makefile b/lib/Makefile\n"
