@@ -29,10 +29,14 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+/* series: page_frag */
 #include <linux/page_frag_cache.h>
+/* series: end */
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+/* series: cpus */
 #include <linux/ptr_ring.h>
+/* series: end */
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -42,6 +46,12 @@
 #include <linux/utsname.h>
 #include <linux/vmstat.h>
 #include <linux/wait.h>
+
+/*
+ * For high orders and for what a benchmark holds many of at once: fail
+ * and be counted rather than warn, reclaim hard or OOM.
+ */
+#define MMBENCH_GFP_MAYFAIL	(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY)
 
 /* Counters nothing in the kernel decides on; each row puts them back. */
 #define MMBENCH_ZONE_ITEM	NR_MLOCK
@@ -57,16 +67,24 @@
 #define MMBENCH_MAX_DELAY_NS	100000U
 #define MMBENCH_MAX_SLOW	10000U	/* a batch of 65536 ops: under a second */
 #define MMBENCH_CHAIN_STEPS	1000	/* of one alu_chain op */
+/* series: page_alloc */
 #define MMBENCH_MAX_BATCH	65536U
 #define MMBENCH_MAX_BULK	1024U
 #define MMBENCH_BATCH_BYTES	(16UL << 20)
-#define MMBENCH_BULK_SIZE	256
 #define MMBENCH_HIGH_ORDER	(MAX_PAGE_ORDER < 9 ? MAX_PAGE_ORDER : 9)
+/* series: end */
+/* series: slab */
+#define MMBENCH_BULK_SIZE	256
+/* series: end */
+/* series: page_frag */
 #define MMBENCH_FRAG_ALIGN	64
+/* series: end */
+/* series: cpus */
 #define MMBENCH_RING_SIZE	1024
 #define MMBENCH_STALL_NS	(2ULL * NSEC_PER_SEC)
 #define MMBENCH_TEAM_MIN_OPS	256
 #define MMBENCH_TEAM_SIZE	256
+/* series: end */
 /* Most ops between two restores of a vmstat counter (4 MiB of NR_MLOCK). */
 #define MMBENCH_STRETCH		1024
 /* A sample lasts at least this many clock reads, or clock steps. */
@@ -100,15 +118,21 @@ static const char * const mmbench_context_names[] = {
 
 /* Files a row has beside the ones every row has. */
 #define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
-#define MMBENCH_SHOWS_ORDER	BIT(1)	/* order */
-#define MMBENCH_SHOWS_SIZE	BIT(2)	/* size_bytes */
-#define MMBENCH_SHOWS_BULK	BIT(3)	/* bulk */
-#define MMBENCH_SHOWS_INJECT	BIT(4)	/* inject_ndelay */
-#define MMBENCH_SHOWS_COUNTER	BIT(5)	/* counter_delta */
-#define MMBENCH_SHOWS_PAGES	BIT(6)	/* free_pages_delta */
-#define MMBENCH_SHOWS_TEAM	BIT(7)	/* team_cpus */
-#define MMBENCH_SHOWS_CYCLES	BIT(8)	/* net_cycles_per_op, on x86 */
-#define MMBENCH_SHOWS_SLOW	BIT(9)	/* slow_ops */
+#define MMBENCH_SHOWS_INJECT	BIT(1)	/* inject_ndelay */
+#define MMBENCH_SHOWS_COUNTER	BIT(2)	/* counter_delta */
+#define MMBENCH_SHOWS_CYCLES	BIT(3)	/* net_cycles_per_op, on x86 */
+#define MMBENCH_SHOWS_SLOW	BIT(4)	/* slow_ops */
+/* series: page_alloc */
+#define MMBENCH_SHOWS_ORDER	BIT(5)	/* order */
+#define MMBENCH_SHOWS_BULK	BIT(6)	/* bulk */
+#define MMBENCH_SHOWS_PAGES	BIT(7)	/* free_pages_delta */
+/* series: end */
+/* series: slab */
+#define MMBENCH_SHOWS_SIZE	BIT(8)	/* size_bytes */
+/* series: end */
+/* series: cpus */
+#define MMBENCH_SHOWS_TEAM	BIT(9)	/* team_cpus */
+/* series: end */
 
 /* A list parameter: a benchmark with one has a row per value. */
 struct mmbench_list {
@@ -125,37 +149,20 @@ static struct mmbench_list mmbench_delays = {
 	.max = MMBENCH_MAX_DELAY_NS, .suffix = "", .shows = MMBENCH_SHOWS_DELAY,
 };
 
+/* series: page_alloc */
 static struct mmbench_list mmbench_orders = {
 	.vals = { 0, 1, 2, 3, MMBENCH_HIGH_ORDER }, .nr = 5,
 	.max = MAX_PAGE_ORDER, .suffix = "order", .shows = MMBENCH_SHOWS_ORDER,
 };
 
-static struct mmbench_list mmbench_sizes = {
-	.vals = { 8, 64, 96, 192, 1000, 4096, KMALLOC_MAX_CACHE_SIZE },
-	.nr = 7, .min = 1, .max = KMALLOC_MAX_CACHE_SIZE, .suffix = "",
-	.shows = MMBENCH_SHOWS_SIZE,
-};
-
+/* series: end */
+/* series: page_alloc */
 static struct mmbench_list mmbench_bulk = {
 	.vals = { 16, 64, 256 }, .nr = 3, .min = 1, .max = MMBENCH_MAX_BULK,
 	.suffix = "", .shows = MMBENCH_SHOWS_BULK,
 };
 
-static struct mmbench_list mmbench_frag_sizes = {
-	.vals = { 64, 250, 2048 }, .nr = 3, .min = 1, .max = PAGE_SIZE,
-	.suffix = "", .shows = MMBENCH_SHOWS_SIZE,
-};
-
 static unsigned int mmbench_batch = 1024;
-/* CPUs of the concurrent benchmarks, when the cpus parameter is given. */
-static struct cpumask mmbench_cpus_mask;
-static bool mmbench_cpus_given;
-static int mmbench_push_cpu = -1;
-static int mmbench_pop_cpu = -1;
-
-struct mmbench_team;
-struct mmbench_worker;
-struct mmbench_bench;
 
 /*
  * What an allocator benchmark's ops counted: @failed counts failed calls,
@@ -168,6 +175,32 @@ struct mmbench_counts {
 	u64 corrupt;
 };
 
+/* series: end */
+/* series: slab */
+static struct mmbench_list mmbench_sizes = {
+	.vals = { 8, 64, 96, 192, 1000, 4096, KMALLOC_MAX_CACHE_SIZE },
+	.nr = 7, .min = 1, .max = KMALLOC_MAX_CACHE_SIZE, .suffix = "",
+	.shows = MMBENCH_SHOWS_SIZE,
+};
+
+/* series: end */
+/* series: page_frag */
+static struct mmbench_list mmbench_frag_sizes = {
+	.vals = { 64, 250, 2048 }, .nr = 3, .min = 1, .max = PAGE_SIZE,
+	.suffix = "", .shows = MMBENCH_SHOWS_SIZE,
+};
+
+/* series: end */
+/* series: cpus */
+/* CPUs of the concurrent benchmarks, when the cpus parameter is given. */
+static struct cpumask mmbench_cpus_mask;
+static bool mmbench_cpus_given;
+static int mmbench_push_cpu = -1;
+static int mmbench_pop_cpu = -1;
+
+struct mmbench_team;
+struct mmbench_worker;
+
 /* On the run's CPU, on every CPU of cpus= at once, or push_cpu to pop_cpu. */
 enum mmbench_team_kind {
 	MMBENCH_TEAM_NONE,
@@ -175,23 +208,33 @@ enum mmbench_team_kind {
 	MMBENCH_TEAM_PAIR,
 };
 
+/* series: end */
+struct mmbench_bench;
+
 /* State of one benchmark while it runs. */
 struct mmbench_ctx {
 	struct page *page;		/* its zone and node are the ones updated */
 	struct zone *zone;
 	struct pglist_data *pgdat;
 	u32 ops;			/* in the sample about to run */
-	bool sized;			/* @ops is the row's final size */
-	bool verify;			/* untimed: mark, check, count each block */
-	int faults;			/* make-it-fail of the run's starter */
 	u32 arg;			/* the row's value of its list */
 	u32 inject_ns;			/* ndelay() added to each op */
+/* series: page_alloc */
+	bool verify;			/* untimed: mark, check, count each block */
+	int faults;			/* make-it-fail of the run's starter */
 	u32 batch;			/* pages per batch of alloc_pages_batch */
 	u32 unit;			/* a sample has whole units of this many */
-	struct kmem_cache *cache;
 	void **ptrs;
-	struct page_frag_cache frag;
 	struct mmbench_counts n;
+/* series: end */
+/* series: slab */
+	struct kmem_cache *cache;
+/* series: end */
+/* series: page_frag */
+	struct page_frag_cache frag;
+/* series: end */
+/* series: cpus */
+	bool sized;			/* @ops is the row's final size */
 	struct mmbench_team *team;
 	/* Latest team sample: its slowest CPU's time, the start spread. */
 	u64 team_ns;
@@ -200,9 +243,10 @@ struct mmbench_ctx {
 	u64 team_skew;
 	u64 team_wait[2];		/* ns push_cpu, pop_cpu waited */
 	u64 team_busy[2];		/* and worked */
+	bool why_partial;		/* @why is team_op()'s, a worker's is due */
+/* series: end */
 	const char *abort;		/* why the row stops: @why or a constant */
 	char why[MMBENCH_REASON_LEN];
-	bool why_partial;		/* @why is team_op()'s, a worker's is due */
 	const struct mmbench_bench *bench;
 	long delta;			/* 1, for a variable count_vm_events() */
 	u32 slow;			/* slow_into steps added to each op */
@@ -218,11 +262,6 @@ struct mmbench_ctx {
  * @contexts: contexts the path may run in, BIT(enum mmbench_context)
  * @context: the context it runs in unless the context parameter says else
  * @list: one row per value of this list, or NULL for one row
- * @team: runs on several CPUs; @op then starts a team sample and waits
- * @work: what each CPU does, push_cpu's in a pair
- * @pop_work: what pop_cpu does in a pair
- * @drain: frees a block left in a pair's ring
- * @pages_back: every page taken goes back to the page allocator
  * @setup: untimed; 0, -EOPNOTSUPP ("unsupported", @reason says why) or error
  * @teardown: undoes @setup
  * @prep: untimed, before each stretch of at most MMBENCH_STRETCH ops
@@ -237,11 +276,20 @@ struct mmbench_bench {
 	unsigned int contexts;
 	enum mmbench_context context;
 	struct mmbench_list *list;
+/* series: cpus */
+	/** @team: runs on several CPUs; @op then starts a sample and waits */
 	enum mmbench_team_kind team;
+	/** @work: what each CPU does, push_cpu's in a pair */
 	void (*work)(struct mmbench_worker *w);
+	/** @pop_work: what pop_cpu does in a pair */
 	void (*pop_work)(struct mmbench_worker *w);
+	/** @drain: frees a block left in a pair's ring */
 	void (*drain)(void *priv, void *p);
+/* series: end */
+/* series: page_alloc */
+	/** @pages_back: every page taken goes back to the page allocator */
 	bool pages_back;
+/* series: end */
 	int (*setup)(struct mmbench_ctx *ctx, char *reason);
 	void (*teardown)(struct mmbench_ctx *ctx);
 	void (*prep)(struct mmbench_ctx *ctx);
@@ -297,13 +345,17 @@ struct mmbench_result {
 	u64 cycles;			/* median */
 	s64 net_ns;			/* median minus the baseline's */
 	s64 net_cycles;
+/* series: cpus */
 	u32 team_cpus;
 	u64 skew_ns;			/* largest start spread of a sample */
 	u64 wait_ns[2];			/* push_cpu, pop_cpu on the ring */
 	u64 busy_ns[2];
 	u64 team_ops;			/* ops of the samples summed */
+/* series: end */
+/* series: page_alloc */
 	long free_pages_delta;		/* the node's, per-CPU lists too */
 	long free_pages_slack;		/* how far below 0 it may go */
+/* series: end */
 	long counter_delta;
 	u64 loop_min;			/* empty loop right after, or 0 */
 };
@@ -335,7 +387,9 @@ static void mmbench_result_reset(struct mmbench_result *r)
 	r->noise = MMBENCH_NONE;
 	r->net_ns = MMBENCH_NONE;
 	r->net_cycles = MMBENCH_NONE;
+/* series: page_alloc */
 	r->free_pages_delta = MMBENCH_NONE_LONG;
+/* series: end */
 	r->counter_delta = MMBENCH_NONE_LONG;
 }
 
@@ -511,6 +565,7 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 #define vm_event_restore	NULL
 #endif
 
+/* series: page_alloc */
 /* ---- page allocator ---- */
 
 /* Marks at both ends of a block, checked before its free. */
@@ -531,112 +586,6 @@ static __always_inline void mmbench_check(struct mmbench_counts *n,
 	if (unlikely(READ_ONCE(b[0]) != 0xa5 ||
 		     (size > 1 && READ_ONCE(b[size - 1]) != 0x5a)))
 		n->corrupt++;
-}
-
-/*
- * Take a block, give it back.  With constant @alloc, @free and @verify the
- * loop calls the allocator directly; the timed copy (!@verify) only counts
- * failures.  @align 0 folds away.
- */
-static __always_inline void
-__mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
-		    unsigned long align, void *priv,
-		    void *(*alloc)(void *priv, size_t size),
-		    void (*free)(void *priv, void *p), const bool verify)
-{
-	u64 failed = n->failed;
-	void *p;
-	u32 i;
-
-	for (i = 0; i < ops; i++) {
-		p = alloc(priv, size);
-		if (unlikely(!p)) {
-			n->failed++;
-			continue;
-		}
-		if (verify) {
-			n->allocs++;
-			if (align && !IS_ALIGNED((unsigned long)p, align))
-				n->corrupt++;
-			mmbench_mark(p, size);
-			mmbench_check(n, p, size);
-		}
-		free(priv, p);
-		if (verify)
-			n->frees++;
-	}
-	if (!verify) {
-		n->allocs += ops - (n->failed - failed);
-		n->frees += ops - (n->failed - failed);
-	}
-}
-
-static __always_inline void
-mmbench_pair_loop(struct mmbench_counts *n, u32 ops, bool verify,
-		  size_t size, unsigned long align, void *priv,
-		  void *(*alloc)(void *priv, size_t size),
-		  void (*free)(void *priv, void *p))
-{
-	if (verify)
-		__mmbench_pair_loop(n, ops, size, align, priv, alloc, free,
-				    true);
-	else
-		__mmbench_pair_loop(n, ops, size, align, priv, alloc, free,
-				    false);
-}
-
-static __always_inline void *kmalloc_block(void *priv, size_t size)
-{
-	return kmalloc(size, GFP_KERNEL);
-}
-
-static __always_inline void kfree_block(void *priv, void *p)
-{
-	kfree(p);
-}
-
-static __always_inline void *cache_block(void *cache, size_t size)
-{
-	return kmem_cache_alloc(cache, GFP_KERNEL);
-}
-
-static __always_inline void cache_free_block(void *cache, void *p)
-{
-	kmem_cache_free(cache, p);
-}
-
-static __always_inline void *frag_block(void *frag, size_t size)
-{
-	return page_frag_alloc(frag, size, GFP_KERNEL);
-}
-
-static __always_inline void *frag_aligned_block(void *frag, size_t size)
-{
-	return page_frag_alloc_align(frag, size, GFP_KERNEL,
-				     MMBENCH_FRAG_ALIGN);
-}
-
-static __always_inline void frag_free_block(void *frag, void *p)
-{
-	page_frag_free(p);
-}
-
-/*
- * For high orders and for what a benchmark holds many of at once: fail
- * and be counted rather than warn, reclaim hard or OOM.
- */
-#define MMBENCH_GFP_MAYFAIL	(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY)
-
-static __always_inline void *page_block(void *priv, size_t size)
-{
-	struct page *page = alloc_page(MMBENCH_GFP_MAYFAIL);
-
-	return page ? page_address(page) : NULL;
-}
-
-static __always_inline void page_free_block(void *priv, void *p)
-{
-	free_page((unsigned long)p);
 }
 
 /* Alloc then free at once: from and back to the per-CPU lists. */
@@ -768,7 +717,102 @@ static long outstanding_read(struct mmbench_ctx *ctx)
 	return ctx->n.allocs - ctx->n.frees;
 }
 
+/*
+ * Fault injection's task filter fails the allocations of tasks marked in
+ * /proc/<pid>/make-it-fail.  A run started by a marked task gives the mark
+ * to its samples only, those of a team's threads too.
+ */
+static int mmbench_fault_mark(void)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	return current->make_it_fail;
+#else
+	return 0;
+#endif
+}
+
+static void mmbench_set_fault_mark(struct task_struct *task, int mark)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	task->make_it_fail = mark;
+#endif
+}
+
+/* series: end */
+/* series: slab */
 /* ---- slab allocator ---- */
+
+/*
+ * Take a block, give it back.  With constant @alloc, @free and @verify the
+ * loop calls the allocator directly; the timed copy (!@verify) only counts
+ * failures.  @align 0 folds away.
+ */
+static __always_inline void
+__mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
+		    unsigned long align, void *priv,
+		    void *(*alloc)(void *priv, size_t size),
+		    void (*free)(void *priv, void *p), const bool verify)
+{
+	u64 failed = n->failed;
+	void *p;
+	u32 i;
+
+	for (i = 0; i < ops; i++) {
+		p = alloc(priv, size);
+		if (unlikely(!p)) {
+			n->failed++;
+			continue;
+		}
+		if (verify) {
+			n->allocs++;
+			if (align && !IS_ALIGNED((unsigned long)p, align))
+				n->corrupt++;
+			mmbench_mark(p, size);
+			mmbench_check(n, p, size);
+		}
+		free(priv, p);
+		if (verify)
+			n->frees++;
+	}
+	if (!verify) {
+		n->allocs += ops - (n->failed - failed);
+		n->frees += ops - (n->failed - failed);
+	}
+}
+
+static __always_inline void
+mmbench_pair_loop(struct mmbench_counts *n, u32 ops, bool verify,
+		  size_t size, unsigned long align, void *priv,
+		  void *(*alloc)(void *priv, size_t size),
+		  void (*free)(void *priv, void *p))
+{
+	if (verify)
+		__mmbench_pair_loop(n, ops, size, align, priv, alloc, free,
+				    true);
+	else
+		__mmbench_pair_loop(n, ops, size, align, priv, alloc, free,
+				    false);
+}
+
+static __always_inline void *kmalloc_block(void *priv, size_t size)
+{
+	return kmalloc(size, GFP_KERNEL);
+}
+
+static __always_inline void kfree_block(void *priv, void *p)
+{
+	kfree(p);
+}
+
+static __always_inline void *cache_block(void *cache, size_t size)
+{
+	return kmem_cache_alloc(cache, GFP_KERNEL);
+}
+
+static __always_inline void cache_free_block(void *cache, void *p)
+{
+	kmem_cache_free(cache, p);
+}
 
 static void kmalloc_op(struct mmbench_ctx *ctx)
 {
@@ -866,7 +910,25 @@ static __always_inline void kfree_bulk_loop(struct mmbench_ctx *ctx,
 
 MMBENCH_VERIFY_OP(kfree_bulk)
 
+/* series: end */
+/* series: page_frag */
 /* ---- page_frag ---- */
+
+static __always_inline void *frag_block(void *frag, size_t size)
+{
+	return page_frag_alloc(frag, size, GFP_KERNEL);
+}
+
+static __always_inline void *frag_aligned_block(void *frag, size_t size)
+{
+	return page_frag_alloc_align(frag, size, GFP_KERNEL,
+				     MMBENCH_FRAG_ALIGN);
+}
+
+static __always_inline void frag_free_block(void *frag, void *p)
+{
+	page_frag_free(p);
+}
 
 static int page_frag_setup(struct mmbench_ctx *ctx, char *reason)
 {
@@ -892,7 +954,21 @@ static void page_frag_aligned_op(struct mmbench_ctx *ctx)
 			  frag_free_block);
 }
 
+/* series: end */
+/* series: cpus */
 /* ---- several CPUs ---- */
+
+static __always_inline void *page_block(void *priv, size_t size)
+{
+	struct page *page = alloc_page(MMBENCH_GFP_MAYFAIL);
+
+	return page ? page_address(page) : NULL;
+}
+
+static __always_inline void page_free_block(void *priv, void *p)
+{
+	free_page((unsigned long)p);
+}
 
 /* One CPU of a team, in a thread bound to it; times of the latest sample */
 struct mmbench_worker {
@@ -1157,27 +1233,6 @@ static void team_teardown(struct mmbench_ctx *ctx)
 	ctx->team = NULL;
 }
 
-/*
- * Fault injection's task filter fails the allocations of tasks marked in
- * /proc/<pid>/make-it-fail.  A run started by a marked task gives the mark
- * to its samples only, those of a team's threads too.
- */
-static int mmbench_fault_mark(void)
-{
-#ifdef CONFIG_FAULT_INJECTION
-	return current->make_it_fail;
-#else
-	return 0;
-#endif
-}
-
-static void mmbench_set_fault_mark(struct task_struct *task, int mark)
-{
-#ifdef CONFIG_FAULT_INJECTION
-	task->make_it_fail = mark;
-#endif
-}
-
 /* Start a thread on each CPU of the team; they wait for team_op(). */
 static int team_setup(struct mmbench_ctx *ctx, char *reason)
 {
@@ -1425,16 +1480,21 @@ static void ring_pop_work(struct mmbench_worker *w)
 			break;
 }
 
+/* series: end */
 /* Fields most entries share: any context (preemptible unless told)... */
 #define MMBENCH_ANY		.contexts = MMBENCH_ANY_CONTEXT
+/* series: page_alloc */
 /* ...or an allocator's: it may sleep, and counts its blocks. */
 #define MMBENCH_ALLOC		.contexts = BIT(MMBENCH_PREEMPT),	\
 				.read = outstanding_read
+/* series: end */
+/* series: cpus */
 #define MMBENCH_TEAM_OPS	.setup = team_setup,			\
 				.teardown = team_teardown, .op = team_op
 #define MMBENCH_PAIR_OPS(_name)	MMBENCH_TEAM_OPS,			\
 				.work = _name##_push_work,		\
 				.pop_work = _name##_pop_work
+/* series: end */
 
 /* The baseline is first: every other benchmark is judged against it. */
 static const struct mmbench_bench mmbench_benches[] = {
@@ -1470,6 +1530,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 	}, { .name = "count_vm_events", .group = "vmstat", .unit = "one call",
 	  MMBENCH_ANY, .setup = vm_event_setup, .op = count_vm_events_op,
 	  .restore = vm_event_restore, .read = vm_event_read,
+/* series: page_alloc */
 	}, { .name = "alloc_pages", .group = "page_alloc",
 	  .unit = "alloc_pages() and __free_pages() at once", MMBENCH_ALLOC,
 	  .list = &mmbench_orders, .op = pages_pair_op, .pages_back = true,
@@ -1481,6 +1542,8 @@ static const struct mmbench_bench mmbench_benches[] = {
 	  .unit = "order-0 page from alloc_pages_bulk(), freed", MMBENCH_ALLOC,
 	  .list = &mmbench_bulk, .setup = pages_bulk_setup,
 	  .op = pages_bulk_op, .pages_back = true,
+/* series: end */
+/* series: slab */
 	}, { .name = "kmalloc", .group = "slab", .unit = "kmalloc() and kfree()",
 	  MMBENCH_ALLOC, .list = &mmbench_sizes, .op = kmalloc_op,
 	}, { .name = "kmem_cache", .group = "slab",
@@ -1495,6 +1558,8 @@ static const struct mmbench_bench mmbench_benches[] = {
 	}, { .name = "kfree_bulk", .group = "slab",
 	  .unit = "kmalloc(), freed by kfree_bulk()", MMBENCH_ALLOC,
 	  .list = &mmbench_bulk, .setup = bulk_setup, .op = kfree_bulk_op,
+/* series: end */
+/* series: page_frag */
 	}, { .name = "page_frag", .group = "page_frag",
 	  .unit = "page_frag_alloc() and page_frag_free()", MMBENCH_ALLOC,
 	  .list = &mmbench_frag_sizes, .setup = page_frag_setup,
@@ -1505,6 +1570,8 @@ static const struct mmbench_bench mmbench_benches[] = {
 	  MMBENCH_ALLOC, .list = &mmbench_frag_sizes,
 	  .setup = page_frag_setup, .teardown = page_frag_teardown,
 	  .op = page_frag_aligned_op, .pages_back = true,
+/* series: end */
+/* series: cpus */
 	}, { .name = "alloc_pages_concurrent", .group = "page_alloc",
 	  .unit = "order-0 alloc and free, on every CPU of cpus at once",
 	  MMBENCH_ALLOC, .team = MMBENCH_TEAM_ALL, MMBENCH_TEAM_OPS,
@@ -1533,6 +1600,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 	  .unit = "pointer through the ring from push_cpu to pop_cpu",
 	  .contexts = BIT(MMBENCH_PREEMPT), .team = MMBENCH_TEAM_PAIR,
 	  MMBENCH_PAIR_OPS(ring),
+/* series: end */
 	},
 };
 
@@ -1653,11 +1721,13 @@ static int inject_into_set(const char *val, const struct kernel_param *kp)
 			       mmbench_benches[i].name);
 			return -EINVAL;
 		}
+/* series: cpus */
 		if (mmbench_benches[i].team) {
 			pr_err("%s: cannot inject into %s: it runs on several CPUs\n",
 			       kp->name, mmbench_benches[i].name);
 			return -EINVAL;
 		}
+/* series: end */
 	}
 	bitmap_copy(mmbench_inject_into, sel, MMBENCH_NR);
 	return 0;
@@ -1751,20 +1821,6 @@ module_param_cb(inject_extra_ns, &uint_range_ops, &inject_extra_ns_param, 0444);
 MODULE_PARM_DESC(inject_extra_ns,
 		 "Test only: ns added, unreported, to each injected ndelay(), so that a wrong measurement is seen to fail, 0..100000 (default 0)");
 
-static struct mmbench_uint_param inject_stall_ms_param = {
-	.value = &mmbench_inject_stall_ms, .min = 0, .max = 10000,
-};
-module_param_cb(inject_stall_ms, &uint_range_ops, &inject_stall_ms_param, 0444);
-MODULE_PARM_DESC(inject_stall_ms,
-		 "Test only: ms that the last worker of each multi-CPU benchmark sleeps once, in the warm-up, 0..10000 (default 0): over 4000 the team stalls (team_op() gives up), over 2000 a pair whose sample overflows the 1024-entry ring too (push_cpu gives up)");
-
-static struct mmbench_uint_param batch_param = {
-	.value = &mmbench_batch, .min = 1, .max = MMBENCH_MAX_BATCH,
-};
-module_param_cb(batch, &uint_range_ops, &batch_param, 0444);
-MODULE_PARM_DESC(batch,
-		 "Blocks allocated before any is freed by alloc_pages_batch, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
-
 static int cpu_set(const char *val, const struct kernel_param *kp)
 {
 	int v;
@@ -1788,6 +1844,24 @@ static const struct kernel_param_ops cpu_ops = {
 module_param_cb(cpu, &cpu_ops, &mmbench_cpu, 0444);
 MODULE_PARM_DESC(cpu,
 		 "CPU to run on, or -1 for the first online CPU (default -1)");
+
+/* series: page_alloc */
+static struct mmbench_uint_param batch_param = {
+	.value = &mmbench_batch, .min = 1, .max = MMBENCH_MAX_BATCH,
+};
+module_param_cb(batch, &uint_range_ops, &batch_param, 0444);
+MODULE_PARM_DESC(batch,
+		 "Blocks allocated before any is freed by alloc_pages_batch, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
+
+/* series: end */
+/* series: cpus */
+static struct mmbench_uint_param inject_stall_ms_param = {
+	.value = &mmbench_inject_stall_ms, .min = 0, .max = 10000,
+};
+module_param_cb(inject_stall_ms, &uint_range_ops, &inject_stall_ms_param, 0444);
+MODULE_PARM_DESC(inject_stall_ms,
+		 "Test only: ms that the last worker of each multi-CPU benchmark sleeps once, in the warm-up, 0..10000 (default 0): over 4000 the team stalls (team_op() gives up), over 2000 a pair whose sample overflows the 1024-entry ring too (push_cpu gives up)");
+
 module_param_cb(push_cpu, &cpu_ops, &mmbench_push_cpu, 0444);
 MODULE_PARM_DESC(push_cpu,
 		 "CPU that allocates in the remote-free benchmarks, or -1 for the first of cpus (default -1)");
@@ -1841,6 +1915,7 @@ module_param_cb(cpus, &cpus_ops, NULL, 0444);
 MODULE_PARM_DESC(cpus,
 		 "CPUs of the concurrent benchmarks, a list such as 0-3,6 (default: all online)");
 
+/* series: end */
 static int context_set(const char *val, const struct kernel_param *kp)
 {
 	int i = sysfs_match_string(mmbench_context_names, val);
@@ -1917,18 +1992,24 @@ static const struct kernel_param_ops u32_list_ops = {
 module_param_cb(delays, &u32_list_ops, &mmbench_delays, 0444);
 MODULE_PARM_DESC(delays,
 		 "Comma-separated D in ns for the ndelay benchmarks, up to 8, each 0..100000 (default 0,50,200,1000,5000)");
+/* series: page_alloc */
 module_param_cb(orders, &u32_list_ops, &mmbench_orders, 0444);
 MODULE_PARM_DESC(orders,
 		 "Comma-separated page orders for the page allocator benchmarks, up to 8, each 0..MAX_PAGE_ORDER (default 0,1,2,3,9)");
-module_param_cb(sizes, &u32_list_ops, &mmbench_sizes, 0444);
-MODULE_PARM_DESC(sizes,
-		 "Comma-separated object sizes in bytes for kmalloc and kmem_cache, up to 8, each 1..KMALLOC_MAX_CACHE_SIZE (default 8,64,96,192,1000,4096,8192)");
 module_param_cb(bulk, &u32_list_ops, &mmbench_bulk, 0444);
 MODULE_PARM_DESC(bulk,
 		 "Comma-separated objects per bulk call, up to 8, each 1..1024 (default 16,64,256)");
+/* series: end */
+/* series: slab */
+module_param_cb(sizes, &u32_list_ops, &mmbench_sizes, 0444);
+MODULE_PARM_DESC(sizes,
+		 "Comma-separated object sizes in bytes for kmalloc and kmem_cache, up to 8, each 1..KMALLOC_MAX_CACHE_SIZE (default 8,64,96,192,1000,4096,8192)");
+/* series: end */
+/* series: page_frag */
 module_param_cb(frag_sizes, &u32_list_ops, &mmbench_frag_sizes, 0444);
 MODULE_PARM_DESC(frag_sizes,
 		 "Comma-separated page_frag fragment sizes in bytes, up to 8, each 1..PAGE_SIZE (default 64,250,2048)");
+/* series: end */
 
 module_param(run_on_load, bool, 0444);
 MODULE_PARM_DESC(run_on_load,
@@ -2028,7 +2109,7 @@ static void mmbench_stretch(const struct mmbench_bench *b,
 	c0 = get_cycles();
 	if (b->op)
 		b->op(ctx);
-	if (ctx->slow && !ctx->verify) {
+	if (ctx->slow) {
 		ctx->chain = mmbench_chain(ctx->chain,
 					   (u64)ctx->ops * ctx->slow);
 		barrier();	/* the chain before the clocks are read */
@@ -2068,6 +2149,7 @@ static void mmbench_sample(const struct mmbench_bench *b,
 	} while (left);
 	ctx->ops = ops;
 	s->stolen = mmbench_steal(cpu) != steal;
+/* series: cpus */
 
 	if (b->team) {
 		/* This thread slept through the sample; its CPUs did not. */
@@ -2075,7 +2157,9 @@ static void mmbench_sample(const struct mmbench_bench *b,
 		s->cycles = ctx->team_cycles;
 		s->preempted = ctx->team_preempted;
 		s->stolen = false;
+		s->reads = 0;	/* they time themselves, see team_op() */
 	}
+/* series: end */
 }
 
 static bool mmbench_stopping(const struct mmbench_run *run)
@@ -2101,8 +2185,13 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 	u64 ps_per_op, want, cap, floor;
 	u32 ops;
 
-	/* Enough ops to hide a team's fixed costs; the first sample warms. */
-	ctx->ops = b->team ? MMBENCH_TEAM_MIN_OPS : 1;
+	/* The first sample warms. */
+	ctx->ops = 1;
+/* series: cpus */
+	/* Enough ops to hide a team's fixed costs. */
+	if (b->team)
+		ctx->ops = MMBENCH_TEAM_MIN_OPS;
+/* series: end */
 	mmbench_sample(b, c, ctx, &s);
 	while (!ctx->abort) {
 		mmbench_sample(b, c, ctx, &s);
@@ -2131,9 +2220,12 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 			       max_t(u64, cap, 1),
 			       div_u64(share, NSEC_PER_MSEC));
 	want = min(want, cap);
+/* series: cpus */
 	if (b->team && !mmbench_iterations)
 		want = max_t(u64, want, MMBENCH_TEAM_MIN_OPS);
+/* series: end */
 	ops = clamp_t(u64, want, 1, MMBENCH_MAX_ITERATIONS);
+/* series: page_alloc */
 	/* Whole batches or bulks, so that each is the size its row names. */
 	if (ops % ctx->unit) {
 		ops = roundup(ops, ctx->unit);
@@ -2142,6 +2234,7 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 				       "iterations rounded up to %u: whole batches or bulks of %u",
 				       ops, ctx->unit);
 	}
+/* series: end */
 	return ops;
 }
 
@@ -2193,6 +2286,7 @@ static bool mmbench_suspect(u64 min, u64 loop)
 	return min <= loop + div_u64(loop, 10);
 }
 
+/* series: page_alloc */
 /* Free pages of the node, those on the per-CPU lists too. */
 static long mmbench_free_pages(struct pglist_data *pgdat)
 {
@@ -2227,6 +2321,7 @@ static long mmbench_free_pages_slack(const struct mmbench_ctx *ctx)
 	return max((4UL << 20) >> PAGE_SHIFT, managed / 256);
 }
 
+/* series: end */
 /* Set a row's status and its reason. */
 static __printf(3, 4) void mmbench_set(struct mmbench_result *r,
 				       enum mmbench_status status,
@@ -2249,7 +2344,9 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	u32 kept = 0, attempts = 0, ops;
 	struct mmbench_sample s;
 	enum mmbench_context c;
+/* series: page_alloc */
 	long free_before = 0;
+/* series: end */
 	u64 start;
 	int ret;
 
@@ -2280,21 +2377,27 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	}
 
 	ctx->bench = b;
-	ctx->team = NULL;
 	ctx->abort = NULL;
-	ctx->why_partial = false;
 	ctx->arg = row->arg;
 	ctx->inject_ns = row->inject_ns ?
 			 row->inject_ns + mmbench_inject_extra_ns : 0;
 	ctx->slow = row->slow;
 	ctx->delta = 1;
+/* series: page_alloc */
 	ctx->unit = 1;
-	ctx->sized = false;
 	memset(&ctx->n, 0, sizeof(ctx->n));
+/* series: end */
+/* series: cpus */
+	ctx->team = NULL;
+	ctx->why_partial = false;
+	ctx->sized = false;
+/* series: end */
 	if (b->read)
 		ctx->before = b->read(ctx);
+/* series: page_alloc */
 	if (b->pages_back)
 		free_before = mmbench_free_pages(ctx->pgdat);
+/* series: end */
 	ret = b->setup ? b->setup(ctx, r->reason) : 0;
 	if (ret) {
 		/* Nothing ran: no counter or free pages to report. */
@@ -2306,10 +2409,14 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	}
 
 	start = ktime_get_ns();
+/* series: page_alloc */
 	mmbench_set_fault_mark(current, ctx->faults);
+/* series: end */
 	ops = mmbench_size(b, c, ctx, run, r);
 	ctx->ops = ops;
+/* series: cpus */
 	ctx->sized = true;
+/* series: end */
 	if (!ctx->abort)
 		mmbench_sample(b, c, ctx, &s);	/* warm-up at the final size */
 	while (kept < mmbench_samples && attempts++ < 2 * mmbench_samples + 8) {
@@ -2326,15 +2433,12 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		} else if (s.stolen) {
 			r->stolen++;
 		} else {
-			/* A team's CPUs time themselves; see team_op(). */
-			if (!b->team) {
-				s.ns -= min(s.ns, run->clock_ns * s.reads);
-				s.cycles -= min(s.cycles,
-						run->clock_cycles * s.reads);
-			}
+			s.ns -= min(s.ns, run->clock_ns * s.reads);
+			s.cycles -= min(s.cycles, run->clock_cycles * s.reads);
 			run->ps[kept] = div_u64(s.ns * 1000, ops);
 			run->mcyc[kept] = div_u64(s.cycles * 1000, ops);
 			kept++;
+/* series: cpus */
 			if (b->team) {
 				r->skew_ns = max(r->skew_ns, ctx->team_skew);
 				r->wait_ns[0] += ctx->team_wait[0];
@@ -2343,8 +2447,10 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 				r->busy_ns[1] += ctx->team_busy[1];
 				r->team_ops += ops;
 			}
+/* series: end */
 		}
 	}
+/* series: page_alloc */
 	/*
 	 * The samples timed the path alone.  An allocator benchmark runs one
 	 * more sample, untimed, that marks, checks and counts every block for
@@ -2358,8 +2464,11 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		ctx->verify = false;
 	}
 	mmbench_set_fault_mark(current, 0);
+/* series: end */
+/* series: cpus */
 	if (ctx->team)
 		r->team_cpus = ctx->team->nr;
+/* series: end */
 	if (b->teardown)
 		b->teardown(ctx);
 
@@ -2368,11 +2477,13 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	r->dropped = r->preempted + r->migrated + r->stolen;
 	if (b->read)
 		r->counter_delta = mmbench_counter_delta(b, ctx);
+/* series: page_alloc */
 	if (b->pages_back) {
 		r->free_pages_delta = mmbench_free_pages(ctx->pgdat) -
 				      free_before;
 		r->free_pages_slack = mmbench_free_pages_slack(ctx);
 	}
+/* series: end */
 	if (kept) {
 		/* In the order taken: mmbench_summarise() sorts them. */
 		if (row->pending_ps)
@@ -2389,6 +2500,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	if (b->read && r->counter_delta) {
 		mmbench_set(r, MMBENCH_FAIL, "counter off by %ld after the run",
 			    r->counter_delta);
+/* series: page_alloc */
 	} else if (b->pages_back &&
 		   r->free_pages_delta < -r->free_pages_slack) {
 		mmbench_set(r, MMBENCH_FAIL,
@@ -2398,6 +2510,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		mmbench_set(r, MMBENCH_FAIL,
 			    "%llu blocks lost the marks written at allocation",
 			    ctx->n.corrupt);
+/* series: end */
 	} else if (ctx->abort) {
 		mmbench_set(r, MMBENCH_ERROR, "%s", ctx->abort);
 	} else if (!kept && kthread_should_stop()) {
@@ -2406,10 +2519,12 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		mmbench_set(r, MMBENCH_ERROR,
 			    "moved from CPU %d to CPU %d: CPU %d went offline",
 			    run->cpu, raw_smp_processor_id(), run->cpu);
+/* series: page_alloc */
 	} else if (ctx->n.failed) {
 		mmbench_set(r, MMBENCH_UNSUPPORTED,
 			    "%llu allocation calls failed, %llu objects allocated: short of memory for this order, size or bulk, or fault injection",
 			    ctx->n.failed, ctx->n.allocs);
+/* series: end */
 	} else if (!kept && !r->dropped) {
 		mmbench_set(r, MMBENCH_UNSUPPORTED,
 			    "budget_ms ran out before a sample was kept");
@@ -2442,9 +2557,8 @@ static void mmbench_judge(struct mmbench_row *row,
 	r->net_ns = (s64)r->ns.median - base->ns.median;
 	if (r->cycles && base->cycles)
 		r->net_cycles = (s64)r->cycles - base->cycles;
-	/* A team's ops cross CPUs through memory: nothing to fold away. */
-	if (r->status == MMBENCH_PASS && r != base && !row->bench->team &&
-	    r->loop_min && mmbench_suspect(r->ns.min, r->loop_min))
+	if (r->status == MMBENCH_PASS && r != base && r->loop_min &&
+	    mmbench_suspect(r->ns.min, r->loop_min))
 		mmbench_set(r, MMBENCH_SUSPECT,
 			    "fastest sample %llu ps/op, within 10%% of the empty loop's %llu, measured right after",
 			    r->ns.min, r->loop_min);
@@ -2490,7 +2604,9 @@ static s64 mmbench_rebaseline(struct mmbench_row *row,
 static void mmbench_log(const struct mmbench_row *row)
 {
 	const struct mmbench_result *r = &row->pending;
+/* series: cpus */
 	u64 ops = max(r->team_ops, 1ULL);
+/* series: end */
 
 	if (r->status != MMBENCH_PASS) {
 		pr_info("%s: %s: %s\n", row->name,
@@ -2504,6 +2620,7 @@ static void mmbench_log(const struct mmbench_row *row)
 		row->bench->unit, mmbench_context_names[r->context],
 		r->samples, r->ops, r->cpu, r->preempted, r->migrated,
 		r->stolen);
+/* series: cpus */
 	if (row->bench->team == MMBENCH_TEAM_ALL)
 		pr_info("%s: %u CPUs, start skew at most %llu ns\n", row->name,
 			r->team_cpus, r->skew_ns);
@@ -2513,6 +2630,7 @@ static void mmbench_log(const struct mmbench_row *row)
 			div64_u64(r->busy_ns[0], ops),
 			div64_u64(r->wait_ns[1], ops),
 			div64_u64(r->busy_ns[1], ops));
+/* series: end */
 }
 
 /* A sample around nothing: what reading the clocks costs. */
@@ -2600,9 +2718,11 @@ static int mmbench_thread(void *data)
 	u64 start = ktime_get_ns();
 	s64 drift = MMBENCH_NO_DRIFT;
 
+/* series: page_alloc */
 	ctx.faults = mmbench_fault_mark();
 	mmbench_set_fault_mark(current, 0);
 
+/* series: end */
 	for (i = 0; i < mmbench_nr_rows; i++)
 		mmbench_result_reset(&mmbench_rows[i].pending);
 	run.deadline = start + (u64)mmbench_budget_ms * NSEC_PER_MSEC;
@@ -2611,16 +2731,20 @@ static int mmbench_thread(void *data)
 	run.ps = kcalloc(mmbench_samples, sizeof(*run.ps), GFP_KERNEL);
 	run.mcyc = kcalloc(mmbench_samples, sizeof(*run.mcyc), GFP_KERNEL);
 	/* Short of memory, say so in the results, not through the OOM killer. */
-	ctx.ptrs = kvcalloc(MMBENCH_MAX_BATCH, sizeof(*ctx.ptrs),
-			    GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	ctx.page = alloc_page(MMBENCH_GFP_MAYFAIL);
 	if (ctx.page) {
 		ctx.zone = page_zone(ctx.page);
 		ctx.pgdat = page_pgdat(ctx.page);
 	}
 	clock_error = mmbench_clock(&run, &ctx, clock_why);
-	if (!run.ps || !run.mcyc || !ctx.page || !ctx.ptrs)
+	if (!run.ps || !run.mcyc || !ctx.page)
 		no_run = "out of memory";
+/* series: page_alloc */
+	ctx.ptrs = kvcalloc(MMBENCH_MAX_BATCH, sizeof(*ctx.ptrs),
+			    GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	if (!ctx.ptrs)
+		no_run = "out of memory";
+/* series: end */
 
 	for (i = 0; i < mmbench_nr_rows; i++) {
 		struct mmbench_row *row = &mmbench_rows[i];
@@ -2633,9 +2757,15 @@ static int mmbench_thread(void *data)
 			continue;
 		}
 		mmbench_row_run(row, &ctx, &run);
-		if (i && !row->bench->team && row->pending.status == MMBENCH_PASS &&
-		    mmbench_rows[0].pending.status == MMBENCH_PASS &&
-		    mmbench_suspect(row->pending.ns.min,
+		if (!i || row->pending.status != MMBENCH_PASS ||
+		    mmbench_rows[0].pending.status != MMBENCH_PASS)
+			continue;
+/* series: cpus */
+		/* A team's ops cross CPUs through memory: nothing to fold away. */
+		if (row->bench->team)
+			continue;
+/* series: end */
+		if (mmbench_suspect(row->pending.ns.min,
 				    mmbench_rows[0].pending.ns.min))
 			mmbench_loop_again(row, &ctx, &run);
 	}
@@ -2658,7 +2788,9 @@ static int mmbench_thread(void *data)
 
 	if (ctx.page)
 		__free_page(ctx.page);
+/* series: page_alloc */
 	kvfree(ctx.ptrs);
+/* series: end */
 	kfree(run.mcyc);
 	kfree(run.ps);
 
@@ -2757,7 +2889,9 @@ static int mmbench_start(unsigned long *seq)
 		goto out;
 	}
 	mmbench_task = get_task_struct(task);
+/* series: page_alloc */
 	mmbench_set_fault_mark(task, mmbench_fault_mark());
+/* series: end */
 	mmbench_state = MMBENCH_RUNNING;
 	*seq = mmbench_seq + 1;
 	wake_up_process(task);
@@ -2910,16 +3044,22 @@ static struct mmbench_attr mmbench_row_attr[] = {
 	MMBENCH_ATTR(net_cycles_per_op, result.net_cycles, FIXED,
 		     MMBENCH_SHOWS_CYCLES),
 	MMBENCH_ATTR(delay_ns, arg, U32, MMBENCH_SHOWS_DELAY),
-	MMBENCH_ATTR(order, arg, U32, MMBENCH_SHOWS_ORDER),
-	MMBENCH_ATTR(size_bytes, arg, U32, MMBENCH_SHOWS_SIZE),
-	MMBENCH_ATTR(bulk, arg, U32, MMBENCH_SHOWS_BULK),
 	MMBENCH_ATTR(inject_ndelay, inject_ns, U32, MMBENCH_SHOWS_INJECT),
 	MMBENCH_ATTR(slow_ops, slow, U32, MMBENCH_SHOWS_SLOW),
 	MMBENCH_ATTR(counter_delta, result.counter_delta, LONG,
 		     MMBENCH_SHOWS_COUNTER),
+/* series: page_alloc */
+	MMBENCH_ATTR(order, arg, U32, MMBENCH_SHOWS_ORDER),
+	MMBENCH_ATTR(bulk, arg, U32, MMBENCH_SHOWS_BULK),
 	MMBENCH_ATTR(free_pages_delta, result.free_pages_delta, LONG,
 		     MMBENCH_SHOWS_PAGES),
+/* series: end */
+/* series: slab */
+	MMBENCH_ATTR(size_bytes, arg, U32, MMBENCH_SHOWS_SIZE),
+/* series: end */
+/* series: cpus */
 	MMBENCH_ATTR(team_cpus, result.team_cpus, U32, MMBENCH_SHOWS_TEAM),
+/* series: end */
 };
 
 /* Filled from mmbench_row_attr[] at init. */
@@ -3224,15 +3364,20 @@ static int mmbench_slow_into(const char *val, bool apply)
 			if (!strcmp(mmbench_rows[i].name, entry))
 				break;
 		row = &mmbench_rows[i];
-		if (i == mmbench_nr_rows || !i || row->bench->team ||
-		    row->slow) {
+		if (i == mmbench_nr_rows || !i || row->slow) {
 			pr_err("slow_into: %s: %s\n", entry,
 			       i == mmbench_nr_rows ? "no such row in this load" :
 			       !i ? "the baseline is what others are judged against" :
-			       row->slow ? "given twice" :
-			       "runs on several CPUs, which time themselves");
+			       "given twice");
 			return -EINVAL;
 		}
+/* series: cpus */
+		if (row->bench->team) {
+			pr_err("slow_into: %s: runs on several CPUs, which time themselves\n",
+			       entry);
+			return -EINVAL;
+		}
+/* series: end */
 		row->slow = steps;
 		row->shows |= MMBENCH_SHOWS_SLOW;
 	}
@@ -3270,10 +3415,14 @@ static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
 		row->shows |= MMBENCH_SHOWS_INJECT;
 	if (b->read)
 		row->shows |= MMBENCH_SHOWS_COUNTER;
+/* series: page_alloc */
 	if (b->pages_back)
 		row->shows |= MMBENCH_SHOWS_PAGES;
+/* series: end */
+/* series: cpus */
 	if (b->team)
 		row->shows |= MMBENCH_SHOWS_TEAM;
+/* series: end */
 	if (IS_ENABLED(CONFIG_X86_TSC))
 		row->shows |= MMBENCH_SHOWS_CYCLES;
 	mmbench_result_reset(&row->result);
@@ -3331,11 +3480,13 @@ static int mmbench_check_params(void)
 		pr_err("invalid parameters: inject_ndelay and inject_into go together\n");
 		return -EINVAL;
 	}
+/* series: cpus */
 	if (mmbench_push_cpu >= 0 && mmbench_push_cpu == mmbench_pop_cpu) {
 		pr_err("invalid parameters: push_cpu and pop_cpu are both %d: a remote free needs two CPUs\n",
 		       mmbench_push_cpu);
 		return -EINVAL;
 	}
+/* series: end */
 	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR) {
 		if (!test_bit(i, mmbench_selected)) {
 			pr_err("invalid parameters: inject_into: %s is not in benchmarks=\n",
