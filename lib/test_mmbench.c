@@ -2,14 +2,12 @@
 /*
  * test_mmbench.c - time memory-management hot paths from inside the kernel
  *
- * A run times each selected benchmark in a kernel thread bound to one CPU
- * (the multi-CPU ones add a thread per CPU): a warm-up sample, then samples
- * of a sized number of ops, less the cost of the clock reads, dropping those
- * preempted, migrated or with steal time.  Net figures are against an empty
- * loop (the baseline) measured before and after.  An allocator benchmark
- * then runs one untimed sample that marks and checks every block; each row
- * ends with a functional check (counter back, blocks and pages returned).
- * Results are under /sys/kernel/mmbench/ (see
+ * A run times each selected benchmark in a kernel thread bound to one CPU:
+ * a warm-up sample, then samples of a sized number of ops, less the cost of
+ * the clock reads, dropping those preempted, migrated or with steal time.
+ * Net figures are against an empty loop (the baseline) measured before and
+ * after.  Each row ends with a functional check: what its ops changed is
+ * back where it was.  Results are under /sys/kernel/mmbench/ (see
  * Documentation/ABI/testing/sysfs-kernel-mmbench); writing 1 to its "run"
  * runs again.  tools/testing/selftests/mm/mmbench/ judges them.
  */
@@ -568,6 +566,12 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 /* series: page_alloc */
 /* ---- page allocator ---- */
 
+/*
+ * An allocator benchmark times the path alone, then runs one more sample,
+ * untimed, that marks and checks every block: its row ends with every
+ * block intact and freed, and the node's free pages back.
+ */
+
 /* Marks at both ends of a block, checked before its free. */
 static __always_inline void mmbench_mark(void *p, size_t size)
 {
@@ -957,6 +961,11 @@ static void page_frag_aligned_op(struct mmbench_ctx *ctx)
 /* series: end */
 /* series: cpus */
 /* ---- several CPUs ---- */
+
+/*
+ * A multi-CPU benchmark adds a thread bound to each of its CPUs; the run's
+ * thread starts each sample on all of them at once, and waits for them.
+ */
 
 static __always_inline void *page_block(void *priv, size_t size)
 {
