@@ -2613,6 +2613,8 @@ static s64 mmbench_rebaseline(struct mmbench_row *row,
 static void mmbench_log(const struct mmbench_row *row)
 {
 	const struct mmbench_result *r = &row->pending;
+	u32 ns_frac, cycles_frac;
+	u64 ns, cycles;
 /* series: cpus */
 	u64 ops = max(r->team_ops, 1ULL);
 /* series: end */
@@ -2622,9 +2624,11 @@ static void mmbench_log(const struct mmbench_row *row)
 			mmbench_status_names[r->status], r->reason);
 		return;
 	}
-	pr_info("%s: median %llu.%03llu ns, net %lld ps, %llu.%03llu %s per op (%s), %s, %u samples of %u ops on CPU %d, dropped %u preempted, %u migrated, %u with steal time\n",
-		row->name, r->ns.median / 1000, r->ns.median % 1000,
-		r->net_ns, r->cycles / 1000, r->cycles % 1000,
+	/* div_u64_rem(): a 32-bit build has no 64-bit '/' of its own. */
+	ns = div_u64_rem(r->ns.median, 1000, &ns_frac);
+	cycles = div_u64_rem(r->cycles, 1000, &cycles_frac);
+	pr_info("%s: median %llu.%03u ns, net %lld ps, %llu.%03u %s per op (%s), %s, %u samples of %u ops on CPU %d, dropped %u preempted, %u migrated, %u with steal time\n",
+		row->name, ns, ns_frac, r->net_ns, cycles, cycles_frac,
 		IS_ENABLED(CONFIG_X86_TSC) ? "TSC ticks" : "get_cycles() ticks",
 		row->bench->unit, mmbench_context_names[r->context],
 		r->samples, r->ops, r->cpu, r->preempted, r->migrated,
@@ -2916,14 +2920,17 @@ static bool mmbench_published(unsigned long seq)
 
 /* ---- sysfs ---- */
 
+/* @v in 1/1000 as a decimal with three places. */
 static ssize_t emit_fixed(char *buf, s64 v)
 {
-	u64 a = abs(v);
+	u64 whole;
+	u32 frac;
 
 	if (v == MMBENCH_NONE)
 		return sysfs_emit(buf, "none\n");
-	return sysfs_emit(buf, "%s%llu.%03llu\n", v < 0 ? "-" : "", a / 1000,
-			  a % 1000);
+	whole = div_u64_rem(abs(v), 1000, &frac);
+	return sysfs_emit(buf, "%s%llu.%03u\n", v < 0 ? "-" : "", whole,
+			  frac);
 }
 
 /* How a row's file prints the field it shows. */
@@ -2949,13 +2956,14 @@ static ssize_t emit_samples(char *buf, const struct mmbench_row *row)
 {
 	ssize_t len = 0;
 	char one[32];
+	u32 i, frac;
+	u64 whole;
 	int n;
-	u32 i;
 
 	for (i = 0; i < row->result.samples; i++) {
-		n = scnprintf(one, sizeof(one), "%s%llu.%03llu", i ? " " : "",
-			      row->sample_ps[i] / 1000,
-			      row->sample_ps[i] % 1000);
+		whole = div_u64_rem(row->sample_ps[i], 1000, &frac);
+		n = scnprintf(one, sizeof(one), "%s%llu.%03u", i ? " " : "",
+			      whole, frac);
 		if (len + n + 1 >= PAGE_SIZE)	/* and the newline */
 			return -EOVERFLOW;
 		len += sysfs_emit_at(buf, len, "%s", one);

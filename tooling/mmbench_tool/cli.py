@@ -803,6 +803,17 @@ def series_checks(setup):
                    f"in-tree: {intree.OPTION}=m with Debian's config, "
                    "make M=lib W=1 test_mmbench.ko builds without warnings",
                    why))
+    with Phase("32-bit build"):
+        try:
+            warnings, calls, took = intree.build_32bit(tree)
+            say(f"32-bit build: {took:.1f} s")
+            why = "; ".join(warnings[:5] + [f"calls {c}" for c in calls])
+        except Failure as e:
+            warnings, calls, why = ["failed"], [], str(e)
+    checks.append((not warnings and not calls,
+                   "in-tree: the module compiles for 32-bit x86 "
+                   "(i386_defconfig) with W=1, without a warning or a "
+                   "libgcc 64-bit division call", why))
     with Phase("bisect builds"):
         def module(t):
             return intree.build(t, release, headers)[1]

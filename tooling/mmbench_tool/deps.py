@@ -59,7 +59,7 @@ TEST_PACKAGES = {
     "python3-ply": "checkpatch.pl's SPDX license check (spdxcheck.py)",
     "flex": "make olddefconfig of the in-tree build",
     "bison": "make olddefconfig of the in-tree build",
-    "bc": "make modules_prepare of the in-tree build",
+    "bc": "make modules_prepare of the in-tree builds (x86_64, i386)",
     "libelf-dev": "objtool, which modules_prepare builds",
     "libssl-dev": "sign-file, which modules_prepare builds",
 }

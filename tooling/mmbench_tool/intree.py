@@ -100,3 +100,50 @@ def build(tree, release, headers):
         raise Failure(f"no {ko} after the in-tree build (log: {log}):\n"
                       + "\n".join(out.splitlines()[-15:]))
     return ko, warnings_in(out), took
+
+
+# The 32-bit build: x86's i386_defconfig plus the option.  A 32-bit
+# kernel has no 64-bit division of its own: gcc turns a u64 '/' or '%'
+# into a call of one of these libgcc helpers, which no kernel exports, so
+# the module would not load (0-day builds i386 and catches it).
+OBJ32 = OUT / "linux-6.12-i386"
+LIBGCC_DIVISION = ("__divdi3", "__udivdi3", "__moddi3", "__umoddi3",
+                   "__divmoddi4", "__udivmoddi4")
+
+
+def _make32(tree, *args, check=False):
+    return run(["make", "-C", str(tree), f"O={OBJ32}", "ARCH=i386",
+                f"-j{os.cpu_count() or 1}", *args], capture=True,
+               check=check)
+
+
+def build_32bit(tree):
+    """Compile lib/test_mmbench.o of @tree for 32-bit x86 with W=1;
+    return (warnings, [libgcc division helpers it calls], seconds)."""
+    start = time.monotonic()
+    stamp = OBJ32 / STAMP
+    if not stamp.exists():
+        say(f"i386_defconfig and modules_prepare in {OBJ32} (about 30 s, "
+            "once)")
+        OBJ32.mkdir(parents=True, exist_ok=True)
+        _make32(tree, "defconfig", check=True)
+        with open(OBJ32 / ".config", "a") as f:
+            f.write(f"{OPTION}=m\n")
+        _make32(tree, "olddefconfig", check=True)
+        _make32(tree, "modules_prepare", check=True)
+        stamp.write_text("i386_defconfig\n")
+    if not re.search(rf"^{OPTION}=m$", (OBJ32 / ".config").read_text(),
+                     re.M):
+        raise Failure(f"{OBJ32}/.config has no {OPTION}=m after "
+                      "olddefconfig")
+    obj = OBJ32 / "lib" / "test_mmbench.o"
+    obj.unlink(missing_ok=True)
+    out = _make32(tree, "W=1", "lib/test_mmbench.o",
+                  f"CFLAGS_test_mmbench.o=-include {COMPAT}/mmbench_compat.h"
+                  f" -I{COMPAT}/include")
+    if not obj.exists():
+        raise Failure(f"no {obj} after the 32-bit build:\n"
+                      + "\n".join(out.splitlines()[-15:]))
+    undefined = run(["nm", "-u", str(obj)], capture=True).split()
+    calls = sorted(set(undefined) & set(LIBGCC_DIVISION))
+    return warnings_in(out), calls, time.monotonic() - start
