@@ -46,8 +46,8 @@
 #include <linux/wait.h>
 
 /*
- * For high orders and for what a benchmark holds many of at once: fail
- * and be counted rather than warn, reclaim hard or OOM.
+ * Allocations that may fail, and are counted, rather than warn, reclaim
+ * hard or OOM.
  */
 #define MMBENCH_GFP_MAYFAIL	(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY)
 
@@ -63,7 +63,7 @@
 #define MMBENCH_MAX_SAMPLES	250U
 #define MMBENCH_MAX_LIST	8
 #define MMBENCH_MAX_DELAY_NS	100000U
-#define MMBENCH_MAX_SLOW	10000U	/* a batch of 65536 ops: under a second */
+#define MMBENCH_MAX_SLOW	10000U	/* 65536 ops of it: under a second */
 #define MMBENCH_CHAIN_STEPS	1000	/* of one alu_chain op */
 /* series: page_alloc */
 #define MMBENCH_MAX_BATCH	65536U
@@ -441,16 +441,6 @@ static __always_inline void name##_one(struct mmbench_ctx *ctx)		\
 }									\
 MMBENCH_LOOP_OP(name)
 
-/* A timed copy without the verification code, and the verifying copy. */
-#define MMBENCH_VERIFY_OP(name)						\
-static void name##_op(struct mmbench_ctx *ctx)				\
-{									\
-	if (ctx->verify)						\
-		name##_loop(ctx, true);					\
-	else								\
-		name##_loop(ctx, false);				\
-}
-
 /* The loop every benchmark has, around nothing. */
 MMBENCH_OP(baseline, barrier())
 
@@ -592,6 +582,16 @@ static __always_inline void mmbench_check(struct mmbench_counts *n,
 		n->corrupt++;
 }
 
+/* A timed copy without the verification code, and the verifying copy. */
+#define MMBENCH_VERIFY_OP(name)						\
+static void name##_op(struct mmbench_ctx *ctx)				\
+{									\
+	if (ctx->verify)						\
+		name##_loop(ctx, true);					\
+	else								\
+		name##_loop(ctx, false);				\
+}
+
 /* Alloc then free at once: from and back to the per-CPU lists. */
 static __always_inline void pages_pair_loop(struct mmbench_ctx *ctx,
 					    const bool verify)
@@ -724,7 +724,7 @@ static long outstanding_read(struct mmbench_ctx *ctx)
 /*
  * Fault injection's task filter fails the allocations of tasks marked in
  * /proc/<pid>/make-it-fail.  A run started by a marked task gives the mark
- * to its samples only, those of a team's threads too.
+ * to its samples only.
  */
 static int mmbench_fault_mark(void)
 {
@@ -1287,6 +1287,7 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 			goto out;
 		}
 		w->task = get_task_struct(task);
+		/* The run's fault mark is its samples', on every CPU. */
 		mmbench_set_fault_mark(task, ctx->faults);
 	}
 	ret = 0;
@@ -2409,7 +2410,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 /* series: end */
 	ret = b->setup ? b->setup(ctx, r->reason) : 0;
 	if (ret) {
-		/* Nothing ran: no counter or free pages to report. */
+		/* Nothing ran: nothing to report. */
 		r->status = ret == -EOPNOTSUPP ? MMBENCH_UNSUPPORTED :
 						 MMBENCH_ERROR;
 		if (!r->reason[0])
@@ -2609,7 +2610,7 @@ static s64 mmbench_rebaseline(struct mmbench_row *row,
 	return drift;
 }
 
-/* The row in the kernel log; a team's start skew, a pair's ring times. */
+/* The row in the kernel log. */
 static void mmbench_log(const struct mmbench_row *row)
 {
 	const struct mmbench_result *r = &row->pending;
@@ -2634,6 +2635,7 @@ static void mmbench_log(const struct mmbench_row *row)
 		r->samples, r->ops, r->cpu, r->preempted, r->migrated,
 		r->stolen);
 /* series: cpus */
+	/* A team's start skew, a pair's ring times. */
 	if (row->bench->team == MMBENCH_TEAM_ALL)
 		pr_info("%s: %u CPUs, start skew at most %llu ns\n", row->name,
 			r->team_cpus, r->skew_ns);

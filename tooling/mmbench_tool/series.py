@@ -83,6 +83,9 @@ def series():
 
 
 STAGE_MARK = re.compile(r"^/\* series: (\w+) \*/$")
+# What a marker written slightly wrong looks like (indented, spaced): it
+# would be kept as a comment in every stage, so it is refused.
+NEAR_MARK = re.compile(r"^\s*/\*\s*series\s*:")
 
 
 def stages(patches):
@@ -92,6 +95,9 @@ def stages(patches):
         for rel in p.files:
             if "@" in rel:
                 path, stage = rel.split("@", 1)
+                if stage == "end":
+                    raise Failure(f"tooling/upstream/series: {rel}: 'end' "
+                                  "ends a region, it names no stage")
                 if stage in order.setdefault(path, []):
                     raise Failure(f"tooling/upstream/series: {rel} twice")
                 order[path].append(stage)
@@ -123,7 +129,10 @@ def staged_text(text, stage, order, where="file"):
     want = order.index(stage)
     out, region, comment = [], None, False
     for n, line in enumerate(text.splitlines(keepends=True), 1):
-        m = STAGE_MARK.match(line.rstrip("\n"))
+        m = STAGE_MARK.match(line.rstrip("\r\n"))
+        if not m and NEAR_MARK.match(line):
+            raise Failure(f"{where}:{n}: not a marker as written: "
+                          f"'/* series: <stage> */' alone on its line")
         if not m:
             comment = _in_comment(line, comment)
             if region is None or order.index(region) <= want:

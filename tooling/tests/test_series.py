@@ -65,15 +65,25 @@ class Stages(unittest.TestCase):
                           ("/* series: two */\nx\n", "two never ends"),
                           ("x\n/* series: end */\n", ":2: an end marker"),
                           ("/**\n * x\n/* series: two */\n */\n",
-                           ":3: a marker inside a comment")):
+                           ":3: a marker inside a comment"),
+                          ("\t/* series: two */\nx\n\t/* series: end */\n",
+                           ":1: not a marker as written"),
+                          ("/* series: two */ \n", ":1: not a marker")):
             with self.assertRaisesRegex(Failure, why):
                 series.staged_text(text, "three", self.ORDER, "f")
         with self.assertRaisesRegex(Failure, "no stage four"):
             series.staged_text("x\n", "four", self.ORDER)
 
+    def test_markers_of_crlf_text_are_markers(self):
+        text = self.TEXT.replace("\n", "\r\n")
+        self.assertEqual(series.staged_text(text, "one", self.ORDER),
+                         "a\r\nc\r\n")
+
     def test_stages_are_the_order_of_the_entries(self):
         p = [mock.Mock(files=["a@x", "b"]), mock.Mock(files=["a@y", "c@z"])]
         self.assertEqual(series.stages(p), {"a": ["x", "y"], "c": ["z"]})
+        with self.assertRaisesRegex(Failure, "names no stage"):
+            series.stages([mock.Mock(files=["a@end"])])
         with self.assertRaisesRegex(Failure, "a@x twice"):
             series.stages([mock.Mock(files=["a@x"]),
                            mock.Mock(files=["a@x"])])
