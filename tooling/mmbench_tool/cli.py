@@ -1169,10 +1169,15 @@ def cmd_lava(args):
 
 
 def cmd_export(args):
+    out = args.output.resolve()
+    if out.exists() and not out.is_dir():
+        raise Failure(f"-o {args.output}: a file, not a folder")
+    if args.results is not None and not args.results.is_dir():
+        raise Failure(f"--results {args.results}: no such results folder")
     with Phase("packages"):
         deps.ensure(deps.EXPORT_PACKAGES)
     with Phase("export"):
-        branch, files = series.export(args.output.resolve(),
+        branch, files = series.export(out,
                                       results=args.results)
     say(f"branch {branch} of {series.PRISTINE}")
     for f in files:

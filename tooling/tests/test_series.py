@@ -340,14 +340,34 @@ class ExportCommand(unittest.TestCase):
         from mmbench_tool import cli, deps
         files = [Path("/o/0000-cover-letter.patch"), Path("/o/0001-x.patch")]
         out = io.StringIO()
-        with mock.patch.object(deps, "ensure"), \
+        with tempfile.TemporaryDirectory() as r, \
+                mock.patch.object(deps, "ensure"), \
                 mock.patch.object(series, "export",
                                   return_value=("b", files)) as export, \
                 contextlib.redirect_stdout(out):
-            rc = cli.main(["export", "-o", "/o", "--results", "/r"])
+            rc = cli.main(["export", "-o", "/o", "--results", r])
         self.assertEqual(rc, 0)
-        export.assert_called_once_with(Path("/o"), results=Path("/r"))
+        export.assert_called_once_with(Path("/o"), results=Path(r))
         self.assertIn("/o/0001-x.patch\n", out.getvalue())
+
+    def test_refuses_a_file_for_a_folder_and_a_missing_results(self):
+        import contextlib
+        import io
+
+        from mmbench_tool import cli
+        with tempfile.TemporaryDirectory() as d:
+            f = Path(d) / "file"
+            f.write_text("")
+            for argv, why in ((["-o", str(f)], "a file, not a folder"),
+                              (["-o", d, "--results", f"{d}/none"],
+                               "no such results folder")):
+                err = io.StringIO()
+                with mock.patch.object(series, "export") as export, \
+                        contextlib.redirect_stdout(err):
+                    rc = cli.main(["export", *argv])
+                self.assertEqual(rc, 2)
+                self.assertIn(why, err.getvalue())
+                export.assert_not_called()
 
 
 if __name__ == "__main__":
