@@ -270,6 +270,7 @@ def _comparison(d, sides, args):
 
 def check_aa(args, results):
     """The stock kernel against itself, @args.comparisons times."""
+    sides = None
     if not args.reuse:
         sides = [Side("A", args), Side("B", args)]
         for s in sides:
@@ -357,6 +358,7 @@ def check_known(args, results):
             f"{row} +{100 * int(n) * step / rows[row]:.1f} %"
             for row, n in (e.split(":") for e in value.split(",")))
         say(f"+{pct} %: slow_into={value} ({got})")
+    sides = None
     if not args.reuse:
         sides = [Side("A", args, params=base)] + [
             Side(f"B{pct}", args, params=base + [f"slow_into={value}"])

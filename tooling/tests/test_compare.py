@@ -7,6 +7,7 @@ import math
 import random
 import tempfile
 import unittest
+import unittest.mock
 from pathlib import Path
 
 import support  # noqa: F401  (the import path)
@@ -440,6 +441,33 @@ class KnownRegression(unittest.TestCase):
         # Never 0 steps: the module refuses it.
         self.assertTrue(measure.slow_into(step, rows, 0.1)
                         .startswith("inc_dec_zone_page_state:1,"))
+
+
+class CheckReuse(unittest.TestCase):
+    """compare-check aa and known with --reuse recompute from archives
+    already measured, booting nothing."""
+
+    def test_aa_recomputes_from_the_archives(self):
+        import argparse
+
+        from mmbench_tool import measure
+        rng = random.Random(7)
+        with tempfile.TemporaryDirectory() as d:
+            for n in (1, 2):
+                c = Path(d) / f"aa{n:02d}"
+                c.mkdir()
+                for side in ("A", "B"):
+                    arch = synthetic(rng)
+                    archive.write(c / f"{side}.jsonl", arch.runs + arch.rows)
+            args = argparse.Namespace(reuse=d, comparisons=2, boots=3,
+                                      loads=8, norm=compare.DEFAULT_NORM)
+            with unittest.mock.patch.object(measure, "Side") as side:
+                rc = measure.check_aa(args, Path(d))
+            side.assert_not_called()
+            self.assertIn(rc, (0, 1))
+            text = (Path(d) / "check.txt").read_text()
+            self.assertIn("A/A  2: ", text)
+            self.assertIn("A/A: 2 comparisons", text)
 
 
 class Options(unittest.TestCase):
