@@ -1274,8 +1274,9 @@ def _add_compare_commands(sub):
         "alu_chain in a first boot), each level compared with the stock "
         "kernel --comparisons times: the detection rate of each; split: "
         "no guest, the boots of one kernel's archives (--reuse FOLDER) "
-        "split every way into two kernels, per normalisation the A/A "
-        "comparisons that flag a row, the median minimum detectable "
+        "drawn --boots a side into --comparisons A/A comparisons (no boot "
+        "on both sides), per normalisation the comparisons that flag a "
+        "row, the median minimum detectable "
         "effect and how often +5 and +10 % added to three rows is found.",
         epilog="exit status: 0 goal met, 1 missed, 2 a step failed")
     p.add_argument("what", choices=("aa", "known", "split"))

@@ -29,9 +29,11 @@ ROW_ICC = True
 # (and at least DISTURBED_MIN, log) is taken for disturbed.
 DISTURBED_MADS = 4.0
 DISTURBED_MIN = 0.05
-# Loads whose factor is this much (log) over the kernel's fastest load's
-# are left out; None keeps every load.
-QUIET = 0.10
+# A load whose rows disagree on how much slower they ran (spreads()) by
+# SPREAD_TIMES the kernel's median, and SPREAD_MIN (log) over it at least,
+# is taken for one a busy host slowed; None keeps every load.
+SPREAD_TIMES = 2.0
+SPREAD_MIN = 0.02
 # The calibration rows: pure emulation speed, independent of mm code.
 REFERENCE_ROWS = ("baseline", "noinline_call", "alu_chain")
 NORMS = ("common", "loading", "reference", "none")
@@ -164,17 +166,38 @@ def disturbed(values):
     return [v for v in values if v <= limit]
 
 
-def quiet_limit(factors):
-    """The largest load factor of a quiet load.  A host can make a load
-    slower, never faster, and under TCG on a shared host a load is either
-    quiet or slowed as a whole by 35-100 %: the fastest third of the
-    loads are quiet ones (unless the host was busy two thirds of the
-    time), and their spread is the quiet loads' own.  The limit is the
-    fastest load's factor plus QUIET, or three times the fastest third's
-    range when that is more (loads spread evenly, as a kernel's boots
-    differ, are kept)."""
-    low = sorted(factors)[:max(2, len(factors) // 3)]
-    return low[0] + max(QUIET, 3 * (low[-1] - low[0]))
+def spreads(units, exclude=()):
+    """Per load of @units (normalised), how far the rows every load has
+    (but those in @exclude, found changed) disagree: the
+    median absolute deviation over the rows of (row - the row's median
+    over the kernel's loads).  A busy host slows a load's rows each by
+    its own amount (35-100 %), so they disagree; a load whose rows all
+    ran alike faster or slower (under TCG a module load now and then runs
+    every row on one CPU about 38 % faster) keeps their agreement, and
+    its factor is what normalise() takes out."""
+    if not units:
+        return {}
+    rows = set.intersection(*(set(u) for u in units.values())) - \
+        set(exclude)
+    centre = {r: statistics.median(u[r] for u in units.values() if r in u)
+              for r in rows}
+    out = {}
+    for key, u in units.items():
+        dev = [u[r] - centre[r] for r in rows if r in u]
+        if not dev:
+            continue
+        m = statistics.median(dev)
+        out[key] = statistics.median(abs(d - m) for d in dev)
+    return out
+
+
+def spread_limit(values):
+    """The largest spread of a quiet load: SPREAD_TIMES the kernel's
+    median spread, and SPREAD_MIN (log) over it at least (when the host
+    was busy for most loads, most are kept: compare then says
+    INCONCLUSIVE rather than guess)."""
+    m = statistics.median(values)
+    return max(SPREAD_TIMES * m, m + SPREAD_MIN)
 
 
 def undisturbed(units):
@@ -405,14 +428,14 @@ class Comparison:
         na, nb, self.factors, self.norm_rows = normalise(ua, ub, norm,
                                                          self.excluded)
         self.dropped_loads = {"A": 0, "B": 0}
-        if QUIET is not None and self.factors:
-            # Loads a busy host slowed as a whole: a kernel's loads whose
-            # factor is over its fastest load's by more than QUIET.
+        if SPREAD_TIMES is not None and self.factors:
+            # Loads a busy host slowed: their rows disagree (spreads()).
             kept = []
             for side, units in (("A", na), ("B", nb)):
-                fs = {k: self.factors[(side,) + tuple(k)] for k in units}
-                limit = quiet_limit(list(fs.values()))
-                keep = {k: v for k, v in units.items() if fs[k] <= limit}
+                fs = spreads(units, self.excluded)
+                limit = spread_limit(list(fs.values()))
+                keep = {k: v for k, v in units.items()
+                        if fs.get(k, math.inf) <= limit}
                 self.dropped_loads[side] = len(units) - len(keep)
                 kept.append(keep)
             na, nb = kept
@@ -516,7 +539,8 @@ class Comparison:
                    f"; intra-boot correlation {self.icc:.2f}, design "
                    f"effect A {self.deff_a:.2f}, B {self.deff_b:.2f}")
         if any(self.dropped_loads.values()):
-            out.append(f"loads a busy host slowed as a whole, left out: "
+            out.append(f"loads a busy host slowed (their rows disagree), "
+                       f"left out: "
                        f"A {self.dropped_loads['A']}, B "
                        f"{self.dropped_loads['B']}")
         width = max([len(r.row) for r in self.rows] + [3])

@@ -438,14 +438,42 @@ def _robust_sd(values):
     return 1.4826 * statistics.median(abs(v - m) for v in values)
 
 
+def draw_splits(boots, per_side, comparisons):
+    """@comparisons pairs (A's boots, B's boots), @per_side each and no
+    boot in both: every way of splitting @boots when there are few, else
+    drawn at random (seeded: the same folder gives the same figures)."""
+    import itertools
+    import random
+    if per_side < 2 or len(boots) < 2 * per_side:
+        raise Failure(f"{len(boots)} boots: comparisons of {per_side} "
+                      f"boots a kernel need {max(4, 2 * per_side)} or more "
+                      "(--boots 2 or more)")
+    if len(boots) == 2 * per_side:
+        every = [(set(g), set(boots) - set(g)) for g in
+                 itertools.combinations(boots, per_side) if boots[0] in g]
+        return every[:comparisons]
+    rng = random.Random(0)
+    seen, out = set(), []
+    for _ in range(50 * comparisons):
+        if len(out) == comparisons:
+            break
+        pick = rng.sample(boots, 2 * per_side)
+        a, b = frozenset(pick[:per_side]), frozenset(pick[per_side:])
+        if (a, b) in seen or (b, a) in seen:
+            continue
+        seen.add((a, b))
+        out.append((set(a), set(b)))
+    return out
+
+
 def check_split(args):
     """A/A on measured data without booting: the boots of one kernel's
     archives (--reuse: a folder of ./mmbench measure of the stock kernel
     against itself, or of archives) split every way into two halves;
     per normalisation the comparisons that flag a row, the median
     minimum detectable effect, and how often a +5 % and +10 % change
-    added to KNOWN_ROWS's figures in one half is found."""
-    import itertools
+    added to KNOWN_ROWS's figures in one half is found.  Each comparison
+    takes --boots boots a kernel, none in both (draw_splits())."""
     if not args.reuse:
         raise Failure("compare-check split reads archives: give --reuse "
                       "FOLDER (A.jsonl and B.jsonl of the same kernel, or "
@@ -458,14 +486,10 @@ def check_split(args):
     if len(pool.fingerprint().get("release", ())) > 1:
         raise Failure(f"{d}: archives of more than one kernel")
     boots = sorted({r["boot"] for r in pool.rows})
-    if len(boots) < 4:
-        raise Failure(f"{d}: {len(boots)} boots; a split needs 4 or more")
-    splits = [(set(g), set(boots) - set(g)) for g in
-              itertools.combinations(boots, len(boots) // 2)
-              if boots[0] in g][:args.comparisons]
+    splits = draw_splits(boots, args.boots, args.comparisons)
     say(f"{len(boots)} boots, {len(pool.rows)} row records: "
-        f"{len(splits)} splits into {len(boots) // 2} + "
-        f"{len(boots) - len(boots) // 2} boots")
+        f"{len(splits)} comparisons of {args.boots} boots against "
+        f"{args.boots} others")
     lines = []
     # The spread between loads each normalisation leaves: per row the
     # robust standard deviation (1.4826 MAD) of its log medians over
@@ -487,10 +511,12 @@ def check_split(args):
                     f"{sds[3 * len(sds) // 4]:.1f} %")
         line = f"{norm:<9} between-load spread: {spread(every)}"
         if factors:
-            limit = compare.quiet_limit(list(factors.values()))
-            quiet = [u for side, units in (("A", na), ("B", nb))
-                     for k, u in units.items()
-                     if factors[(side,) + tuple(k)] <= limit]
+            quiet = []
+            for units in (na, nb):
+                sp = compare.spreads(units)
+                limit = compare.spread_limit(list(sp.values()))
+                quiet += [u for k, u in units.items()
+                          if sp.get(k, math.inf) <= limit]
             line += (f"; the {len(quiet)} quiet loads of {len(every)}: "
                      f"{spread(quiet)}")
         lines.append(line)
