@@ -277,10 +277,13 @@ def check_aa(args, results):
             s.prepare()
     total = {}
     lines = []
+    found = {pct: 0 for pct in ADDED_PCTS}
     for n in range(1, args.comparisons + 1):
         d = _comparison(results / f"aa{n:02d}", sides, args)
         c = run_compare([d / "A.jsonl"], [d / "B.jsonl"], args.norm, d,
                         plot=False, quiet=True)
+        for pct in found:
+            found[pct] += _found_when_added(d, pct, args.norm)
         counts = c.counts()
         for k, v in counts.items():
             total[k] = total.get(k, 0) + v
@@ -299,12 +302,34 @@ def check_aa(args, results):
                f"kernel, normalised by {args.norm}): {false} REGRESSION or "
                f"IMPROVEMENT verdicts in all (goal: at most 1); " +
                ", ".join(f"{k} {v}" for k, v in sorted(total.items()))]
+    summary.append(
+        "the same comparisons with B's figures of " +
+        ", ".join(KNOWN_ROWS) + " made slower (a change added to "
+        "measured noise): " + ", ".join(
+            f"+{pct} % found {found[pct]} of "
+            f"{len(KNOWN_ROWS) * args.comparisons}" for pct in found))
     summary += mdes
     for line in summary:
         print(line, flush=True)
     (results / "check.txt").write_text("\n".join(lines + summary) + "\n")
     say(f"results in {results}")
     return 0 if false <= 1 else 1
+
+
+# What check_aa adds to B's figures of KNOWN_ROWS, in %.
+ADDED_PCTS = (5, 10)
+
+
+def _found_when_added(d, pct, norm):
+    """How many KNOWN_ROWS come out REGRESSION when the comparison of
+    folder @d has them @pct % slower in B."""
+    a = archive.Archive.read(d / "A.jsonl")
+    b = archive.Archive.read(d / "B.jsonl")
+    boots = {r["boot"] for r in b.rows}
+    c = compare.Comparison(a, _subset(b, boots, {r: pct for r in
+                                                 KNOWN_ROWS}), norm)
+    return sum(1 for r in c.rows if r.row in KNOWN_ROWS and
+               r.verdict == compare.REGRESSION)
 
 
 def _mde_table(results, count, prefix):

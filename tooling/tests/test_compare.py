@@ -513,6 +513,8 @@ class CheckReuse(unittest.TestCase):
             text = (Path(d) / "check.txt").read_text()
             self.assertIn("A/A  2: ", text)
             self.assertIn("A/A: 2 comparisons", text)
+            self.assertRegex(text, r"made slower .*: \+5 % found \d+ of "
+                             r"6, \+10 % found \d+ of 6")
 
 
 class Splits(unittest.TestCase):
