@@ -5,6 +5,7 @@ import copy
 import json
 import math
 import re
+import shutil
 import statistics
 import time
 from pathlib import Path
@@ -52,12 +53,27 @@ class Side:
         self.setup.prepare()
 
 
-def alternate(sides, boots, loads, results, first=1):
+def died_why(d):
+    """The first line of @d/console.log that says why a guest died."""
+    try:
+        text = (d / "console.log").read_text(errors="replace")
+    except OSError:
+        return "no console.log"
+    for line in text.splitlines():
+        if re.search(r"Oops|BUG:|Kernel panic|general protection", line):
+            return line.strip()
+    return "no oops or panic in console.log"
+
+
+def alternate(sides, boots, loads, results, first=1, retry=False):
     """Boot each side in turn, @boots rounds (A, B, A, B, ...), loading
     the module @loads times a boot; each boot's archive goes to
     @results/<side>-boot<i>/archive.jsonl (i from @first) and is
     appended to @results/<side>.jsonl (made anew when @first is 1).
-    Returns {side name: that file}."""
+    A guest that does not finish is an error, unless @retry (the
+    benchmarks of compare-check, hours of boots): then it is said,
+    its folder kept as <side>-boot<i>-died, and the boot made once
+    more.  Returns {side name: that file}."""
     from .cli import save_archive
     files = {s.name: results / f"{s.name}.jsonl" for s in sides}
     for f in files.values():
@@ -76,15 +92,26 @@ def alternate(sides, boots, loads, results, first=1):
                 # Probed at its first boot: the probe's answer is kept
                 # for one kernel at a time, and A and B take turns.
                 s.args.accel = "kvm" if s.setup.kvm else "tcg"
-            start = time.monotonic()
-            out = s.setup.boot(
-                "loads", d,
-                echo=lambda line: line.startswith("MMBENCH-BENCH load=")
-                and "run_ms=" in line or "insmod failed" in line)
-            guest_s[s.name] += time.monotonic() - start
-            if out.timed_out or not out.finished:
-                raise Failure(f"kernel {s.name}, boot {i}: the guest did "
-                              f"not finish; see {d}")
+            for attempt in (1, 2):
+                start = time.monotonic()
+                out = s.setup.boot(
+                    "loads", d,
+                    echo=lambda line: line.startswith(
+                        "MMBENCH-BENCH load=") and "run_ms=" in line or
+                    "insmod failed" in line)
+                guest_s[s.name] += time.monotonic() - start
+                if not out.timed_out and out.finished:
+                    break
+                if not retry or attempt == 2:
+                    raise Failure(f"kernel {s.name}, boot {i}: the guest "
+                                  f"did not finish; see {d}")
+                died = d.with_name(d.name + "-died")
+                if died.exists():
+                    shutil.rmtree(died)
+                d.rename(died)
+                d.mkdir()
+                say(f"kernel {s.name}, boot {i}: the guest did not finish "
+                    f"({died_why(died)}; see {died}): booting it again")
             recs = save_archive(s.setup, out, d, "loads")
             archive.write(files[s.name], recs, append=True)
     for name, secs in guest_s.items():
@@ -264,7 +291,7 @@ def _comparison(d, sides, args):
     now, or those of an earlier run with --reuse."""
     if not args.reuse:
         d.mkdir(parents=True, exist_ok=True)
-        alternate(sides, args.boots, args.loads, d)
+        alternate(sides, args.boots, args.loads, d, retry=True)
     return d
 
 
@@ -368,7 +395,7 @@ def check_known(args, results):
         cal.prepare()
         d = results / "calibration"
         d.mkdir(parents=True, exist_ok=True)
-        files = alternate([cal], 1, args.loads, d)
+        files = alternate([cal], 1, args.loads, d, retry=True)
         step, rows = calibrate(archive.Archive.read(files["A"]))
         (results / "calibration.json").write_text(json.dumps(
             {"step_ns": step, "rows": rows}) + "\n")

@@ -517,6 +517,67 @@ class CheckReuse(unittest.TestCase):
                              r"6, \+10 % found \d+ of 6")
 
 
+class DiedGuest(unittest.TestCase):
+    """compare-check boots a guest that died once more, saying why;
+    measure (a developer's comparison) stops there."""
+
+    def side(self, outs):
+        side = unittest.mock.Mock()
+        side.name = "A"
+        side.args.param, side.args.accel = [], "tcg"
+        side.setup.release = "6.12"
+        side.setup.boot.side_effect = outs
+        return side
+
+    def out(self, finished):
+        return unittest.mock.Mock(timed_out=False, finished=finished)
+
+    def boot(self, d, outs, retry):
+        from mmbench_tool import measure
+        side = self.side(outs)
+
+        def console(what, folder, echo):
+            (folder / "console.log").write_text(
+                "[   10.8] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n")
+            return outs.pop(0)
+        side.setup.boot.side_effect = console
+        with unittest.mock.patch("mmbench_tool.cli.save_archive",
+                                 return_value=[]):
+            return side, measure.alternate([side], 1, 2, Path(d),
+                                           retry=retry)
+
+    def test_compare_check_boots_again(self):
+        with tempfile.TemporaryDirectory() as d:
+            side, files = self.boot(d, [self.out(False), self.out(True)],
+                                    True)
+            self.assertEqual(side.setup.boot.call_count, 2)
+            self.assertTrue((Path(d) / "A-boot1-died" / "console.log")
+                            .exists())
+            self.assertIn("A", files)
+
+    def test_twice_is_an_error(self):
+        from mmbench_tool.common import Failure
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(Failure, "did not finish"):
+                self.boot(d, [self.out(False), self.out(False)], True)
+
+    def test_measure_stops(self):
+        from mmbench_tool.common import Failure
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(Failure, "did not finish"):
+                self.boot(d, [self.out(False), self.out(True)], False)
+
+    def test_why(self):
+        from mmbench_tool import measure
+        with tempfile.TemporaryDirectory() as d:
+            (Path(d) / "console.log").write_text(
+                "ok\n[ 10.8] Oops: int3: 0000 [#1]\nmore\n")
+            self.assertEqual(measure.died_why(Path(d)),
+                             "[ 10.8] Oops: int3: 0000 [#1]")
+            self.assertEqual(measure.died_why(Path(d) / "none"),
+                             "no console.log")
+
+
 class Splits(unittest.TestCase):
     """compare-check split draws A/A comparisons of --boots boots a side
     from one kernel's boots, no boot on both sides."""
