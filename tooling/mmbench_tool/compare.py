@@ -167,18 +167,26 @@ def disturbed(values):
 
 
 def spreads(units, exclude=()):
-    """Per load of @units (normalised), how far the rows every load has
-    (but those in @exclude, found changed) disagree: the
+    """Per load of @units (normalised), how far its rows disagree: the
     median absolute deviation over the rows of (row - the row's median
-    over the kernel's loads).  A busy host slows a load's rows each by
+    over the kernel's loads), over the rows 80 % of the loads have (a
+    load with few passing rows does not narrow them for all) but those
+    in @exclude, found changed.  A busy host slows a load's rows each by
     its own amount (35-100 %), so they disagree; a load whose rows all
     ran alike faster or slower (under TCG a module load now and then runs
     every row on one CPU about 38 % faster) keeps their agreement, and
-    its factor is what normalise() takes out."""
+    its factor is what normalise() takes out.  (While such loads are
+    fewer than half a kernel's, disturbed() then leaves out the values
+    of rows that do not follow the factor in them; when they are most,
+    both kinds are kept and those rows' spread is wider.)"""
     if not units:
         return {}
-    rows = set.intersection(*(set(u) for u in units.values())) - \
-        set(exclude)
+    seen = {}
+    for u in units.values():
+        for r in u:
+            seen[r] = seen.get(r, 0) + 1
+    rows = {r for r, n in seen.items()
+            if n >= 0.8 * len(units)} - set(exclude)
     centre = {r: statistics.median(u[r] for u in units.values() if r in u)
               for r in rows}
     out = {}
@@ -195,9 +203,23 @@ def spread_limit(values):
     """The largest spread of a quiet load: SPREAD_TIMES the kernel's
     median spread, and SPREAD_MIN (log) over it at least (when the host
     was busy for most loads, most are kept: compare then says
-    INCONCLUSIVE rather than guess)."""
+    INCONCLUSIVE rather than guess); None, no limit, without values."""
+    if not values or SPREAD_TIMES is None:
+        return None
     m = statistics.median(values)
     return max(SPREAD_TIMES * m, m + SPREAD_MIN)
+
+
+def quiet(units, exclude=()):
+    """@units without the loads a busy host slowed (spreads() over
+    spread_limit()); all of them if fewer than MIN_LOADS would be left
+    or nothing can be told."""
+    fs = spreads(units, exclude)
+    limit = spread_limit(list(fs.values()))
+    if limit is None:
+        return dict(units)
+    keep = {k: v for k, v in units.items() if fs.get(k, 0.0) <= limit}
+    return keep if len(keep) >= MIN_LOADS else dict(units)
 
 
 def undisturbed(units):
@@ -432,10 +454,7 @@ class Comparison:
             # Loads a busy host slowed: their rows disagree (spreads()).
             kept = []
             for side, units in (("A", na), ("B", nb)):
-                fs = spreads(units, self.excluded)
-                limit = spread_limit(list(fs.values()))
-                keep = {k: v for k, v in units.items()
-                        if fs.get(k, math.inf) <= limit}
+                keep = quiet(units, self.excluded)
                 self.dropped_loads[side] = len(units) - len(keep)
                 kept.append(keep)
             na, nb = kept
@@ -484,8 +503,9 @@ class Comparison:
     def _shift(self):
         """The change of the load factor itself, B against A, in %, with
         its 95 % interval: what normalising takes out of every row.  The
-        unit is the boot (the mean factor of its quiet loads): a host
-        speeds or slows a whole boot, and boots of A and B alternate."""
+        unit is the boot (the mean factor of the loads the busy-load
+        filter left, fast ones too): a host speeds or slows a whole boot,
+        and boots of A and B alternate."""
         if not self.factors:
             return None
         means = []

@@ -352,9 +352,11 @@ def _found_when_added(d, pct, norm):
     folder @d has them @pct % slower in B."""
     a = archive.Archive.read(d / "A.jsonl")
     b = archive.Archive.read(d / "B.jsonl")
-    boots = {r["boot"] for r in b.rows}
-    c = compare.Comparison(a, _subset(b, boots, {r: pct for r in
-                                                 KNOWN_ROWS}), norm)
+    slower = [dict(r, median=r["median"] * (1 + pct / 100))
+              if r.get("row") in KNOWN_ROWS and r.get("median") else r
+              for r in b.rows]
+    c = compare.Comparison(a, archive.Archive(b.runs, slower, b.loads),
+                           norm)
     return sum(1 for r in c.rows if r.row in KNOWN_ROWS and
                r.verdict == compare.REGRESSION)
 
@@ -496,10 +498,12 @@ def draw_splits(boots, per_side, comparisons):
     drawn at random (seeded: the same folder gives the same figures)."""
     import itertools
     import random
-    if per_side < 2 or len(boots) < 2 * per_side:
+    if per_side < 2:
+        raise Failure(f"--boots {per_side}: a comparison needs 2 boots a "
+                      "kernel or more (the boots are its unit)")
+    if len(boots) < 2 * per_side:
         raise Failure(f"{len(boots)} boots: comparisons of {per_side} "
-                      f"boots a kernel need {max(4, 2 * per_side)} or more "
-                      "(--boots 2 or more)")
+                      f"boots a kernel need {2 * per_side} or more")
     if len(boots) == 2 * per_side:
         every = [(set(g), set(boots) - set(g)) for g in
                  itertools.combinations(boots, per_side) if boots[0] in g]
@@ -563,12 +567,8 @@ def check_split(args):
                     f"{sds[3 * len(sds) // 4]:.1f} %")
         line = f"{norm:<9} between-load spread: {spread(every)}"
         if factors:
-            quiet = []
-            for units in (na, nb):
-                sp = compare.spreads(units)
-                limit = compare.spread_limit(list(sp.values()))
-                quiet += [u for k, u in units.items()
-                          if sp.get(k, math.inf) <= limit]
+            quiet = [u for units in (na, nb)
+                     for u in compare.quiet(units).values()]
             line += (f"; the {len(quiet)} quiet loads of {len(every)}: "
                      f"{spread(quiet)}")
         lines.append(line)
