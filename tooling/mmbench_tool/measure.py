@@ -525,11 +525,11 @@ def draw_splits(boots, per_side, comparisons):
 def check_split(args):
     """A/A on measured data without booting: the boots of one kernel's
     archives (--reuse: a folder of ./mmbench measure of the stock kernel
-    against itself, or of archives) split every way into two halves;
-    per normalisation the comparisons that flag a row, the median
-    minimum detectable effect, and how often a +5 % and +10 % change
-    added to KNOWN_ROWS's figures in one half is found.  Each comparison
-    takes --boots boots a kernel, none in both (draw_splits())."""
+    against itself, or of archives) drawn into comparisons of --boots
+    boots a kernel, none in both (draw_splits()); per normalisation the
+    comparisons that flag a row, the median minimum detectable effect,
+    and how often a +5 % and +10 % change added to KNOWN_ROWS's figures
+    in B is found."""
     if not args.reuse:
         raise Failure("compare-check split reads archives: give --reuse "
                       "FOLDER (A.jsonl and B.jsonl of the same kernel, or "
