@@ -535,6 +535,8 @@ def check_split(args):
                       "FOLDER (A.jsonl and B.jsonl of the same kernel, or "
                       "*.jsonl)")
     d = Path(args.reuse)
+    if not d.is_dir():
+        raise Failure(f"{d}: no such folder")
     files = sorted(d.glob("*.jsonl"))
     if not files:
         raise Failure(f"{d}: no *.jsonl archive in it")

@@ -644,6 +644,16 @@ class Splits(unittest.TestCase):
         self.assertEqual(len(splits), 10)
         self.assertTrue(all("a" in a for a, _b in splits))
 
+    def test_a_folder_that_is_not_there(self):
+        import argparse
+
+        from mmbench_tool import measure
+        from mmbench_tool.common import Failure
+        args = argparse.Namespace(reuse="/nonexistent/mmbench", boots=3,
+                                  comparisons=2)
+        with self.assertRaisesRegex(Failure, "no such folder"):
+            measure.check_split(args)
+
     def test_too_few_boots_refused(self):
         from mmbench_tool import measure
         from mmbench_tool.common import Failure
