@@ -309,8 +309,10 @@ def check_aa(args, results):
         d = _comparison(results / f"aa{n:02d}", sides, args)
         c = run_compare([d / "A.jsonl"], [d / "B.jsonl"], args.norm, d,
                         plot=False, quiet=True)
+        a = archive.Archive.read(d / "A.jsonl")
+        b = archive.Archive.read(d / "B.jsonl")
         for pct in found:
-            found[pct] += _found_when_added(d, pct, args.norm)
+            found[pct] += found_when_added(a, b, pct, args.norm)
         counts = c.counts()
         for k, v in counts.items():
             total[k] = total.get(k, 0) + v
@@ -347,11 +349,9 @@ def check_aa(args, results):
 ADDED_PCTS = (5, 10)
 
 
-def _found_when_added(d, pct, norm):
-    """How many KNOWN_ROWS come out REGRESSION when the comparison of
-    folder @d has them @pct % slower in B."""
-    a = archive.Archive.read(d / "A.jsonl")
-    b = archive.Archive.read(d / "B.jsonl")
+def found_when_added(a, b, pct, norm):
+    """How many KNOWN_ROWS come out REGRESSION when archive @b has them
+    @pct % slower (a change added to measured noise) against @a."""
     slower = [dict(r, median=r["median"] * (1 + pct / 100))
               if r.get("row") in KNOWN_ROWS and r.get("median") else r
               for r in b.rows]
@@ -474,17 +474,11 @@ def check_known(args, results):
 
 
 
-def _subset(pool, boots, shift=None):
-    """The archive of @pool's @boots, each row in @shift {row: %} made
-    that much slower (a simulated regression on measured noise)."""
-    rows = []
-    for r in pool.rows:
-        if r["boot"] in boots:
-            if shift and r["row"] in shift and r.get("median"):
-                r = dict(r, median=r["median"] * (1 + shift[r["row"]] / 100))
-            rows.append(r)
+def _subset(pool, boots):
+    """The archive of @pool's @boots."""
     return archive.Archive([x for x in pool.runs if x["boot"] in boots],
-                           rows, [])
+                           [r for r in pool.rows if r["boot"] in boots],
+                           [x for x in pool.loads if x.get("boot") in boots])
 
 
 def _robust_sd(values):
@@ -593,11 +587,8 @@ def check_split(args):
                 if r.row in KNOWN_ROWS and r.mde is not None:
                     known_mde.setdefault(r.row, []).append(r.mde)
             for pct in found:
-                c2 = compare.Comparison(
-                    _subset(pool, ga),
-                    _subset(pool, gb, {r: pct for r in KNOWN_ROWS}), norm)
-                found[pct] += sum(1 for r in c2.rows if r.row in KNOWN_ROWS
-                                  and r.verdict == compare.REGRESSION)
+                found[pct] += found_when_added(_subset(pool, ga),
+                                               _subset(pool, gb), pct, norm)
             tried += len(KNOWN_ROWS)
         line = (f"{norm:<9} {len(splits)} A/A splits: {flagged} flagged a "
                 f"row ({flags} rows in all); median MDE "
