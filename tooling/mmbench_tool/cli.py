@@ -359,8 +359,13 @@ class Setup:
         self.kvm = kvm
         lines = []
         in_dmesg = [False]
+        packed = bench.Unpacker()
 
-        def show(line):
+        def show(raw):
+            for line in packed.feed(raw):
+                show_one(line)
+
+        def show_one(line):
             lines.append(line)
             if line.startswith("MMBENCH-DMESG-"):
                 in_dmesg[0] = line.startswith("MMBENCH-DMESG-BEGIN")

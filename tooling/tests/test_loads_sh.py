@@ -9,7 +9,7 @@ from pathlib import Path
 
 import support
 
-from mmbench_tool import archive
+from mmbench_tool import archive, bench
 
 BENCH_SH = support.TOOLING / "guest" / "bench.sh"
 
@@ -50,12 +50,16 @@ class Loads(unittest.TestCase):
                 (bin_dir / name).chmod(0o755)
             env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
                        TMPDIR=tmp, MMBENCH_LOADS="2", **env)
-            out = subprocess.run(["dash", str(BENCH_SH)], env=env,
+            raw = subprocess.run(["dash", str(BENCH_SH)], env=env,
                                  text=True, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, timeout=60,
                                  check=False).stdout
             args = (Path(tmp) / "args").read_text().splitlines()
-        return out, args
+        # A load's files leave packed (the serial port is slow): the
+        # host sees their lines once unpacked.
+        self.assertNotIn("sysfs=", raw)
+        self.assertEqual(raw.count(bench.GZ_BEGIN), 2)
+        return "\n".join(bench.unpack(raw.splitlines())), args
 
     def test_loads_only(self):
         out, args = self.run_sh({"MMBENCH_SUITE": "0", "MMBENCH_INJECT": "0",
@@ -77,6 +81,30 @@ class Loads(unittest.TestCase):
     def test_bench_still_injects(self):
         _out, args = self.run_sh({})
         self.assertIn("inject_into=inc_dec_zone_page_state", args[0])
+
+
+class Unpack(unittest.TestCase):
+    def packed(self, text):
+        import base64
+        import gzip
+        return [bench.GZ_BEGIN] + base64.encodebytes(
+            gzip.compress(text.encode())).decode().splitlines() + \
+            [bench.GZ_END]
+
+    def test_round_trip_between_other_lines(self):
+        lines = ["before"] + self.packed("a=1\nb 2\n") + ["after"]
+        self.assertEqual(list(bench.unpack(lines)),
+                         ["before", "a=1", "b 2", "after"])
+
+    def test_a_block_cut_short_or_bad(self):
+        cut = self.packed("x\n")[:-1] + ["MMBENCH-GUEST-BEGIN again"]
+        self.assertEqual(list(bench.unpack(cut)),
+                         ["MMBENCH-GZ-ERROR the block was cut short",
+                          "MMBENCH-GUEST-BEGIN again"])
+        bad = [bench.GZ_BEGIN, "AAAA", bench.GZ_END, "next"]
+        out = list(bench.unpack(bad))
+        self.assertTrue(out[0].startswith("MMBENCH-GZ-ERROR"), out)
+        self.assertEqual(out[1], "next")
 
 
 if __name__ == "__main__":
