@@ -32,6 +32,11 @@ COST_KEYS = ("arch", "accel", "qemu_cpu", "cpu_model", "debug",
 # Keys that may change costs but may be what is being compared: said.
 WARN_KEYS = ("preempt", "init_on_alloc", "init_on_free", "clocksource",
              "host_cpu")
+# The module parameters that decide what a load's median is the median
+# of, and their defaults: a median of 3 samples is not one of 9 (TCG's
+# skewed noise lifts the former), so archives that differ in one are
+# NOT COMPARABLE.
+SAMPLING = (("samples", "9"), ("sample_us", "2000"), ("iterations", "0"))
 # Why samples were dropped: the module's words in its log line ("dropped
 # 0 preempted, 1 migrated, 0 with steal time").
 DROP_CAUSES = {"preempted": "preempted", "migrated": "migrated",
@@ -212,6 +217,17 @@ class Archive:
                 fp.setdefault(k, set()).add(str(v))
         return fp
 
+    def sampling(self):
+        """{"samples=N sample_us=N iterations=N"} over the runs: their
+        module parameters, the module's defaults for those not given."""
+        out = set()
+        for run in self.runs:
+            given = dict(p.split("=", 1) for p in
+                         (run.get("params") or {}).get("module", [])
+                         if "=" in p)
+            out.add(" ".join(f"{k}={given.get(k, v)}" for k, v in SAMPLING))
+        return out
+
     def medians(self):
         """{(boot, load): {row: median}} of the rows that passed."""
         out = {}
@@ -235,14 +251,15 @@ def differences(a, b):
     """(not comparable, warnings): [(key, a values, b values)] of the
     fingerprint keys in which two archives differ."""
     fa, fb = a.fingerprint(), b.fingerprint()
+    fa["sampling"], fb["sampling"] = a.sampling(), b.sampling()
     bad, warn = [], []
-    for keys, into in ((COST_KEYS, bad), (WARN_KEYS, warn)):
+    for keys, into in ((COST_KEYS + ("sampling",), bad), (WARN_KEYS, warn)):
         for k in keys:
             va, vb = fa.get(k), fb.get(k)
             if va is not None and vb is not None and va != vb:
                 into.append((k, sorted(va), sorted(vb)))
-            elif k in COST_KEYS and len(va or ()) > 1:
+            elif into is bad and len(va or ()) > 1:
                 into.append((k, sorted(va), ["(A mixes them)"]))
-            elif k in COST_KEYS and len(vb or ()) > 1:
+            elif into is bad and len(vb or ()) > 1:
                 into.append((k, ["(B mixes them)"], sorted(vb)))
     return bad, warn

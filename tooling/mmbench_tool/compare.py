@@ -540,8 +540,8 @@ class Comparison:
         """The verdict table, as text lines."""
         out = []
         if self.not_comparable:
-            out.append("NOT COMPARABLE: the fingerprints differ in what "
-                       "changes costs:")
+            out.append("NOT COMPARABLE: the fingerprints or the "
+                       "sampling differ in what changes costs:")
             for k, va, vb in self.not_comparable:
                 out.append(f"  {k}: A {', '.join(va)}; B {', '.join(vb)}")
         for k, va, vb in self.warnings:

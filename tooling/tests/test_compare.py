@@ -663,6 +663,85 @@ class Splits(unittest.TestCase):
             measure.draw_splits(list("abcdef"), 1, 10)
 
 
+class Sampling(unittest.TestCase):
+    """A load's median of 3 samples is not one of 9: archives that differ
+    in the module's sampling parameters are NOT COMPARABLE; measure and
+    compare-check take COMPARE_SAMPLES a load unless told."""
+
+    def with_params(self, a, module):
+        return archive.Archive([dict(r, params={"module": module})
+                                for r in a.runs], a.rows, a.loads)
+
+    def test_other_samples_not_comparable(self):
+        rng = random.Random(31)
+        a = self.with_params(synthetic(rng), ["samples=3"])
+        b = self.with_params(synthetic(rng), [])
+        c = compare.Comparison(a, b)
+        self.assertEqual([k for k, _, _ in c.not_comparable], ["sampling"])
+        self.assertIn("samples=3 sample_us=2000 iterations=0",
+                      "\n".join(c.report()))
+        self.assertEqual({r.verdict for r in c.rows},
+                         {compare.NOT_COMPARABLE})
+
+    def test_the_default_given_or_not_is_the_same(self):
+        rng = random.Random(32)
+        a = self.with_params(synthetic(rng), ["samples=9", "cpu=1"])
+        b = self.with_params(synthetic(rng), ["cpu=1"])
+        self.assertFalse(compare.Comparison(a, b).not_comparable)
+        # An archive of old, without parameters, has the defaults.
+        self.assertFalse(compare.Comparison(synthetic(rng), b)
+                         .not_comparable)
+
+    def test_one_archive_mixing_them(self):
+        rng = random.Random(33)
+        a = synthetic(rng)
+        a.runs[0]["params"] = {"module": ["samples=1"]}
+        c = compare.Comparison(a, synthetic(rng))
+        self.assertEqual([k for k, _, _ in c.not_comparable], ["sampling"])
+
+    def side_params(self, *argv):
+        from mmbench_tool import cli, measure
+        args = {}
+
+        def keep(a):
+            args["a"] = a
+            raise support.Reached
+        with unittest.mock.patch.object(measure, "cmd_measure",
+                                        side_effect=keep):
+            try:
+                cli.main(["measure"] + list(argv))
+            except support.Reached:
+                pass
+        return measure.Side("A", args["a"]).args.param
+
+    def test_measure_takes_fewer_samples_unless_told(self):
+        from mmbench_tool import measure
+        self.assertIn(f"samples={measure.COMPARE_SAMPLES}",
+                      self.side_params())
+        self.assertEqual(self.side_params("--param", "samples=9"),
+                         ["samples=9"])
+        self.assertNotIn(f"samples={measure.COMPARE_SAMPLES}",
+                         self.side_params("--env",
+                                          "MMBENCH_PARAMS=samples=5"))
+
+
+class GuestTime(unittest.TestCase):
+    def test_said_per_kernel(self):
+        from mmbench_tool import measure
+        with tempfile.TemporaryDirectory() as d:
+            for n, secs in ((1, {"A": 100, "B": 110}),
+                            (2, {"A": 90, "B": 130})):
+                (Path(d) / f"aa{n:02d}").mkdir()
+                (Path(d) / f"aa{n:02d}" / measure.GUEST_TIME).write_text(
+                    json.dumps(secs))
+            line = measure.guest_time(Path(d) / f"aa{n:02d}"
+                                      for n in (1, 2, 3))
+            self.assertEqual(line, "guest time a kernel and comparison: "
+                             "median 105 s, most 130 s (goal: at most "
+                             "120 s)")
+            self.assertIsNone(measure.guest_time([Path(d) / "none"]))
+
+
 class Options(unittest.TestCase):
     def test_counts_refused_before_anything(self):
         for argv, says in ((["measure", "--boots", "0"], "--boots"),
