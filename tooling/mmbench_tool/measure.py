@@ -338,6 +338,7 @@ def check_aa(args, results):
     total = {}
     lines = []
     found = {pct: 0 for pct in ADDED_PCTS}
+    per_row = []
     for n in range(1, args.comparisons + 1):
         d = _comparison(results / f"aa{n:02d}", sides, args)
         c = run_compare([d / "A.jsonl"], [d / "B.jsonl"], args.norm, d,
@@ -346,6 +347,7 @@ def check_aa(args, results):
         b = archive.Archive.read(d / "B.jsonl")
         for pct in found:
             found[pct] += found_when_added(a, b, pct, args.norm)
+        per_row.append(found_per_row(a, b, GOAL_ADDED_PCT, args.norm))
         counts = c.counts()
         for k, v in counts.items():
             total[k] = total.get(k, 0) + v
@@ -370,6 +372,9 @@ def check_aa(args, results):
         "measured noise): " + ", ".join(
             f"+{pct} % found {found[pct]} of "
             f"{len(KNOWN_ROWS) * args.comparisons}" for pct in found))
+    goal = goal_line(per_row)
+    if goal:
+        summary.append(goal)
     summary += mdes
     for line in summary:
         print(line, flush=True)
@@ -392,6 +397,44 @@ def found_when_added(a, b, pct, norm):
                            norm)
     return sum(1 for r in c.rows if r.row in KNOWN_ROWS and
                r.verdict == compare.REGRESSION)
+
+
+# The change compare-check aa adds to each row of B in turn: the goal's.
+GOAL_ADDED_PCT = 2
+
+
+def found_per_row(a, b, pct, norm):
+    """{row: whether compare calls it a REGRESSION} when archive @b has
+    that row alone made @pct % slower against @a, each row in turn."""
+    rows = [r.row for r in compare.Comparison(a, b, norm).rows]
+    out = {}
+    for row in rows:
+        slower = [dict(r, median=r["median"] * (1 + pct / 100))
+                  if r.get("row") == row and r.get("median") else r
+                  for r in b.rows]
+        c = compare.Comparison(a, archive.Archive(b.runs, slower, b.loads),
+                               norm)
+        out[row] = any(x.row == row and x.verdict == compare.REGRESSION
+                       for x in c.rows)
+    return out
+
+
+def goal_line(per_comparison, pct=GOAL_ADDED_PCT):
+    """What @per_comparison ([{row: found}], found_per_row()'s) says of
+    the goal: a @pct % regression found on GOAL_ROWS of the rows."""
+    pairs = [f for per in per_comparison for f in per.values()]
+    if not pairs:
+        return None
+    rows = sorted({r for per in per_comparison for r in per})
+    rate = {r: statistics.mean(per[r] for per in per_comparison if r in per)
+            for r in rows}
+    often = sum(1 for v in rate.values() if v >= GOAL_ROWS)
+    share = statistics.mean(statistics.mean(per.values())
+                            for per in per_comparison if per)
+    return (f"+{pct} % added to each row of B in turn: found {sum(pairs)} "
+            f"times in {len(pairs)} ({share:.0%} of the rows a comparison, "
+            f"goal {GOAL_ROWS:.0%}); rows found in {GOAL_ROWS:.0%} of the "
+            f"comparisons or more: {often} of {len(rows)}")
 
 
 def _mde_table(results, count, prefix):

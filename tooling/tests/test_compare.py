@@ -725,6 +725,32 @@ class Sampling(unittest.TestCase):
                                           "MMBENCH_PARAMS=samples=5"))
 
 
+class FoundPerRow(unittest.TestCase):
+    """compare-check aa's view of the goal: each row of B made slower
+    alone, does compare find it?"""
+
+    def test_each_row_alone(self):
+        from mmbench_tool import measure
+        rng = random.Random(41)
+        rows = {f"row{i}": (100 + 10 * i, 0.004) for i in range(8)}
+        quiet = dict(busy=0, outliers=0, rows=rows)
+        a, b = synthetic(rng, **quiet), synthetic(rng, **quiet)
+        self.assertEqual(measure.found_per_row(a, b, 10, "common"),
+                         {r: True for r in rows})
+        self.assertFalse(any(measure.found_per_row(a, b, 0, "common")
+                             .values()))
+
+    def test_goal_line(self):
+        from mmbench_tool import measure
+        per = [{"x": True, "y": False}, {"x": True, "y": True}]
+        self.assertEqual(measure.goal_line(per),
+                         "+2 % added to each row of B in turn: found 3 "
+                         "times in 4 (75% of the rows a comparison, goal "
+                         "80%); rows found in 80% of the comparisons or "
+                         "more: 1 of 2")
+        self.assertIsNone(measure.goal_line([]))
+
+
 class GuestTime(unittest.TestCase):
     def test_said_per_kernel(self):
         from mmbench_tool import measure
