@@ -5,7 +5,8 @@
 # injected ndelay) and print every row's figures as "MMBENCH-BENCH
 # key=value ..." lines: per load every file of every row as
 # "sysfs=<row>/<file>=<value>" (the value the rest of the line), and the
-# module's kernel log lines of the load as "klog=".
+# module's kernel log lines of the load as "klog=" - these two gzipped,
+# in base64 between MMBENCH-GZ-BEGIN and -END (see pack()).
 rel=$(uname -r)
 ko=/lib/modules/$rel/extra/test_mmbench.ko
 loads=${MMBENCH_LOADS:-5}
@@ -60,9 +61,12 @@ pack() {
 	fi
 }
 
+# Each load's kernel log lines are those after its marker: a count of
+# lines stops growing once the log buffer is full (128 KiB, ~10 loads).
+kmsg=${MMBENCH_KMSG:-/dev/kmsg}
 i=1
-seen=$(dmesg 2>/dev/null | wc -l)
 while [ $i -le "$loads" ]; do
+	echo "mmbench-load $$-$i" >"$kmsg" 2>/dev/null
 	# shellcheck disable=SC2086 # several parameters in each
 	if ! insmod "$ko" $MMBENCH_PARAMS $inject; then
 		echo "MMBENCH-BENCH load=$i insmod failed"
@@ -73,13 +77,11 @@ while [ $i -le "$loads" ]; do
 	# Every file of every row (and the fingerprint), one process: a
 	# cat per file took longer than the load; then the module's lines
 	# of this load in the kernel log.
-	dmesg >"$tmp/load-dmesg"
 	{
 		grep -r '' /sys/kernel/mmbench/ 2>/dev/null |
 			sed -n 's|^/sys/kernel/mmbench/\([^/]*\)/\([a-z_0-9]*\):|MMBENCH-BENCH load='"$i"' sysfs=\1/\2=|p'
-		tail -n +$((seen + 1)) "$tmp/load-dmesg" | sed -n 's/^.*\(test_mmbench: \)/MMBENCH-BENCH load='"$i"' klog=\1/p'
+		dmesg | sed -n '/mmbench-load '"$$-$i"'$/,$ s/^.*\(test_mmbench: \)/MMBENCH-BENCH load='"$i"' klog=\1/p'
 	} | pack
-	seen=$(wc -l <"$tmp/load-dmesg")
 	rmmod test_mmbench
 	i=$((i + 1))
 done

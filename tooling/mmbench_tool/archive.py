@@ -218,14 +218,13 @@ class Archive:
         return fp
 
     def sampling(self):
-        """{"samples=N sample_us=N iterations=N"} over the runs: their
-        module parameters, the module's defaults for those not given."""
+        """{sampling()} over the runs."""
         out = set()
         for run in self.runs:
-            given = dict(p.split("=", 1) for p in
-                         (run.get("params") or {}).get("module", [])
-                         if "=" in p)
-            out.add(" ".join(f"{k}={given.get(k, v)}" for k, v in SAMPLING))
+            params = run.get("params")
+            module = params.get("module") if isinstance(params, dict) \
+                else None
+            out.add(sampling(module if isinstance(module, list) else []))
         return out
 
     def medians(self):
@@ -245,6 +244,22 @@ class Archive:
             if rec.get("row") == row and rec.get("status") == "pass":
                 out += rec.get("sample_ns") or [rec["median"]]
         return out
+
+
+def sampling(params):
+    """"samples=N sample_us=N iterations=N" of the module parameters
+    @params (NAME=VALUE), the module's defaults for those not given;
+    numbers as numbers (samples=09 is samples=9)."""
+    given = dict(str(p).split("=", 1) for p in params if "=" in str(p))
+    out = []
+    for k, default in SAMPLING:
+        v = given.get(k, default)
+        try:
+            v = str(int(v, 0))
+        except ValueError:
+            pass
+        out.append(f"{k}={v}")
+    return " ".join(out)
 
 
 def differences(a, b):

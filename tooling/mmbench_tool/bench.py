@@ -25,17 +25,26 @@ GZ_END = "MMBENCH-GZ-END"
 
 class Unpacker:
     """Turns the guest's lines into what it meant to say: a GZ_BEGIN ..
-    GZ_END block becomes its unpacked lines, any other line is itself."""
+    GZ_END block becomes its unpacked lines, any other line is itself.
+    A block that cannot be unpacked becomes a "MMBENCH-GZ-ERROR <why>"
+    line followed by the lines as they came, so nothing is lost."""
 
     def __init__(self):
         self.block = None
 
+    def _bad(self, why):
+        out = [f"MMBENCH-GZ-ERROR {why}", GZ_BEGIN] + self.block
+        self.block = None
+        return out
+
     def feed(self, line):
         """The lines @line stands for: none inside a block, the block's
-        at its end (or one "MMBENCH-GZ-ERROR ..." line if it is bad)."""
+        at its end."""
         if line.startswith(GZ_BEGIN):
+            out = self._bad("a block began inside another") \
+                if self.block is not None else []
             self.block = []
-            return []
+            return out
         if self.block is None:
             return [line]
         if not line.startswith(GZ_END):
@@ -43,15 +52,22 @@ class Unpacker:
                 self.block.append(line.strip())
                 return []
             # Not base64: the block was cut short (a guest that died).
-            self.block = None
-            return ["MMBENCH-GZ-ERROR the block was cut short", line]
-        data, self.block = "".join(self.block), None
+            return self._bad("the block was cut short") + [line]
+        data = "".join(self.block)
         try:
             text = zlib.decompress(base64.b64decode(data, validate=True),
                                    wbits=16 + zlib.MAX_WBITS)
         except (binascii.Error, ValueError, zlib.error) as e:
-            return [f"MMBENCH-GZ-ERROR {len(data)} characters: {e}"]
+            return self._bad(f"{len(data)} characters: {e}") + [line]
+        self.block = None
         return text.decode(errors="replace").splitlines()
+
+    def close(self):
+        """The lines of a block still open when the guest's output
+        ended: an error line and the block as it came."""
+        if self.block is None:
+            return []
+        return self._bad("the output ended inside a block")
 
 
 def unpack(lines):
@@ -59,6 +75,7 @@ def unpack(lines):
     u = Unpacker()
     for line in lines:
         yield from u.feed(line)
+    yield from u.close()
 
 
 def parse(lines):

@@ -359,10 +359,16 @@ class Setup:
         self.kvm = kvm
         lines = []
         in_dmesg = [False]
-        packed = bench.Unpacker()
+        packed = [bench.Unpacker()]
 
         def show(raw):
-            for line in packed.feed(raw):
+            if raw is None:
+                # The guest is gone: a block it left open is said.
+                for line in packed[0].close():
+                    show_one(line)
+                packed[0] = bench.Unpacker()
+                return
+            for line in packed[0].feed(raw):
                 show_one(line)
 
         def show_one(line):
@@ -373,17 +379,22 @@ class Setup:
                 print(f"  | {line}", flush=True)
 
         console = results / "console.log"
+        start = time.monotonic()
         try:
             with around or contextlib.nullcontext():
                 timed_out = self._boot_twice(image, cpus, memory, kvm,
                                              console, show, lines)
         finally:
+            guest_s = time.monotonic() - start
+            show(None)
             # Whatever happened, keep what the guest printed.
             (results / "guest.log").write_text("\n".join(lines) + "\n")
         if timed_out:
             say(f"the guest timed out after {timed_out} s and was stopped; "
                 f"what it printed is in {results} (guest.log, console.log)")
-        return GuestOutput(lines, console, timed_out)
+        out = GuestOutput(lines, console, timed_out)
+        out.guest_s = guest_s       # the guests' own time, boots retried too
+        return out
 
     def _boot_twice(self, image, cpus, memory, kvm, console, show, lines):
         """Boot; once more if the kernel died before /init ran.  Returns
@@ -399,6 +410,7 @@ class Setup:
                     return e.seconds
             # A kernel that died before /init ran tested nothing: TCG
             # very rarely trips in early boot (an int3 in sched_clock).
+            show(None)
             if attempt == 2 or any(line.startswith("MMBENCH-GUEST-BEGIN")
                                    for line in lines):
                 break

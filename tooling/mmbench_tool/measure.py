@@ -69,6 +69,25 @@ class Side:
         self.setup.prepare()
 
 
+def with_param(params, param):
+    """@params with @param (NAME=VALUE) in place of its NAME's value."""
+    name = param.split("=", 1)[0] + "="
+    return [p for p in params if not p.startswith(name)] + [param]
+
+
+def same_sampling(sides):
+    """Refuse, before anything boots, sides whose module parameters
+    sample differently: compare would call them NOT COMPARABLE."""
+    from .cli import module_params
+    got = {s.name: archive.sampling(module_params(s.args)) for s in sides}
+    if len(set(got.values())) > 1:
+        raise Failure("the kernels would be sampled differently (" +
+                      "; ".join(f"{k}: {v}" for k, v in got.items()) +
+                      "), and compare would call them NOT COMPARABLE: "
+                      "give samples, sample_us and iterations to both "
+                      "(--param), not to one (--a-param, --b-param)")
+
+
 def died_why(d):
     """The first line of @d/console.log that says why a guest died."""
     try:
@@ -115,7 +134,9 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
                     echo=lambda line: line.startswith(
                         "MMBENCH-BENCH load=") and "run_ms=" in line or
                     "insmod failed" in line)
-                guest_s[s.name] += time.monotonic() - start
+                took = getattr(out, "guest_s", None)
+                guest_s[s.name] += took if isinstance(took, (int, float)) \
+                    else time.monotonic() - start
                 if not out.timed_out and out.finished:
                     break
                 if not retry or attempt == 2:
@@ -207,8 +228,6 @@ def check_counts(args):
 
 def cmd_measure(args):
     check_counts(args)
-    with Phase("packages (compare)"):
-        deps.ensure(COMPARE_PACKAGES)
     sides = [Side("A", args, **_side_args(args, "a")),
              Side("B", args, **_side_args(args, "b"))]
     # Both sides' options before either is built.
@@ -216,6 +235,9 @@ def cmd_measure(args):
     for s in sides:
         check_options(s.args)
         module_params(s.args)
+    same_sampling(sides)
+    with Phase("packages (compare)"):
+        deps.ensure(COMPARE_PACKAGES)
     for s in sides:
         s.prepare()
     results = guest.results_dir("-measure")
@@ -721,7 +743,7 @@ def test_checks(args, results):
     say(f"compare: a chain step costs {step:.4f} ns, {CI_ROW} "
         f"{rows[CI_ROW]:.1f} ns/op: slow_into={CI_ROW}:{steps} for "
         f"+{CI_PCT} %")
-    b.args.param[-1] = f"slow_into={CI_ROW}:{steps}"
+    b.args.param = with_param(b.args.param, f"slow_into={CI_ROW}:{steps}")
     alternate([b], 1, CI_LOADS, results)
     alternate([a, b], CI_BOOTS - 1, CI_LOADS, results, first=2)
     c = run_compare([files["A"]], [results / "B.jsonl"],

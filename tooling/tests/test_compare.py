@@ -751,6 +751,28 @@ class FoundPerRow(unittest.TestCase):
         self.assertIsNone(measure.goal_line([]))
 
 
+class SamplingOptions(unittest.TestCase):
+    def test_one_side_sampled_otherwise_refused_before_anything(self):
+        for opt in ("--b-param", "--a-param"):
+            rc, out = support.options_only("measure", opt, "samples=9")
+            self.assertEqual(rc, 2, out)
+            self.assertIn("sampled differently", out)
+            self.assertIn("samples=3", out)
+        rc, out = support.options_only("measure", "--param", "samples=9")
+        self.assertIsNone(rc, out)
+        rc, out = support.options_only("measure", "--b-param", "cpu=1")
+        self.assertIsNone(rc, out)
+
+    def test_slow_into_replaced_not_added(self):
+        # ./mmbench test's B side: its calibrated slow_into replaces the
+        # first one, whatever Side() appended after it.
+        from mmbench_tool import measure
+        self.assertEqual(
+            measure.with_param(["benchmarks=x", "slow_into=r:1",
+                                "samples=3"], "slow_into=r:7"),
+            ["benchmarks=x", "samples=3", "slow_into=r:7"])
+
+
 class GuestTime(unittest.TestCase):
     def test_said_per_kernel(self):
         from mmbench_tool import measure

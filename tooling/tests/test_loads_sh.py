@@ -15,7 +15,8 @@ BENCH_SH = support.TOOLING / "guest" / "bench.sh"
 
 
 class Loads(unittest.TestCase):
-    def run_sh(self, env):
+    def run_sh(self, env, dmesg='/bin/cat "$TMPDIR/klog" 2>/dev/null',
+               loads=2):
         """bench.sh's output under a fake insmod that records its
         arguments and succeeds, a fake rmmod, dmesg and grep -r (a
         module's sysfs files)."""
@@ -32,7 +33,7 @@ class Loads(unittest.TestCase):
                 "uname": "echo 6.12-fake",
                 "cat": 'case "$1" in */run_ms) echo 1300;; '
                        '*) /bin/cat "$@";; esac',
-                "dmesg": '/bin/cat "$TMPDIR/klog" 2>/dev/null',
+                "dmesg": dmesg,
                 "grep": 'if [ "$1" = -r ]; then '
                         "printf '%s\\n' "
                         "'/sys/kernel/mmbench/kmalloc_64/status:pass' "
@@ -48,8 +49,11 @@ class Loads(unittest.TestCase):
             for name, body in fake.items():
                 (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
                 (bin_dir / name).chmod(0o755)
+            # The log as it was before the first load.
+            (Path(tmp) / "klog").write_text("[ 0.5] boot\n" * 10)
             env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
-                       TMPDIR=tmp, MMBENCH_LOADS="2", **env)
+                       TMPDIR=tmp, MMBENCH_LOADS=str(loads),
+                       MMBENCH_KMSG=f"{tmp}/klog", **env)
             raw = subprocess.run(["dash", str(BENCH_SH)], env=env,
                                  text=True, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, timeout=60,
@@ -58,7 +62,7 @@ class Loads(unittest.TestCase):
         # A load's files leave packed (the serial port is slow): the
         # host sees their lines once unpacked.
         self.assertNotIn("sysfs=", raw)
-        self.assertEqual(raw.count(bench.GZ_BEGIN), 2)
+        self.assertEqual(raw.count(bench.GZ_BEGIN), loads)
         return "\n".join(bench.unpack(raw.splitlines())), args
 
     def test_loads_only(self):
@@ -78,6 +82,16 @@ class Loads(unittest.TestCase):
         self.assertEqual(out.count("klog=test_mmbench: kmalloc_64"), 2)
         self.assertEqual(recs[0]["fingerprint"]["debug"], "none")
 
+    def test_log_lines_when_the_log_buffer_is_full(self):
+        # A full buffer keeps its newest lines only: counting lines told
+        # the loads after the first few that they had none.
+        out, _args = self.run_sh({"MMBENCH_SUITE": "0",
+                                  "MMBENCH_INJECT": "0"},
+                                 dmesg='tail -n 4 "$TMPDIR/klog"', loads=5)
+        for i in range(1, 6):
+            self.assertEqual(out.count(f"load={i} klog=test_mmbench: "
+                                       "kmalloc_64"), 1, out)
+
     def test_bench_still_injects(self):
         _out, args = self.run_sh({})
         self.assertIn("inject_into=inc_dec_zone_page_state", args[0])
@@ -96,15 +110,24 @@ class Unpack(unittest.TestCase):
         self.assertEqual(list(bench.unpack(lines)),
                          ["before", "a=1", "b 2", "after"])
 
-    def test_a_block_cut_short_or_bad(self):
-        cut = self.packed("x\n")[:-1] + ["MMBENCH-GUEST-BEGIN again"]
+    def test_a_block_cut_short_or_bad_is_said_and_kept(self):
+        block = self.packed("x\n")
+        cut = block[:-1] + ["MMBENCH-GUEST-BEGIN again"]
         self.assertEqual(list(bench.unpack(cut)),
-                         ["MMBENCH-GZ-ERROR the block was cut short",
-                          "MMBENCH-GUEST-BEGIN again"])
+                         ["MMBENCH-GZ-ERROR the block was cut short"] +
+                         block[:-1] + ["MMBENCH-GUEST-BEGIN again"])
         bad = [bench.GZ_BEGIN, "AAAA", bench.GZ_END, "next"]
         out = list(bench.unpack(bad))
         self.assertTrue(out[0].startswith("MMBENCH-GZ-ERROR"), out)
-        self.assertEqual(out[1], "next")
+        self.assertEqual(out[1:], bad)
+        # Output that ends inside a block, and a block inside a block.
+        self.assertEqual(list(bench.unpack(block[:-1])),
+                         ["MMBENCH-GZ-ERROR the output ended inside a "
+                          "block"] + block[:-1])
+        twice = block[:-1] + block
+        self.assertEqual(list(bench.unpack(twice)),
+                         ["MMBENCH-GZ-ERROR a block began inside another"]
+                         + block[:-1] + ["x"])
 
 
 if __name__ == "__main__":
