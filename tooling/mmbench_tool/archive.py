@@ -217,6 +217,13 @@ class Archive:
                 fp.setdefault(k, set()).add(str(v))
         return fp
 
+    def first_loads(self, n):
+        """This archive with each boot's loads 1..@n only."""
+        return Archive(self.runs,
+                       [r for r in self.rows if r.get("load", 0) <= n],
+                       [x for x in self.loads if x.get("load", 0) <= n],
+                       self.name)
+
     def sampling(self):
         """{sampling()} over the runs."""
         out = set()

@@ -1304,7 +1304,8 @@ def _add_compare_commands(sub):
                    help="comparisons (default 20)")
     p.add_argument("--reuse", type=Path,
                    help="recompute from the archives of an earlier "
-                        "compare-check folder, booting nothing")
+                        "compare-check folder, booting nothing (aa: with "
+                        "each boot's first --loads loads)")
     p.set_defaults(func=measure.cmd_compare_check)
     p = sub.add_parser(
         "fleet", help="an archive's figures for LAVA, KCIDB or LKP",

@@ -19,10 +19,10 @@ COMPARE_PACKAGES = {
                           "compare",
 }
 # ./mmbench measure's defaults: under 2 minutes of guest time a kernel
-# under TCG here, 3 boots of 30 loads of about 1.1 s (README, "Comparing
+# under TCG here, 3 boots of 26 loads of about 1.2 s (README, "Comparing
 # two kernels").
 DEFAULT_BOOTS = 3
-DEFAULT_LOADS = 30
+DEFAULT_LOADS = 26
 # Module loads give a comparison more than samples do: a row's samples
 # in one load share the host's state of those milliseconds, loads are
 # nearly independent (README, "Comparing two kernels").
@@ -182,11 +182,15 @@ def _side_args(args, which):
             "params": g("param") or []}
 
 
-def run_compare(a_files, b_files, norm, outdir, plot=True, quiet=False):
+def run_compare(a_files, b_files, norm, outdir, plot=True, quiet=False,
+                loads=None):
     """Compare, print the table, write compare.txt/.json and the plots
-    in @outdir; return the Comparison."""
+    in @outdir; return the Comparison.  @loads: each boot's first
+    @loads loads only."""
     a = archive.Archive.read(*a_files)
     b = archive.Archive.read(*b_files)
+    if loads:
+        a, b = a.first_loads(loads), b.first_loads(loads)
     c = compare.Comparison(a, b, norm)
     text = c.report()
     if not quiet:
@@ -363,10 +367,17 @@ def check_aa(args, results):
     per_row = []
     for n in range(1, args.comparisons + 1):
         d = _comparison(results / f"aa{n:02d}", sides, args)
+        # --reuse: as if each boot had had only --loads loads.
+        loads = args.loads if args.reuse else None
         c = run_compare([d / "A.jsonl"], [d / "B.jsonl"], args.norm, d,
-                        plot=False, quiet=True)
+                        plot=False, quiet=True, loads=loads)
         a = archive.Archive.read(d / "A.jsonl")
         b = archive.Archive.read(d / "B.jsonl")
+        measured = max((r.get("load", 0) for r in a.rows), default=0)
+        if loads:
+            a, b = a.first_loads(loads), b.first_loads(loads)
+        shape = (len(a.runs), max((r.get("load", 0) for r in a.rows),
+                                  default=0), measured)
         for pct in found:
             found[pct] += found_when_added(a, b, pct, args.norm)
         per_row.append(found_per_row(a, b, GOAL_ADDED_PCT, args.norm))
@@ -382,9 +393,12 @@ def check_aa(args, results):
         print(line, flush=True)
     false = total.get(compare.REGRESSION, 0) + \
         total.get(compare.IMPROVEMENT, 0)
-    mdes = _mde_table(results, args.comparisons, "aa")
+    boots, loads, measured = shape
+    cut = f" of the {measured} measured" if loads < measured else ""
+    mdes = _mde_table(results, args.comparisons, "aa",
+                      timed=f"{measured} loads a boot" if cut else None)
     summary = [f"A/A: {args.comparisons} comparisons of the stock kernel "
-               f"with itself ({args.boots} boots x {args.loads} loads a "
+               f"with itself ({boots} boots x {loads} loads{cut} a "
                f"kernel, normalised by {args.norm}): {false} REGRESSION or "
                f"IMPROVEMENT verdicts in all (goal: at most 1); " +
                ", ".join(f"{k} {v}" for k, v in sorted(total.items()))]
@@ -459,7 +473,7 @@ def goal_line(per_comparison, pct=GOAL_ADDED_PCT):
             f"comparisons or more: {often} of {len(rows)}")
 
 
-def _mde_table(results, count, prefix):
+def _mde_table(results, count, prefix, timed=None):
     """Per row, the median minimum detectable effect (95 % confidence,
     80 % power) over the comparisons saved under @results."""
     mde = {}
@@ -485,7 +499,7 @@ def _mde_table(results, count, prefix):
     took = guest_time(results / f"{prefix}{n:02d}"
                       for n in range(1, count + 1))
     if took:
-        out.append(took)
+        out.append(took + (f", as measured with {timed}" if timed else ""))
     return out
 
 

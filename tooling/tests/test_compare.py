@@ -558,6 +558,16 @@ class CheckReuse(unittest.TestCase):
             self.assertIn("A/A: 2 comparisons", text)
             self.assertRegex(text, r"made slower .*: \+5 % found \d+ of "
                              r"6, \+10 % found \d+ of 6")
+            self.assertIn("(3 boots x 8 loads a kernel", text)
+            self.assertRegex(text, r"\+2 % added to each row of B in turn: "
+                             r"found \d+ times in 80 ")
+            # Fewer loads than measured: each boot's first ones.
+            args.loads = 5
+            with unittest.mock.patch.object(measure, "Side"):
+                measure.check_aa(args, Path(d))
+            text = (Path(d) / "check.txt").read_text()
+            self.assertIn("(3 boots x 5 loads of the 8 measured a kernel",
+                          text)
 
 
 class DiedGuest(unittest.TestCase):
@@ -771,6 +781,16 @@ class SamplingOptions(unittest.TestCase):
             measure.with_param(["benchmarks=x", "slow_into=r:1",
                                 "samples=3"], "slow_into=r:7"),
             ["benchmarks=x", "samples=3", "slow_into=r:7"])
+
+
+class FirstLoads(unittest.TestCase):
+    def test_each_boots_first(self):
+        rng = random.Random(51)
+        a = synthetic(rng, boots=2, loads=8)
+        cut = a.first_loads(5)
+        self.assertEqual(len(cut.medians()), 10)
+        self.assertEqual({k[1] for k in cut.medians()}, set(range(1, 6)))
+        self.assertEqual(len(a.first_loads(50).medians()), 16)
 
 
 class GuestTime(unittest.TestCase):
