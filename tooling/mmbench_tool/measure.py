@@ -19,10 +19,11 @@ COMPARE_PACKAGES = {
                           "compare",
 }
 # ./mmbench measure's defaults: under 2 minutes of guest time a kernel
-# under TCG here, 3 boots of 26 loads of about 1.2 s (README, "Comparing
-# two kernels").
-DEFAULT_BOOTS = 3
-DEFAULT_LOADS = 26
+# under TCG here, 8 boots of 4 s and 8 loads of about 1.2 s; loads of one
+# boot share more than loads of different boots, and a boot costs little
+# more than three loads (README, "Comparing two kernels").
+DEFAULT_BOOTS = 8
+DEFAULT_LOADS = 8
 # Module loads give a comparison more than samples do: a row's samples
 # in one load share the host's state of those milliseconds, loads are
 # nearly independent (README, "Comparing two kernels").
