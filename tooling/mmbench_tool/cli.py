@@ -1237,8 +1237,11 @@ def _add_compare_commands(sub):
         "compare them",
         description="Boot kernel A and kernel B in turn (A, B, A, B, ...: "
         "host drift falls on both), --boots times each, loading the module "
-        "--loads times a boot; save each kernel's results archive (A.jsonl, "
-        "B.jsonl) and compare them as ./mmbench compare does. Without "
+        "--loads times a boot, with samples=3 unless --param says other "
+        "(loads, not samples, narrow a comparison); save each kernel's "
+        "results archive (A.jsonl, B.jsonl) and compare them as ./mmbench "
+        "compare does. Both sides are sampled alike: samples, sample_us "
+        "and iterations go in --param, not --a-param or --b-param. Without "
         "--a-kernel or --b-kernel a side is Debian's stock 6.12 kernel; "
         "--a-param and --b-param are module parameters of one side only "
         "(e.g. --b-param slow_into=kmalloc_64:40, a known regression).",
@@ -1295,7 +1298,7 @@ def _add_compare_commands(sub):
         "on both sides), per normalisation the comparisons that flag a "
         "row, the median minimum detectable "
         "effect and how often +5 and +10 % added to three rows is found.",
-        epilog="exit status: 0 goal met, 1 missed, 2 a step failed")
+        epilog="exit status (aa: the goal of at most 1 false verdict; the MDE and +2 % figures are printed, not judged): 0 goal met, 1 missed, 2 a step failed or NOT COMPARABLE")
     p.add_argument("what", choices=("aa", "known", "split"))
     _add_guest_options(p)
     _add_arch_option(p)

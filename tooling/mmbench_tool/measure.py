@@ -150,6 +150,13 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
                 d.mkdir()
                 say(f"kernel {s.name}, boot {i}: the guest did not finish "
                     f"({died_why(died)}; see {died}): booting it again")
+            lines = out.lines if isinstance(out.lines, list) else []
+            bad = [line for line in lines
+                   if line.startswith("MMBENCH-GZ-ERROR")]
+            if bad:
+                say(f"kernel {s.name}, boot {i}: {len(bad)} loads' "
+                    f"figures could not be unpacked ({bad[0]}); their "
+                    f"rows are missing from the archive; see {d}/guest.log")
             recs = save_archive(s.setup, out, d, "loads")
             archive.write(files[s.name], recs, append=True)
     for name, secs in guest_s.items():
@@ -341,9 +348,39 @@ def cmd_compare_check(args):
         return check_split(args)
     results = Path(args.reuse) if args.reuse else \
         guest.results_dir(f"-check-{args.what}")
+    if args.reuse:
+        _check_reuse(results, args)
+    try:
+        if args.what == "aa":
+            return check_aa(args, results)
+        return check_known(args, results)
+    except (ValueError, KeyError, TypeError, OSError) as e:
+        raise Failure(f"compare-check {args.what}: {e}") from e
+
+
+def _check_reuse(results, args):
+    """Refuse --reuse of a folder that lacks what it would read, before
+    anything in it is rewritten."""
     if args.what == "aa":
-        return check_aa(args, results)
-    return check_known(args, results)
+        prefix, files = "aa", ("A.jsonl", "B.jsonl")
+    else:
+        prefix, files = "known", ["A.jsonl"] + [f"B{p}.jsonl"
+                                                 for p in KNOWN_PCTS]
+        if not (results / "calibration.json").is_file():
+            raise Failure(f"--reuse {results}: no calibration.json: not "
+                          "a compare-check known folder")
+    missing = [f"{prefix}{n:02d}/{f}" for n in range(1, args.comparisons + 1)
+               for f in files
+               if not (results / f"{prefix}{n:02d}" / f).is_file()]
+    if missing:
+        have = len([d for d in results.glob(f"{prefix}[0-9][0-9]")
+                    if d.is_dir()]) if results.is_dir() else 0
+        raise Failure(f"--reuse {results}: no {missing[0]}"
+                      + (f" ({len(missing)} files missing)"
+                         if len(missing) > 1 else "") +
+                      f": --comparisons {args.comparisons} asks for "
+                      f"{args.comparisons}, the folder has {have} "
+                      f"compare-check {args.what} comparisons")
 
 
 def _comparison(d, sides, args):
@@ -366,6 +403,7 @@ def check_aa(args, results):
     lines = []
     found = {pct: 0 for pct in ADDED_PCTS}
     per_row = []
+    not_comparable = 0
     for n in range(1, args.comparisons + 1):
         d = _comparison(results / f"aa{n:02d}", sides, args)
         # --reuse: as if each boot had had only --loads loads.
@@ -382,6 +420,8 @@ def check_aa(args, results):
         for pct in found:
             found[pct] += found_when_added(a, b, pct, args.norm)
         per_row.append(found_per_row(a, b, GOAL_ADDED_PCT, args.norm))
+        if c.not_comparable:
+            not_comparable += 1
         counts = c.counts()
         for k, v in counts.items():
             total[k] = total.get(k, 0) + v
@@ -415,8 +455,14 @@ def check_aa(args, results):
     summary += mdes
     for line in summary:
         print(line, flush=True)
+    if not_comparable:
+        summary.append(f"{not_comparable} comparisons NOT COMPARABLE: no "
+                       "answer (exit status 2)")
     (results / "check.txt").write_text("\n".join(lines + summary) + "\n")
     say(f"results in {results}")
+    if not_comparable:
+        print(summary[-1], flush=True)
+        return 2
     return 0 if false <= 1 else 1
 
 

@@ -620,6 +620,26 @@ class DiedGuest(unittest.TestCase):
             with self.assertRaisesRegex(Failure, "did not finish"):
                 self.boot(d, [self.out(False), self.out(True)], False)
 
+    def test_a_load_that_could_not_be_unpacked_is_said(self):
+        import contextlib
+        import io
+
+        from mmbench_tool import measure
+        side = self.side([])
+        side.setup.boot.side_effect = None
+        side.setup.boot.return_value = unittest.mock.Mock(
+            timed_out=False, finished=True, guest_s=10.0,
+            lines=["MMBENCH-GZ-ERROR 40 characters: Incorrect padding"])
+        out = io.StringIO()
+        with tempfile.TemporaryDirectory() as d, \
+                unittest.mock.patch("mmbench_tool.cli.save_archive",
+                                    return_value=[]), \
+                contextlib.redirect_stdout(out):
+            measure.alternate([side], 1, 2, Path(d))
+            took = json.loads((Path(d) / measure.GUEST_TIME).read_text())
+        self.assertIn("1 loads' figures could not be unpacked", out.getvalue())
+        self.assertEqual(took, {"A": 10.0})
+
     def test_why(self):
         from mmbench_tool import measure
         with tempfile.TemporaryDirectory() as d:
@@ -781,6 +801,60 @@ class SamplingOptions(unittest.TestCase):
             measure.with_param(["benchmarks=x", "slow_into=r:1",
                                 "samples=3"], "slow_into=r:7"),
             ["benchmarks=x", "samples=3", "slow_into=r:7"])
+
+
+class ReuseRefusals(unittest.TestCase):
+    """compare-check --reuse of a folder that lacks what it would read:
+    a clear error before anything in it is rewritten."""
+
+    def args(self, d, what="aa", comparisons=2):
+        import argparse
+        return argparse.Namespace(reuse=str(d), comparisons=comparisons,
+                                  boots=3, loads=8, what=what,
+                                  norm=compare.DEFAULT_NORM)
+
+    def test_missing_comparisons_or_folders(self):
+        from mmbench_tool import measure
+        from mmbench_tool.common import Failure
+        rng = random.Random(61)
+        with tempfile.TemporaryDirectory() as d:
+            c = Path(d) / "aa01"
+            c.mkdir()
+            for side in ("A", "B"):
+                arch = synthetic(rng)
+                archive.write(c / f"{side}.jsonl", arch.runs + arch.rows)
+            with unittest.mock.patch.object(measure.deps, "ensure"):
+                with self.assertRaisesRegex(
+                        Failure, r"no aa02/A.jsonl .*--comparisons 2 asks "
+                        r"for 2, the folder has 1"):
+                    measure.cmd_compare_check(self.args(d))
+                self.assertFalse((c / "compare.json").exists())
+                for where in (Path(d) / "none", c / "A.jsonl"):
+                    with self.assertRaisesRegex(Failure, "--reuse"):
+                        measure.cmd_compare_check(self.args(where, "aa", 1))
+                with self.assertRaisesRegex(Failure, "no calibration.json"):
+                    measure.cmd_compare_check(self.args(d, "known", 1))
+                # A bad archive: said, not a traceback.
+                (c / "B.jsonl").write_text('{"type": "run", "boot": 1}\n'
+                                           '{"type": "row", "load": "x"}\n')
+                with self.assertRaisesRegex(Failure, "compare-check aa"):
+                    measure.cmd_compare_check(self.args(d, "aa", 1))
+
+    def test_not_comparable_is_no_answer(self):
+        from mmbench_tool import measure
+        rng = random.Random(62)
+        with tempfile.TemporaryDirectory() as d:
+            c = Path(d) / "aa01"
+            c.mkdir()
+            a, b = synthetic(rng), synthetic(rng)
+            b.runs[0]["params"] = {"module": ["samples=3"]}
+            archive.write(c / "A.jsonl", a.runs + a.rows)
+            archive.write(c / "B.jsonl", b.runs + b.rows)
+            with unittest.mock.patch.object(measure.deps, "ensure"):
+                rc = measure.cmd_compare_check(self.args(d, "aa", 1))
+            self.assertEqual(rc, 2)
+            self.assertIn("1 comparisons NOT COMPARABLE",
+                          (c.parent / "check.txt").read_text())
 
 
 class FirstLoads(unittest.TestCase):
