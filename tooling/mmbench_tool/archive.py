@@ -165,6 +165,36 @@ def _files(where):
     return [where]
 
 
+def _number_or_none(v):
+    return v is None or (isinstance(v, (int, float)) and
+                         not isinstance(v, bool) and v == v)
+
+
+def _bad_record(rec):
+    """Why @rec cannot be an archive record, or None."""
+    kind = rec.get("type")
+    if kind == "run":
+        if not isinstance(rec.get("fingerprint", {}), dict) or \
+                not isinstance(rec.get("params", {}), (dict, type(None))):
+            return "a run record whose fingerprint or params is not an object"
+        if "boot" not in rec:
+            return "a run record without its boot"
+    if kind in ("row", "load"):
+        if not isinstance(rec.get("load"), int) or \
+                isinstance(rec.get("load"), bool) or "boot" not in rec:
+            return f"a {kind} record without its boot, or whose load is " \
+                   "not a number"
+    if kind == "row":
+        if not isinstance(rec.get("row"), str) or \
+                not _number_or_none(rec.get("median")):
+            return "a row record without its row, or with a median not a " \
+                   "number"
+    if kind in ("run", "row", "load") and \
+            not isinstance(rec.get("boot"), (str, int)):
+        return f"a {kind} record whose boot is not a string"
+    return None
+
+
 class Archive:
     """The records of one or more archive files (or results folders)."""
 
@@ -191,13 +221,9 @@ class Archive:
                     if not isinstance(rec, dict):
                         raise ValueError(f"{path}:{n}: not a record")
                     kind = rec.get("type")
-                    if kind == "row" and not (
-                            all(k in rec for k in ("boot", "load", "row"))
-                            and isinstance(rec.get("median"),
-                                           (int, float, type(None)))):
-                        raise ValueError(f"{path}:{n}: a row record "
-                                         "without boot, load and row, or "
-                                         "with a median not a number")
+                    why = _bad_record(rec)
+                    if why:
+                        raise ValueError(f"{path}:{n}: {why}")
                     if kind == "run":
                         runs.append(rec)
                     elif kind == "row":

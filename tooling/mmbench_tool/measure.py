@@ -286,7 +286,7 @@ def cmd_compare(args):
     outdir = args.output or where or guest.results_dir("-compare")
     try:
         c = run_compare(a, b, args.norm, outdir, plot=not args.no_plots)
-    except (ValueError, KeyError, TypeError, OSError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
         raise Failure(f"compare: {e}") from e
     say(f"results in {outdir}")
     if c.not_comparable:
@@ -354,7 +354,7 @@ def cmd_compare_check(args):
         if args.what == "aa":
             return check_aa(args, results)
         return check_known(args, results)
-    except (ValueError, KeyError, TypeError, OSError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
         raise Failure(f"compare-check {args.what}: {e}") from e
 
 

@@ -442,6 +442,34 @@ class Archive(unittest.TestCase):
             with self.assertRaises(ValueError):
                 archive.Archive.read(p)
 
+    def test_records_of_the_wrong_shape_refused(self):
+        run = '{"type": "run", "boot": "b", "fingerprint": {}}'
+        row = ('{"type": "row", "boot": "b", "load": 1, "row": "r", '
+               '"median": 1.5}')
+        bad = {
+            '{"type": "row", "boot": "b", "load": null, "row": "r", '
+            '"median": 1.5}': "load is not a number",
+            '{"type": "row", "boot": "b", "load": 1, "row": "r", '
+            '"median": true}': "median not a number",
+            '{"type": "row", "boot": "b", "load": 1, "row": "r", '
+            '"median": NaN}': "median not a number",
+            '{"type": "row", "boot": ["b"], "load": 1, "row": "r", '
+            '"median": 1.5}': "boot is not a string",
+            '{"type": "run", "boot": "c", "fingerprint": "x"}':
+                "fingerprint or params is not an object",
+            '{"type": "load", "boot": "b", "load": "3"}':
+                "load is not a number",
+        }
+        with tempfile.TemporaryDirectory() as tmp:
+            p = Path(tmp) / "x.jsonl"
+            p.write_text(f"{run}\n{row}\n")
+            self.assertEqual(len(archive.Archive.read(p).rows), 1)
+            for line, says in bad.items():
+                p.write_text(f"{run}\n{line}\n")
+                with self.assertRaisesRegex(ValueError, f"x.jsonl:2: .*"
+                                            f"{says}"):
+                    archive.Archive.read(p)
+
 
 class Fleet(unittest.TestCase):
     def arch(self):
