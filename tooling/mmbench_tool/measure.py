@@ -470,16 +470,22 @@ def check_aa(args, results):
 ADDED_PCTS = (5, 10)
 
 
-def found_when_added(a, b, pct, norm):
-    """How many KNOWN_ROWS come out REGRESSION when archive @b has them
+def _found(a, b, rows, pct, norm):
+    """Which of @rows compare calls a REGRESSION when archive @b has them
     @pct % slower (a change added to measured noise) against @a."""
     slower = [dict(r, median=r["median"] * (1 + pct / 100))
-              if r.get("row") in KNOWN_ROWS and r.get("median") else r
+              if r.get("row") in rows and r.get("median") else r
               for r in b.rows]
     c = compare.Comparison(a, archive.Archive(b.runs, slower, b.loads),
                            norm)
-    return sum(1 for r in c.rows if r.row in KNOWN_ROWS and
-               r.verdict == compare.REGRESSION)
+    return {r.row for r in c.rows
+            if r.row in rows and r.verdict == compare.REGRESSION}
+
+
+def found_when_added(a, b, pct, norm):
+    """How many KNOWN_ROWS come out REGRESSION when archive @b has them
+    @pct % slower against @a."""
+    return len(_found(a, b, set(KNOWN_ROWS), pct, norm))
 
 
 # The change compare-check aa adds to each row of B in turn: the goal's.
@@ -490,16 +496,7 @@ def found_per_row(a, b, pct, norm):
     """{row: whether compare calls it a REGRESSION} when archive @b has
     that row alone made @pct % slower against @a, each row in turn."""
     rows = [r.row for r in compare.Comparison(a, b, norm).rows]
-    out = {}
-    for row in rows:
-        slower = [dict(r, median=r["median"] * (1 + pct / 100))
-                  if r.get("row") == row and r.get("median") else r
-                  for r in b.rows]
-        c = compare.Comparison(a, archive.Archive(b.runs, slower, b.loads),
-                               norm)
-        out[row] = any(x.row == row and x.verdict == compare.REGRESSION
-                       for x in c.rows)
-    return out
+    return {row: bool(_found(a, b, {row}, pct, norm)) for row in rows}
 
 
 def goal_line(per_comparison, pct=GOAL_ADDED_PCT):
