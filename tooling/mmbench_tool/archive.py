@@ -17,6 +17,7 @@ documentation.
 """
 import datetime
 import json
+import math
 import platform
 import re
 from pathlib import Path
@@ -44,10 +45,12 @@ DROP_CAUSES = {"preempted": "preempted", "migrated": "migrated",
 
 
 def _number(text):
+    """@text as a finite number, else None (not measured)."""
     try:
-        return float(text)
+        v = float(text)
     except (TypeError, ValueError):
         return None
+    return v if math.isfinite(v) else None
 
 
 def host_cpu():
@@ -243,12 +246,16 @@ class Archive:
                 fp.setdefault(k, set()).add(str(v))
         return fp
 
-    def first_loads(self, n):
-        """This archive with each boot's loads 1..@n only."""
-        return Archive(self.runs,
-                       [r for r in self.rows if r.get("load", 0) <= n],
-                       [x for x in self.loads if x.get("load", 0) <= n],
-                       self.name)
+    def where(self, boots=None, loads=None):
+        """This archive with only the boots in @boots (all if None) and
+        each boot's loads 1..@loads (all if None)."""
+        def keep(rec):
+            return (boots is None or rec.get("boot") in boots) and \
+                (loads is None or rec.get("load", 0) <= loads)
+        return Archive([r for r in self.runs
+                        if boots is None or r.get("boot") in boots],
+                       [r for r in self.rows if keep(r)],
+                       [x for x in self.loads if keep(x)], self.name)
 
     def sampling(self):
         """{sampling()} over the runs."""

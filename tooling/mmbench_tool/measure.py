@@ -190,15 +190,17 @@ def _side_args(args, which):
             "params": g("param") or []}
 
 
-def run_compare(a_files, b_files, norm, outdir, plot=True, quiet=False,
-                loads=None):
+def run_compare(a_files, b_files, norm, outdir, plot=True, quiet=False):
+    """Compare the archives of @a_files and @b_files: see
+    compare_archives()."""
+    return compare_archives(archive.Archive.read(*a_files),
+                            archive.Archive.read(*b_files), norm, outdir,
+                            plot, quiet)
+
+
+def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
     """Compare, print the table, write compare.txt/.json and the plots
-    in @outdir; return the Comparison.  @loads: each boot's first
-    @loads loads only."""
-    a = archive.Archive.read(*a_files)
-    b = archive.Archive.read(*b_files)
-    if loads:
-        a, b = a.first_loads(loads), b.first_loads(loads)
+    in @outdir; return the Comparison."""
     c = compare.Comparison(a, b, norm)
     text = c.report()
     if not quiet:
@@ -406,17 +408,15 @@ def check_aa(args, results):
     not_comparable = 0
     for n in range(1, args.comparisons + 1):
         d = _comparison(results / f"aa{n:02d}", sides, args)
-        # --reuse: as if each boot had had only --loads loads.
-        loads = args.loads if args.reuse else None
-        c = run_compare([d / "A.jsonl"], [d / "B.jsonl"], args.norm, d,
-                        plot=False, quiet=True, loads=loads)
         a = archive.Archive.read(d / "A.jsonl")
         b = archive.Archive.read(d / "B.jsonl")
         measured = max((r.get("load", 0) for r in a.rows), default=0)
-        if loads:
-            a, b = a.first_loads(loads), b.first_loads(loads)
+        if args.reuse:
+            # As if each boot had had only --loads loads.
+            a, b = a.where(loads=args.loads), b.where(loads=args.loads)
         shape = (len(a.runs), max((r.get("load", 0) for r in a.rows),
                                   default=0), measured)
+        c = compare_archives(a, b, args.norm, d, plot=False, quiet=True)
         for pct in found:
             found[pct] += found_when_added(a, b, pct, args.norm)
         per_row.append(found_per_row(a, b, GOAL_ADDED_PCT, args.norm))
@@ -641,13 +641,6 @@ def check_known(args, results):
 
 
 
-def _subset(pool, boots):
-    """The archive of @pool's @boots."""
-    return archive.Archive([x for x in pool.runs if x["boot"] in boots],
-                           [r for r in pool.rows if r["boot"] in boots],
-                           [x for x in pool.loads if x.get("boot") in boots])
-
-
 def _robust_sd(values):
     m = statistics.median(values)
     return 1.4826 * statistics.median(abs(v - m) for v in values)
@@ -743,7 +736,7 @@ def check_split(args):
         tried = 0
         known_mde = {}
         for ga, gb in splits:
-            c = compare.Comparison(_subset(pool, ga), _subset(pool, gb),
+            c = compare.Comparison(pool.where(boots=ga), pool.where(boots=gb),
                                    norm)
             bad = [r for r in c.judged() if r.verdict in
                    (compare.REGRESSION, compare.IMPROVEMENT)]
@@ -754,8 +747,8 @@ def check_split(args):
                 if r.row in KNOWN_ROWS and r.mde is not None:
                     known_mde.setdefault(r.row, []).append(r.mde)
             for pct in found:
-                found[pct] += found_when_added(_subset(pool, ga),
-                                               _subset(pool, gb), pct, norm)
+                found[pct] += found_when_added(pool.where(boots=ga),
+                                               pool.where(boots=gb), pct, norm)
             tried += len(KNOWN_ROWS)
         line = (f"{norm:<9} {len(splits)} A/A splits: {flagged} flagged a "
                 f"row ({flags} rows in all); median MDE "

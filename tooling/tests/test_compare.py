@@ -435,6 +435,11 @@ class Archive(unittest.TestCase):
             for line in path.read_text().splitlines():
                 json.loads(line)
 
+    def test_a_figure_not_finite_is_not_measured(self):
+        for text in ("nan", "inf", "-inf", "none", ""):
+            self.assertIsNone(archive._number(text), text)
+        self.assertEqual(archive._number("2.5"), 2.5)
+
     def test_not_an_archive(self):
         with tempfile.TemporaryDirectory() as tmp:
             p = Path(tmp) / "x.jsonl"
@@ -889,10 +894,14 @@ class FirstLoads(unittest.TestCase):
     def test_each_boots_first(self):
         rng = random.Random(51)
         a = synthetic(rng, boots=2, loads=8)
-        cut = a.first_loads(5)
+        cut = a.where(loads=5)
         self.assertEqual(len(cut.medians()), 10)
         self.assertEqual({k[1] for k in cut.medians()}, set(range(1, 6)))
-        self.assertEqual(len(a.first_loads(50).medians()), 16)
+        self.assertEqual(len(a.where(loads=50).medians()), 16)
+        first = a.runs[0]["boot"]
+        one = a.where(boots={first}, loads=3)
+        self.assertEqual([r["boot"] for r in one.runs], [first])
+        self.assertEqual(set(one.medians()), {(first, n) for n in (1, 2, 3)})
 
 
 class GuestTime(unittest.TestCase):
