@@ -41,7 +41,6 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/timex.h>
-#include <linux/utsname.h>
 #include <linux/vmstat.h>
 #include <linux/wait.h>
 
@@ -95,24 +94,6 @@
 #define MMBENCH_NAME_LEN	48
 #define MMBENCH_REASON_LEN	192
 #define MMBENCH_LIST_LEN	256
-
-enum mmbench_context {
-	MMBENCH_PREEMPT,
-	MMBENCH_NOPREEMPT,
-	MMBENCH_IRQOFF,
-	MMBENCH_NR_CONTEXTS,
-	MMBENCH_AUTO = MMBENCH_NR_CONTEXTS,
-};
-
-static const char * const mmbench_context_names[] = {
-	[MMBENCH_PREEMPT] = "preempt",
-	[MMBENCH_NOPREEMPT] = "nopreempt",
-	[MMBENCH_IRQOFF] = "irqoff",
-	[MMBENCH_AUTO] = "auto",
-};
-
-#define MMBENCH_ANY_CONTEXT	(BIT(MMBENCH_PREEMPT) | \
-				 BIT(MMBENCH_NOPREEMPT) | BIT(MMBENCH_IRQOFF))
 
 /* Files a row has beside the ones every row has. */
 #define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
@@ -193,13 +174,11 @@ static struct mmbench_list mmbench_frag_sizes = {
 /* CPUs of the concurrent benchmarks, when the cpus parameter is given. */
 static struct cpumask mmbench_cpus_mask;
 static bool mmbench_cpus_given;
-static int mmbench_push_cpu = -1;
-static int mmbench_pop_cpu = -1;
 
 struct mmbench_team;
 struct mmbench_worker;
 
-/* On the run's CPU, on every CPU of cpus= at once, or push_cpu to pop_cpu. */
+/* On the run's CPU, on every CPU of cpus= at once, or the first to the next. */
 enum mmbench_team_kind {
 	MMBENCH_TEAM_NONE,
 	MMBENCH_TEAM_ALL,
@@ -239,8 +218,6 @@ struct mmbench_ctx {
 	u64 team_cycles;
 	bool team_preempted;
 	u64 team_skew;
-	u64 team_wait[2];		/* ns push_cpu, pop_cpu waited */
-	u64 team_busy[2];		/* and worked */
 	bool why_partial;		/* @why is team_op()'s, a worker's is due */
 /* series: end */
 	const char *abort;		/* why the row stops: @why or a constant */
@@ -257,8 +234,7 @@ struct mmbench_ctx {
  * @name: name in sysfs and in the benchmarks= parameter
  * @group: family of paths, e.g. "vmstat"
  * @unit: what one op is, for the log
- * @contexts: contexts the path may run in, BIT(enum mmbench_context)
- * @context: the context it runs in unless the context parameter says else
+ * @irqoff: runs with interrupts disabled (else preemptible)
  * @list: one row per value of this list, or NULL for one row
  * @setup: untimed; 0, -EOPNOTSUPP ("unsupported", @reason says why) or error
  * @teardown: undoes @setup
@@ -271,8 +247,7 @@ struct mmbench_bench {
 	const char *name;
 	const char *group;
 	const char *unit;
-	unsigned int contexts;
-	enum mmbench_context context;
+	bool irqoff;
 	struct mmbench_list *list;
 /* series: cpus */
 	/** @team: runs on several CPUs; @op then starts a sample and waits */
@@ -331,7 +306,6 @@ struct mmbench_result {
 	enum mmbench_status status;
 	char reason[MMBENCH_REASON_LEN];	/* why not "pass", or remarks */
 	int cpu;
-	enum mmbench_context context;
 	u32 ops;			/* per sample */
 	u32 samples;			/* kept, the warm-up not counted */
 	u32 dropped;			/* the next three summed */
@@ -346,9 +320,6 @@ struct mmbench_result {
 /* series: cpus */
 	u32 team_cpus;
 	u64 skew_ns;			/* largest start spread of a sample */
-	u64 wait_ns[2];			/* push_cpu, pop_cpu on the ring */
-	u64 busy_ns[2];
-	u64 team_ops;			/* ops of the samples summed */
 /* series: end */
 /* series: page_alloc */
 	long free_pages_delta;		/* the node's, per-CPU lists too */
@@ -989,7 +960,6 @@ struct mmbench_worker {
 	u64 end;
 	u64 cyc_start;			/* get_cycles() */
 	u64 cyc_end;
-	u64 wait_ns;			/* waited on the ring */
 	bool preempted;
 	int ran_on;			/* not @cpu once @cpu went offline */
 	bool stalled_once;		/* inject_stall_ms done */
@@ -1060,7 +1030,6 @@ static void ring_put(struct mmbench_worker *w, void *p)
 			break;
 		}
 	}
-	w->wait_ns += ktime_get_ns() - since;
 }
 
 /* The next pointer from push_cpu, or NULL when the team stops. */
@@ -1078,7 +1047,6 @@ static void *ring_get(struct mmbench_worker *w)
 		if (mmbench_stalled(w, since, "push_cpu to fill the ring"))
 			break;
 	}
-	w->wait_ns += ktime_get_ns() - since;
 	return p;
 }
 
@@ -1113,7 +1081,6 @@ static int mmbench_worker_fn(void *data)
 			break;
 		/* Pairs with team_op(): @ready and @running are reset. */
 		seen = smp_load_acquire(&t->gen);
-		w->wait_ns = 0;
 		/* The last one ready releases them all at once. */
 		if (atomic_inc_return(&t->ready) == t->nr) {
 			/* Every worker's start after every one's arrival. */
@@ -1141,45 +1108,38 @@ static int mmbench_worker_fn(void *data)
 	return 0;
 }
 
-/* The CPUs of a team: cpus= (or every online CPU), or push_cpu, pop_cpu. */
+/*
+ * The online CPUs of cpus= (or every online CPU), of which a pair takes the
+ * first two: push_cpu allocates, pop_cpu frees.
+ */
 static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
-		     int *push, int *pop, char *reason)
+		     char *reason)
 {
+	int push, pop;
+
 	if (mmbench_cpus_given)
 		cpumask_and(mask, &mmbench_cpus_mask, cpu_online_mask);
 	else
 		cpumask_copy(mask, cpu_online_mask);
 	/* CPUs of cpus= can go offline after the load. */
-	if (cpumask_empty(mask) &&
-	    (kind != MMBENCH_TEAM_PAIR || mmbench_push_cpu < 0 ||
-	     mmbench_pop_cpu < 0)) {
+	if (cpumask_empty(mask)) {
 		snprintf(reason, MMBENCH_REASON_LEN,
 			 "no CPU of cpus=%*pbl is online",
 			 cpumask_pr_args(&mmbench_cpus_mask));
 		return -EOPNOTSUPP;
-	}
-	if (kind == MMBENCH_TEAM_PAIR) {
-		*push = mmbench_push_cpu >= 0 ? mmbench_push_cpu :
-			cpumask_first(mask);
-		*pop = mmbench_pop_cpu >= 0 ? mmbench_pop_cpu :
-		       cpumask_next(*push, mask) < nr_cpu_ids ?
-		       cpumask_next(*push, mask) : cpumask_first(mask);
-		if (*push == *pop || !cpu_online(*push) || !cpu_online(*pop)) {
-			snprintf(reason, MMBENCH_REASON_LEN,
-				 "needs two online CPUs: push_cpu %d, pop_cpu %d",
-				 *push, *pop);
-			return -EOPNOTSUPP;
-		}
-		cpumask_clear(mask);
-		cpumask_set_cpu(*push, mask);
-		cpumask_set_cpu(*pop, mask);
-		return 0;
 	}
 	if (cpumask_weight(mask) < 2) {
 		snprintf(reason, MMBENCH_REASON_LEN,
 			 "needs two online CPUs, has %u (CPU list '%*pbl')",
 			 cpumask_weight(mask), cpumask_pr_args(mask));
 		return -EOPNOTSUPP;
+	}
+	if (kind == MMBENCH_TEAM_PAIR) {
+		push = cpumask_first(mask);
+		pop = cpumask_next(push, mask);
+		cpumask_clear(mask);
+		cpumask_set_cpu(push, mask);
+		cpumask_set_cpu(pop, mask);
 	}
 	return 0;
 }
@@ -1249,12 +1209,12 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 	bool pair = b->team == MMBENCH_TEAM_PAIR;
 	struct mmbench_team *t;
 	cpumask_var_t mask;
-	int cpu, push = -1, pop = -1, ret;
+	int cpu, ret;
 	unsigned int i = 0;
 
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	ret = team_cpus(b->team, mask, &push, &pop, reason);
+	ret = team_cpus(b->team, mask, reason);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
@@ -1276,7 +1236,7 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 
 		w->team = t;
 		page_frag_cache_init(&w->frag);
-		w->cpu = pair ? (i == 2 ? pop : push) : cpu;
+		w->cpu = cpu;
 		w->work = pair && i == 2 ? b->pop_work : b->work;
 		/* It waits for a sample: its fault mark may come after. */
 		task = kthread_run_on_cpu(mmbench_worker_fn, w, w->cpu,
@@ -1347,9 +1307,6 @@ static void team_op(struct mmbench_ctx *ctx)
 		if (w->ran_on != w->cpu && !ctx->abort)
 			mmbench_abort(ctx, "CPU %d went offline: its worker ran on CPU %d",
 				      w->cpu, w->ran_on);
-		ctx->team_wait[min(i, 1U)] = w->wait_ns;
-		ctx->team_busy[min(i, 1U)] = w->end - w->start -
-					     min(w->wait_ns, w->end - w->start);
 		mmbench_counts_add(&ctx->n, &w->n);
 		memset(&w->n, 0, sizeof(w->n));
 	}
@@ -1491,12 +1448,9 @@ static void ring_pop_work(struct mmbench_worker *w)
 }
 
 /* series: end */
-/* Fields most entries share: any context (preemptible unless told)... */
-#define MMBENCH_ANY		.contexts = MMBENCH_ANY_CONTEXT
 /* series: page_alloc */
-/* ...or an allocator's: it may sleep, and counts its blocks. */
-#define MMBENCH_ALLOC		.contexts = BIT(MMBENCH_PREEMPT),	\
-				.read = outstanding_read
+/* An allocator counts its blocks. */
+#define MMBENCH_ALLOC		.read = outstanding_read
 /* series: end */
 /* series: cpus */
 #define MMBENCH_TEAM_OPS	.setup = team_setup,			\
@@ -1509,36 +1463,35 @@ static void ring_pop_work(struct mmbench_worker *w)
 /* The baseline is first: every other benchmark is judged against it. */
 static const struct mmbench_bench mmbench_benches[] = {
 	{ .name = "baseline", .group = "calibration",
-	  .unit = "empty loop iteration", MMBENCH_ANY, .op = baseline_op,
+	  .unit = "empty loop iteration", .op = baseline_op,
 	}, { .name = "noinline_call", .group = "calibration",
-	  .unit = "call of an empty noinline function", MMBENCH_ANY,
+	  .unit = "call of an empty noinline function",
 	  .op = noinline_call_op,
 	}, { .name = "ndelay", .group = "calibration", .unit = "ndelay(D)",
-	  MMBENCH_ANY, .list = &mmbench_delays, .op = ndelay_op,
+	  .list = &mmbench_delays, .op = ndelay_op,
 	}, { .name = "alu_chain", .group = "calibration",
-	  .unit = "1000 dependent ALU operations", MMBENCH_ANY,
+	  .unit = "1000 dependent ALU operations",
 	  .op = alu_chain_op,
 	}, { .name = "inc_zone_page_state", .group = "vmstat",
-	  .unit = "one call", MMBENCH_ANY, .op = inc_zone_op,
+	  .unit = "one call", .op = inc_zone_op,
 	  .restore = inc_zone_restore, .read = zone_item_read,
 	}, { .name = "dec_zone_page_state", .group = "vmstat",
-	  .unit = "one call", MMBENCH_ANY, .prep = dec_zone_prep,
+	  .unit = "one call", .prep = dec_zone_prep,
 	  .op = dec_zone_op, .read = zone_item_read,
 	}, { .name = "inc_dec_zone_page_state", .group = "vmstat",
-	  .unit = "an inc and a dec", MMBENCH_ANY, .op = inc_dec_zone_op,
+	  .unit = "an inc and a dec", .op = inc_dec_zone_op,
 	  .read = zone_item_read,
 	}, { .name = "mod_node_page_state", .group = "vmstat",
-	  .unit = "a +1 and a -1", MMBENCH_ANY, .op = mod_node_op,
+	  .unit = "a +1 and a -1", .op = mod_node_op,
 	  .read = node_item_read,
 	}, { .name = "__mod_zone_page_state", .group = "vmstat",
-	  .unit = "a +1 and a -1", .contexts = BIT(MMBENCH_IRQOFF),
-	  .context = MMBENCH_IRQOFF, .op = __mod_zone_op,
+	  .unit = "a +1 and a -1", .irqoff = true, .op = __mod_zone_op,
 	  .read = zone_item_read,
 	}, { .name = "count_vm_event", .group = "vmstat", .unit = "one call",
-	  MMBENCH_ANY, .setup = vm_event_setup, .op = count_vm_event_op,
+	  .setup = vm_event_setup, .op = count_vm_event_op,
 	  .restore = vm_event_restore, .read = vm_event_read,
 	}, { .name = "count_vm_events", .group = "vmstat", .unit = "one call",
-	  MMBENCH_ANY, .setup = vm_event_setup, .op = count_vm_events_op,
+	  .setup = vm_event_setup, .op = count_vm_events_op,
 	  .restore = vm_event_restore, .read = vm_event_read,
 /* series: page_alloc */
 	}, { .name = "alloc_pages", .group = "page_alloc",
@@ -1608,7 +1561,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 	  .drain = frag_free_block, .pages_back = true,
 	}, { .name = "ptr_ring_remote", .group = "calibration",
 	  .unit = "pointer through the ring from push_cpu to pop_cpu",
-	  .contexts = BIT(MMBENCH_PREEMPT), .team = MMBENCH_TEAM_PAIR,
+	  .team = MMBENCH_TEAM_PAIR,
 	  MMBENCH_PAIR_OPS(ring),
 /* series: end */
 	},
@@ -1625,7 +1578,6 @@ static unsigned int mmbench_samples = 9;
 static unsigned int mmbench_sample_us = 2000;
 static unsigned int mmbench_budget_ms = 60000;
 static int mmbench_cpu = -1;
-static enum mmbench_context mmbench_run_context = MMBENCH_AUTO;
 static unsigned int mmbench_inject_ns;
 static unsigned int mmbench_inject_extra_ns;
 static DECLARE_BITMAP(mmbench_inject_into, MMBENCH_NR);
@@ -1789,45 +1741,33 @@ static const struct kernel_param_ops uint_range_ops = {
 	.set = uint_range_set, .get = uint_range_get,
 };
 
-static struct mmbench_uint_param iterations_param = {
-	.value = &mmbench_iterations, .min = 0, .max = MMBENCH_MAX_ITERATIONS,
-};
-module_param_cb(iterations, &uint_range_ops, &iterations_param, 0444);
+/* The kernel_param arg of @var, a parameter from @lo to @hi. */
+#define MMBENCH_UINT(var, lo, hi)					\
+	(&(struct mmbench_uint_param){ .value = &(var), .min = (lo),	\
+				       .max = (hi) })
+
+module_param_cb(iterations, &uint_range_ops,
+		MMBENCH_UINT(mmbench_iterations, 0, MMBENCH_MAX_ITERATIONS), 0444);
 MODULE_PARM_DESC(iterations,
 		 "Ops per sample, 1..100000000, or 0 to size samples to sample_us (default 0)");
-
-static struct mmbench_uint_param samples_param = {
-	.value = &mmbench_samples, .min = 1, .max = MMBENCH_MAX_SAMPLES,
-};
-module_param_cb(samples, &uint_range_ops, &samples_param, 0444);
+module_param_cb(samples, &uint_range_ops,
+		MMBENCH_UINT(mmbench_samples, 1, MMBENCH_MAX_SAMPLES), 0444);
 MODULE_PARM_DESC(samples,
 		 "Samples kept per benchmark after one warm-up, 1..250 (default 9)");
-
-static struct mmbench_uint_param sample_us_param = {
-	.value = &mmbench_sample_us, .min = 100, .max = 100000,
-};
-module_param_cb(sample_us, &uint_range_ops, &sample_us_param, 0444);
+module_param_cb(sample_us, &uint_range_ops,
+		MMBENCH_UINT(mmbench_sample_us, 100, 100000), 0444);
 MODULE_PARM_DESC(sample_us,
 		 "Target duration of a sample when iterations=0, 100..100000 us (default 2000)");
-
-static struct mmbench_uint_param budget_ms_param = {
-	.value = &mmbench_budget_ms, .min = 100, .max = 600000,
-};
-module_param_cb(budget_ms, &uint_range_ops, &budget_ms_param, 0444);
+module_param_cb(budget_ms, &uint_range_ops,
+		MMBENCH_UINT(mmbench_budget_ms, 100, 600000), 0444);
 MODULE_PARM_DESC(budget_ms,
 		 "Time limit of a run, shared by its benchmarks, 100..600000 ms (default 60000)");
-
-static struct mmbench_uint_param inject_ndelay_param = {
-	.value = &mmbench_inject_ns, .min = 0, .max = MMBENCH_MAX_DELAY_NS,
-};
-module_param_cb(inject_ndelay, &uint_range_ops, &inject_ndelay_param, 0444);
+module_param_cb(inject_ndelay, &uint_range_ops,
+		MMBENCH_UINT(mmbench_inject_ns, 0, MMBENCH_MAX_DELAY_NS), 0444);
 MODULE_PARM_DESC(inject_ndelay,
 		 "ndelay() in ns added to each op of the inject_into benchmarks, 0..100000 (default 0)");
-
-static struct mmbench_uint_param inject_extra_ns_param = {
-	.value = &mmbench_inject_extra_ns, .min = 0, .max = MMBENCH_MAX_DELAY_NS,
-};
-module_param_cb(inject_extra_ns, &uint_range_ops, &inject_extra_ns_param, 0444);
+module_param_cb(inject_extra_ns, &uint_range_ops,
+		MMBENCH_UINT(mmbench_inject_extra_ns, 0, MMBENCH_MAX_DELAY_NS), 0444);
 MODULE_PARM_DESC(inject_extra_ns,
 		 "Test only: ns added, unreported, to each injected ndelay(), so that a wrong measurement is seen to fail, 0..100000 (default 0)");
 
@@ -1856,28 +1796,17 @@ MODULE_PARM_DESC(cpu,
 		 "CPU to run on, or -1 for the first online CPU (default -1)");
 
 /* series: page_alloc */
-static struct mmbench_uint_param batch_param = {
-	.value = &mmbench_batch, .min = 1, .max = MMBENCH_MAX_BATCH,
-};
-module_param_cb(batch, &uint_range_ops, &batch_param, 0444);
+module_param_cb(batch, &uint_range_ops,
+		MMBENCH_UINT(mmbench_batch, 1, MMBENCH_MAX_BATCH), 0444);
 MODULE_PARM_DESC(batch,
 		 "Blocks allocated before any is freed by alloc_pages_batch, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
 
 /* series: end */
 /* series: cpus */
-static struct mmbench_uint_param inject_stall_ms_param = {
-	.value = &mmbench_inject_stall_ms, .min = 0, .max = 10000,
-};
-module_param_cb(inject_stall_ms, &uint_range_ops, &inject_stall_ms_param, 0444);
+module_param_cb(inject_stall_ms, &uint_range_ops,
+		MMBENCH_UINT(mmbench_inject_stall_ms, 0, 10000), 0444);
 MODULE_PARM_DESC(inject_stall_ms,
 		 "Test only: ms that the last worker of each multi-CPU benchmark sleeps once, in the warm-up, 0..10000 (default 0): over 4000 the team stalls (team_op() gives up), over 2000 a pair whose sample overflows the 1024-entry ring too (push_cpu gives up)");
-
-module_param_cb(push_cpu, &cpu_ops, &mmbench_push_cpu, 0444);
-MODULE_PARM_DESC(push_cpu,
-		 "CPU that allocates in the remote-free benchmarks, or -1 for the first of cpus (default -1)");
-module_param_cb(pop_cpu, &cpu_ops, &mmbench_pop_cpu, 0444);
-MODULE_PARM_DESC(pop_cpu,
-		 "CPU that frees in the remote-free benchmarks, or -1 for the next of cpus (default -1)");
 
 static int cpus_set(const char *val, const struct kernel_param *kp)
 {
@@ -1923,35 +1852,9 @@ static const struct kernel_param_ops cpus_ops = {
 };
 module_param_cb(cpus, &cpus_ops, NULL, 0444);
 MODULE_PARM_DESC(cpus,
-		 "CPUs of the concurrent benchmarks, a list such as 0-3,6 (default: all online)");
+		 "CPUs of the multi-CPU benchmarks, a list such as 0-3,6: a remote-free pair takes its first two online, push_cpu and pop_cpu (default: all online)");
 
 /* series: end */
-static int context_set(const char *val, const struct kernel_param *kp)
-{
-	int i = sysfs_match_string(mmbench_context_names, val);
-
-	if (i < 0) {
-		pr_err("%s: '%s' is not auto, preempt, nopreempt or irqoff\n",
-		       kp->name, val);
-		return -EINVAL;
-	}
-	mmbench_run_context = i;
-	return 0;
-}
-
-static int context_get(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%s\n",
-			  mmbench_context_names[mmbench_run_context]);
-}
-
-static const struct kernel_param_ops context_ops = {
-	.set = context_set, .get = context_get,
-};
-module_param_cb(context, &context_ops, NULL, 0444);
-MODULE_PARM_DESC(context,
-		 "Run every benchmark preempt, nopreempt or irqoff, or auto: each in its own (default auto)");
-
 static int u32_list_set(const char *val, const struct kernel_param *kp)
 {
 	struct mmbench_list *l = kp->arg;
@@ -2096,10 +1999,10 @@ static u64 mmbench_steal(int cpu)
 	return READ_ONCE(kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL]);
 }
 
-/* Time ctx->ops ops in context @c and add them to @s. */
+/* Time ctx->ops ops, with irqs off if the benchmark says so; add to @s. */
 static void mmbench_stretch(const struct mmbench_bench *b,
-			    enum mmbench_context c, struct mmbench_ctx *ctx,
-			    struct mmbench_sample *s, int cpu)
+			    struct mmbench_ctx *ctx, struct mmbench_sample *s,
+			    int cpu)
 {
 	unsigned long flags = 0, switches;
 	cycles_t c0, c1;
@@ -2107,9 +2010,7 @@ static void mmbench_stretch(const struct mmbench_bench *b,
 
 	if (b->prep)
 		b->prep(ctx);
-	if (c == MMBENCH_NOPREEMPT)
-		preempt_disable();
-	else if (c == MMBENCH_IRQOFF)
+	if (b->irqoff)
 		local_irq_save(flags);
 	/* Read inside: a switch once preemption is back is not the sample's. */
 	switches = current->nvcsw + current->nivcsw;
@@ -2129,9 +2030,7 @@ static void mmbench_stretch(const struct mmbench_bench *b,
 
 	s->preempted |= current->nvcsw + current->nivcsw != switches;
 	s->migrated |= raw_smp_processor_id() != cpu;
-	if (c == MMBENCH_NOPREEMPT)
-		preempt_enable();
-	else if (c == MMBENCH_IRQOFF)
+	if (b->irqoff)
 		local_irq_restore(flags);
 	if (b->restore)
 		b->restore(ctx);
@@ -2142,8 +2041,7 @@ static void mmbench_stretch(const struct mmbench_bench *b,
 
 /* One sample; a counter others see moves MMBENCH_STRETCH ops at most. */
 static void mmbench_sample(const struct mmbench_bench *b,
-			   enum mmbench_context c, struct mmbench_ctx *ctx,
-			   struct mmbench_sample *s)
+			   struct mmbench_ctx *ctx, struct mmbench_sample *s)
 {
 	u32 ops = ctx->ops, left = ops, most = ops;
 	int cpu = raw_smp_processor_id();
@@ -2154,7 +2052,7 @@ static void mmbench_sample(const struct mmbench_bench *b,
 		most = MMBENCH_STRETCH;
 	do {
 		ctx->ops = min(left, most);
-		mmbench_stretch(b, c, ctx, s, cpu);
+		mmbench_stretch(b, ctx, s, cpu);
 		left -= ctx->ops;
 	} while (left);
 	ctx->ops = ops;
@@ -2182,9 +2080,8 @@ static bool mmbench_stopping(const struct mmbench_run *run)
  * parameter, clamped so that the samples fit the row's budget.  Doubles
  * as a warm-up.  Says so in @r->reason when it clamps.
  */
-static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
-			struct mmbench_ctx *ctx, const struct mmbench_run *run,
-			struct mmbench_result *r)
+static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx,
+			const struct mmbench_run *run, struct mmbench_result *r)
 {
 	u64 target = max((u64)mmbench_sample_us * NSEC_PER_USEC,
 			 run->min_sample_ns);
@@ -2202,9 +2099,9 @@ static u32 mmbench_size(const struct mmbench_bench *b, enum mmbench_context c,
 	if (b->team)
 		ctx->ops = MMBENCH_TEAM_MIN_OPS;
 /* series: end */
-	mmbench_sample(b, c, ctx, &s);
+	mmbench_sample(b, ctx, &s);
 	while (!ctx->abort) {
-		mmbench_sample(b, c, ctx, &s);
+		mmbench_sample(b, ctx, &s);
 		cond_resched();
 		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_ITERATIONS ||
 		    ctx->abort || mmbench_stopping(run))
@@ -2353,23 +2250,13 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	struct mmbench_result *r = &row->pending;
 	u32 kept = 0, attempts = 0, ops;
 	struct mmbench_sample s;
-	enum mmbench_context c;
 /* series: page_alloc */
 	long free_before = 0;
 /* series: end */
 	u64 start;
 	int ret;
 
-	c = mmbench_run_context == MMBENCH_AUTO ? b->context :
-						      mmbench_run_context;
-	r->context = c;
 	r->cpu = raw_smp_processor_id();
-	if (!(b->contexts & BIT(c))) {
-		mmbench_set(r, MMBENCH_UNSUPPORTED, "%s must run %s, not %s",
-			    b->name, mmbench_context_names[b->context],
-			    mmbench_context_names[c]);
-		return;
-	}
 	if (r->cpu != run->cpu) {
 		mmbench_set(r, MMBENCH_ERROR,
 			    "on CPU %d, not %d: CPU %d went offline",
@@ -2422,20 +2309,20 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 /* series: page_alloc */
 	mmbench_set_fault_mark(current, ctx->faults);
 /* series: end */
-	ops = mmbench_size(b, c, ctx, run, r);
+	ops = mmbench_size(b, ctx, run, r);
 	ctx->ops = ops;
 /* series: cpus */
 	ctx->sized = true;
 /* series: end */
 	if (!ctx->abort)
-		mmbench_sample(b, c, ctx, &s);	/* warm-up at the final size */
+		mmbench_sample(b, ctx, &s);	/* warm-up at the final size */
 	while (kept < mmbench_samples && attempts++ < 2 * mmbench_samples + 8) {
 		cond_resched();
 		/* The row's own budget leaves it one sample at least. */
 		if (ctx->abort || mmbench_stopping(run) ||
 		    (kept && ktime_get_ns() - start > run->row_budget_ns))
 			break;
-		mmbench_sample(b, c, ctx, &s);
+		mmbench_sample(b, ctx, &s);
 		if (s.migrated) {
 			r->migrated++;
 		} else if (s.preempted) {
@@ -2449,14 +2336,8 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 			run->mcyc[kept] = div_u64(s.cycles * 1000, ops);
 			kept++;
 /* series: cpus */
-			if (b->team) {
+			if (b->team)
 				r->skew_ns = max(r->skew_ns, ctx->team_skew);
-				r->wait_ns[0] += ctx->team_wait[0];
-				r->wait_ns[1] += ctx->team_wait[1];
-				r->busy_ns[0] += ctx->team_busy[0];
-				r->busy_ns[1] += ctx->team_busy[1];
-				r->team_ops += ops;
-			}
 /* series: end */
 		}
 	}
@@ -2470,7 +2351,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	if (b->read == outstanding_read && !ctx->abort &&
 	    !kthread_should_stop()) {
 		ctx->verify = true;
-		mmbench_sample(b, c, ctx, &s);
+		mmbench_sample(b, ctx, &s);
 		ctx->verify = false;
 	}
 	mmbench_set_fault_mark(current, 0);
@@ -2616,9 +2497,6 @@ static void mmbench_log(const struct mmbench_row *row)
 	const struct mmbench_result *r = &row->pending;
 	u32 ns_frac, cycles_frac;
 	u64 ns, cycles;
-/* series: cpus */
-	u64 ops = max(r->team_ops, 1ULL);
-/* series: end */
 
 	if (r->status != MMBENCH_PASS) {
 		pr_info("%s: %s: %s\n", row->name,
@@ -2631,26 +2509,19 @@ static void mmbench_log(const struct mmbench_row *row)
 	pr_info("%s: median %llu.%03u ns, net %lld ps, %llu.%03u %s per op (%s), %s, %u samples of %u ops on CPU %d, dropped %u preempted, %u migrated, %u with steal time\n",
 		row->name, ns, ns_frac, r->net_ns, cycles, cycles_frac,
 		IS_ENABLED(CONFIG_X86_TSC) ? "TSC ticks" : "get_cycles() ticks",
-		row->bench->unit, mmbench_context_names[r->context],
+		row->bench->unit, row->bench->irqoff ? "irqoff" : "preempt",
 		r->samples, r->ops, r->cpu, r->preempted, r->migrated,
 		r->stolen);
 /* series: cpus */
-	/* A team's start skew, a pair's ring times. */
-	if (row->bench->team == MMBENCH_TEAM_ALL)
+	if (row->bench->team)
 		pr_info("%s: %u CPUs, start skew at most %llu ns\n", row->name,
 			r->team_cpus, r->skew_ns);
-	else if (row->bench->team == MMBENCH_TEAM_PAIR)
-		pr_info("%s: start skew at most %llu ns; per op, push_cpu waited %llu ns and worked %llu ns, pop_cpu waited %llu ns and worked %llu ns\n",
-			row->name, r->skew_ns, div64_u64(r->wait_ns[0], ops),
-			div64_u64(r->busy_ns[0], ops),
-			div64_u64(r->wait_ns[1], ops),
-			div64_u64(r->busy_ns[1], ops));
 /* series: end */
 }
 
 /* A sample around nothing: what reading the clocks costs. */
 static const struct mmbench_bench mmbench_clock_bench = {
-	.name = "clock",
+	.name = "clock", .irqoff = true,
 };
 
 /*
@@ -2677,7 +2548,7 @@ static const char *mmbench_clock(struct mmbench_run *run,
 	if (step == U64_MAX)
 		return "ktime_get_ns() did not move in 1000000 reads";
 	for (i = 0; i < ARRAY_SIZE(ns); i++) {
-		mmbench_sample(&mmbench_clock_bench, MMBENCH_IRQOFF, ctx, &s);
+		mmbench_sample(&mmbench_clock_bench, ctx, &s);
 		ns[i] = s.ns;
 		cycles[i] = s.cycles;
 	}
@@ -3025,7 +2896,7 @@ static ssize_t mmbench_row_show(struct kobject *kobj, struct attribute *attr,
 		break;
 	case MMBENCH_FMT_CONTEXT:
 		ret = sysfs_emit(buf, "%s\n",
-				 mmbench_context_names[row->result.context]);
+				 row->bench->irqoff ? "irqoff" : "preempt");
 		break;
 	case MMBENCH_FMT_SAMPLES:
 		ret = emit_samples(buf, row);
@@ -3050,7 +2921,7 @@ static struct mmbench_attr mmbench_row_attr[] = {
 	MMBENCH_ATTR(reason, result.reason, STR, 0),
 	MMBENCH_ATTR(group, bench, GROUP, 0),
 	MMBENCH_ATTR(cpu, result.cpu, INT, 0),
-	MMBENCH_ATTR(context, result.context, CONTEXT, 0),
+	MMBENCH_ATTR(context, bench, CONTEXT, 0),
 	MMBENCH_ATTR(samples, result.samples, U32, 0),
 	MMBENCH_ATTR(samples_dropped, result.dropped, U32, 0),
 	MMBENCH_ATTR(ops_per_sample, result.ops, U32, 0),
@@ -3214,8 +3085,6 @@ static ssize_t mmbench_show(struct kobject *kobj, struct kobj_attribute *attr,
 		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_ns);
 	else if (!strcmp(name, "clock_step_ns"))
 		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_step_ns);
-	else if (!strcmp(name, "release"))
-		ret = sysfs_emit(buf, "%s\n", init_utsname()->release);
 	else if (!strcmp(name, "preempt"))
 		ret = sysfs_emit(buf, "%s\n", mmbench_preempt_model());
 	else if (!strcmp(name, "debug"))
@@ -3224,8 +3093,6 @@ static ssize_t mmbench_show(struct kobject *kobj, struct kobj_attribute *attr,
 		ret = sysfs_emit(buf, "%d\n", want_init_on_alloc(GFP_KERNEL));
 	else if (!strcmp(name, "init_on_free"))
 		ret = sysfs_emit(buf, "%d\n", want_init_on_free());
-	else if (!strcmp(name, "clock"))
-		ret = sysfs_emit(buf, "ktime_get_ns\n");
 	mutex_unlock(&mmbench_lock);
 	return ret;
 }
@@ -3241,12 +3108,10 @@ static struct kobj_attribute mmbench_attr_run = __ATTR_WO(run);
 MMBENCH_RO(baseline_drift_pct);
 MMBENCH_RO(clock_read_ns);
 MMBENCH_RO(clock_step_ns);
-MMBENCH_RO(release);
 MMBENCH_RO(preempt);
 MMBENCH_RO(debug);
 MMBENCH_RO(init_on_alloc);
 MMBENCH_RO(init_on_free);
-MMBENCH_RO(clock);
 
 static struct attribute *mmbench_top_attrs[] = {
 	&mmbench_attr_state.attr,
@@ -3260,12 +3125,10 @@ static struct attribute *mmbench_top_attrs[] = {
 };
 
 static struct attribute *mmbench_fp_attrs[] = {
-	&mmbench_attr_release.attr,
 	&mmbench_attr_preempt.attr,
 	&mmbench_attr_debug.attr,
 	&mmbench_attr_init_on_alloc.attr,
 	&mmbench_attr_init_on_free.attr,
-	&mmbench_attr_clock.attr,
 	NULL,
 };
 
@@ -3499,13 +3362,6 @@ static int mmbench_check_params(void)
 		pr_err("invalid parameters: inject_ndelay and inject_into go together\n");
 		return -EINVAL;
 	}
-/* series: cpus */
-	if (mmbench_push_cpu >= 0 && mmbench_push_cpu == mmbench_pop_cpu) {
-		pr_err("invalid parameters: push_cpu and pop_cpu are both %d: a remote free needs two CPUs\n",
-		       mmbench_push_cpu);
-		return -EINVAL;
-	}
-/* series: end */
 	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR) {
 		if (!test_bit(i, mmbench_selected)) {
 			pr_err("invalid parameters: inject_into: %s is not in benchmarks=\n",

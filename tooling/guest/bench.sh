@@ -44,6 +44,7 @@ if [ "${MMBENCH_SUITE:-1}" != 0 ]; then
 fi
 # What the figures depend on that the module does not say.
 echo "MMBENCH-BENCH guest boot_id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)"
+echo "MMBENCH-BENCH guest release=$(uname -r)"
 echo "MMBENCH-BENCH guest clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 echo "MMBENCH-BENCH guest cpu_model=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)"
 echo "MMBENCH-BENCH guest cpus=$(grep -c '^processor' /proc/cpuinfo 2>/dev/null)"

@@ -82,7 +82,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..123"
+echo "1..119"
 refused iterations=100000001 "iterations: '100000001' is not a number from"
 refused iterations=-5 "iterations: '-5' is not a number from"
 refused iterations=1e3 "iterations: '1e3' is not a number from"
@@ -97,7 +97,6 @@ refused cpu=-2 "cpu=-2 is not an online CPU"
 refused cpu=$ncpu "cpu=$ncpu is not an online CPU"
 refused cpu=100000 "cpu=100000 is not an online CPU"
 refused cpu=0x1 "cpu: '0x1' is not a decimal integer"
-refused context=sometimes "context: 'sometimes' is not auto, preempt, nopreempt or irqoff"
 refused benchmarks=no_such_bench "benchmarks: unknown benchmark 'no_such_bench'"
 refused benchmarks=count_vm_event, "benchmarks: empty name"
 refused benchmarks=, "benchmarks: empty name"
@@ -141,8 +140,6 @@ refused cpus=0-4095 "cpus: '0-4095' names a CPU above"
 refused cpus=-1 "cpus: '-1' is not a CPU list"
 refused cpus= "cpus: no CPU in ''"
 refused "cpus=0,$ncpu" "cpus: '0,$ncpu' names a CPU above"
-refused "push_cpu=0 pop_cpu=0" "push_cpu and pop_cpu are both 0"
-refused pop_cpu=$ncpu "pop_cpu=$ncpu is not an online CPU"
 
 # A default load runs every benchmark once and publishes the results:
 # every row passes, or is noisy (its samples all dropped: no verdict).
@@ -249,12 +246,6 @@ out=$(cd $testdir && MMBENCH_PARAMS="inject_ndelay=100" ./mmbench_test -v count_
 rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "refused.*inject_ndelay and inject_into go together" && ! loaded
 result $? "mmbench_test fails when MMBENCH_PARAMS combine badly" "rc=$rc: $out"
-
-# A context the path may not run in: the case skips, saying why.
-out=$(cd $testdir && MMBENCH_PARAMS="context=preempt" ./mmbench_test -v __mod_zone_page_state 2>&1)
-rc=$?
-[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*must run irqoff, not preempt" && ! loaded
-result $? "mmbench_test skips __mod_zone_page_state under context=preempt" "rc=$rc: $out"
 
 # benchmarks= in MMBENCH_PARAMS picks benchmarks; run_on_load= is ignored.
 out=$(cd $testdir && MMBENCH_PARAMS="benchmarks=count_vm_event,count_vm_events run_on_load=1 samples=3" ./mmbench_test 2>&1)
@@ -370,14 +361,13 @@ echo "$st" | grep -Eq '^(pass|noisy) (pass|noisy) $'
 	[ "$(echo "$list" | wc -w)" = 5 ] && [ "$mid" = "$med" ] && [ "$big" = 1 ]
 result $? "slow_into=count_vm_event:2000 slows that row only, its fastest sample over 1.2 x alu_chain's ($fast ns against $cfast ns), and sample_ns holds its 5 samples" "rc=$rc status=$st slow_ops=$steps others=$other sample_ns=$list median=$med alu_chain sample_ns=$chain"
 
-# A context the path may not run in: unsupported, with the reason.
-insmod "$ko" context=preempt benchmarks=__mod_zone_page_state,count_vm_event
-st=$(cat /sys/kernel/mmbench/__mod_zone_page_state/status 2>&1)
-why=$(cat /sys/kernel/mmbench/__mod_zone_page_state/reason 2>&1)
+# Each path runs in its own context: the __ variant with irqs off.
+insmod "$ko" benchmarks=__mod_zone_page_state,count_vm_event samples=3
+ctx=$(cat /sys/kernel/mmbench/__mod_zone_page_state/context 2>&1)
 other=$(cat /sys/kernel/mmbench/count_vm_event/context 2>&1)
 loaded && rmmod test_mmbench
-[ "$st" = unsupported ] && echo "$why" | grep -q "must run irqoff" && [ "$other" = preempt ]
-result $? "context=preempt: __mod_zone_page_state unsupported, others run preempt" "status=$st reason=$why other=$other"
+[ "$ctx" = irqoff ] && [ "$other" = preempt ]
+result $? "__mod_zone_page_state runs irqoff, count_vm_event preempt" "context=$ctx other=$other"
 
 # kill -9 during a long load ends it at once, module not left loaded.
 insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=100000000 samples=250 budget_ms=600000 &
@@ -477,7 +467,7 @@ if [ "$ncpu" -ge 2 ]; then
 	# team_op() waits 4 s), the CPU goes offline meanwhile and the worker
 	# wakes up on CPU 0.
 	for b in $teams; do
-		insmod "$ko" run_on_load=0 benchmarks=$b cpus=0,1 push_cpu=0 pop_cpu=1 inject_stall_ms=3000 iterations=1000 samples=5
+		insmod "$ko" run_on_load=0 benchmarks=$b cpus=0,1 inject_stall_ms=3000 iterations=1000 samples=5
 		echo 1 >/sys/kernel/mmbench/run &
 		run=$!
 		# Its thread, then the thread asleep (D) at two polls in a row.

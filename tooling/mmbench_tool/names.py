@@ -85,16 +85,13 @@ def _number(token, text):
 
 def uint_ranges(source=MODULE_SOURCE):
     """{parameter: (min, max)} of the module's unsigned parameters that
-    take a range (uint_range_ops with a struct mmbench_uint_param)."""
+    take a range: uint_range_ops with MMBENCH_UINT(variable, min, max)."""
     text = source.read_text()
     ranges = {}
-    for name, var in re.findall(r"^module_param_cb\((\w+), &uint_range_ops,"
-                                r"\s*&(\w+),", text, re.M):
-        m = re.search(rf"struct mmbench_uint_param {var} = \{{[^}}]*?"
-                      r"\.min = (\w+), \.max = (\w+),", text)
-        if not m:
-            continue
-        lo, hi = _number(m.group(1), text), _number(m.group(2), text)
+    for name, lo, hi in re.findall(r"^module_param_cb\((\w+), &uint_range_ops,"
+                                   r"\s*MMBENCH_UINT\(\w+, (\w+), (\w+)\)",
+                                   text, re.M):
+        lo, hi = _number(lo, text), _number(hi, text)
         if lo is not None and hi is not None:
             ranges[name] = (lo, hi)
     return ranges
@@ -172,19 +169,9 @@ def _cpu_list(value):
     return cpus
 
 
-def context_names(source=MODULE_SOURCE):
-    """The values of the context parameter: mmbench_context_names[]."""
-    m = re.search(r"mmbench_context_names\[\] = \{(.*?)\n\};",
-                  source.read_text(), re.S)
-    if not m:
-        raise Failure(f"{source}: no mmbench_context_names[]")
-    return re.findall(r'= "([^"]+)"', m.group(1))
-
-
 def check_cpu_values(params, ncpus):
-    """Refuse CPUs the guest of @ncpus CPUs does not have, and a context
-    the module does not know."""
-    for name in ("cpu", "push_cpu", "pop_cpu"):
+    """Refuse CPUs the guest of @ncpus CPUs does not have."""
+    for name in ("cpu",):
         value = params.get(name)
         if value is not None and (not re.fullmatch(r"-1|\d+", value) or
                                   int(value) >= ncpus):
@@ -197,10 +184,6 @@ def check_cpu_values(params, ncpus):
             raise Failure(f"--param cpus={params['cpus']}: want a list such "
                           f"as 0-3,6 of the guest's CPUs (--cpus {ncpus}), "
                           f"0 to {ncpus - 1}")
-    contexts = context_names()
-    if params.get("context", "auto") not in contexts:
-        raise Failure(f"--param context={params['context']}: want one of "
-                      f"{', '.join(contexts)}")
 
 
 def check_parameter_values(params, source=MODULE_SOURCE):

@@ -81,6 +81,8 @@ class Loads(unittest.TestCase):
         # Each load has its own log line, not the earlier loads'.
         self.assertEqual(out.count("klog=test_mmbench: kmalloc_64"), 2)
         self.assertEqual(recs[0]["fingerprint"]["debug"], "none")
+        # The release is the guest's uname -r: the module does not say it.
+        self.assertEqual(recs[0]["fingerprint"]["release"], "6.12-fake")
 
     def test_log_lines_when_the_log_buffer_is_full(self):
         # A full buffer keeps its newest lines only: counting lines told
