@@ -178,7 +178,7 @@ static bool mmbench_cpus_given;
 struct mmbench_team;
 struct mmbench_worker;
 
-/* On the run's CPU, on every CPU of cpus= at once, or the first to the next. */
+/* On the run's CPU, on every CPU of cpus= at once, or on a pair of them. */
 enum mmbench_team_kind {
 	MMBENCH_TEAM_NONE,
 	MMBENCH_TEAM_ALL,
@@ -319,6 +319,7 @@ struct mmbench_result {
 	s64 net_cycles;
 /* series: cpus */
 	u32 team_cpus;
+	int pair_cpus[2];		/* a pair's push_cpu and pop_cpu */
 	u64 skew_ns;			/* largest start spread of a sample */
 /* series: end */
 /* series: page_alloc */
@@ -1110,12 +1111,12 @@ static int mmbench_worker_fn(void *data)
 
 /*
  * The online CPUs of cpus= (or every online CPU), of which a pair takes the
- * first two: push_cpu allocates, pop_cpu frees.
+ * two lowest-numbered: push_cpu allocates, pop_cpu frees.
  */
 static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 		     char *reason)
 {
-	int push, pop;
+	unsigned int push, pop;
 
 	if (mmbench_cpus_given)
 		cpumask_and(mask, &mmbench_cpus_mask, cpu_online_mask);
@@ -1852,7 +1853,7 @@ static const struct kernel_param_ops cpus_ops = {
 };
 module_param_cb(cpus, &cpus_ops, NULL, 0444);
 MODULE_PARM_DESC(cpus,
-		 "CPUs of the multi-CPU benchmarks, a list such as 0-3,6: a remote-free pair takes its first two online, push_cpu and pop_cpu (default: all online)");
+		 "CPUs of the multi-CPU benchmarks, a list such as 0-3,6; a pair (the remote-free rows, ptr_ring_remote) takes its two lowest-numbered online CPUs, the first allocating, the second freeing (default: all online)");
 
 /* series: end */
 static int u32_list_set(const char *val, const struct kernel_param *kp)
@@ -2012,7 +2013,7 @@ static void mmbench_stretch(const struct mmbench_bench *b,
 		b->prep(ctx);
 	if (b->irqoff)
 		local_irq_save(flags);
-	/* Read inside: a switch once preemption is back is not the sample's. */
+	/* Read inside: a switch once irqs are back on is not the sample's. */
 	switches = current->nvcsw + current->nivcsw;
 	s->migrated |= raw_smp_processor_id() != cpu;
 
@@ -2357,8 +2358,11 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	mmbench_set_fault_mark(current, 0);
 /* series: end */
 /* series: cpus */
-	if (ctx->team)
+	if (ctx->team) {
 		r->team_cpus = ctx->team->nr;
+		r->pair_cpus[0] = ctx->team->w[0].cpu;
+		r->pair_cpus[1] = ctx->team->w[ctx->team->nr - 1].cpu;
+	}
 /* series: end */
 	if (b->teardown)
 		b->teardown(ctx);
@@ -2513,15 +2517,20 @@ static void mmbench_log(const struct mmbench_row *row)
 		r->samples, r->ops, r->cpu, r->preempted, r->migrated,
 		r->stolen);
 /* series: cpus */
-	if (row->bench->team)
+	if (row->bench->team == MMBENCH_TEAM_ALL)
 		pr_info("%s: %u CPUs, start skew at most %llu ns\n", row->name,
 			r->team_cpus, r->skew_ns);
+	else if (row->bench->team == MMBENCH_TEAM_PAIR)
+		pr_info("%s: push_cpu %d, pop_cpu %d, start skew at most %llu ns\n",
+			row->name, r->pair_cpus[0], r->pair_cpus[1],
+			r->skew_ns);
 /* series: end */
 }
 
 /* A sample around nothing: what reading the clocks costs. */
 static const struct mmbench_bench mmbench_clock_bench = {
-	.name = "clock", .irqoff = true,
+	.name = "clock",
+	.irqoff = true,
 };
 
 /*

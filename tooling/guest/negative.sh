@@ -82,7 +82,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..119"
+echo "1..118"
 refused iterations=100000001 "iterations: '100000001' is not a number from"
 refused iterations=-5 "iterations: '-5' is not a number from"
 refused iterations=1e3 "iterations: '1e3' is not a number from"
@@ -361,13 +361,6 @@ echo "$st" | grep -Eq '^(pass|noisy) (pass|noisy) $'
 	[ "$(echo "$list" | wc -w)" = 5 ] && [ "$mid" = "$med" ] && [ "$big" = 1 ]
 result $? "slow_into=count_vm_event:2000 slows that row only, its fastest sample over 1.2 x alu_chain's ($fast ns against $cfast ns), and sample_ns holds its 5 samples" "rc=$rc status=$st slow_ops=$steps others=$other sample_ns=$list median=$med alu_chain sample_ns=$chain"
 
-# Each path runs in its own context: the __ variant with irqs off.
-insmod "$ko" benchmarks=__mod_zone_page_state,count_vm_event samples=3
-ctx=$(cat /sys/kernel/mmbench/__mod_zone_page_state/context 2>&1)
-other=$(cat /sys/kernel/mmbench/count_vm_event/context 2>&1)
-loaded && rmmod test_mmbench
-[ "$ctx" = irqoff ] && [ "$other" = preempt ]
-result $? "__mod_zone_page_state runs irqoff, count_vm_event preempt" "context=$ctx other=$other"
 
 # kill -9 during a long load ends it at once, module not left loaded.
 insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=100000000 samples=250 budget_ms=600000 &

@@ -171,13 +171,11 @@ def _cpu_list(value):
 
 def check_cpu_values(params, ncpus):
     """Refuse CPUs the guest of @ncpus CPUs does not have."""
-    for name in ("cpu",):
-        value = params.get(name)
-        if value is not None and (not re.fullmatch(r"-1|\d+", value) or
-                                  int(value) >= ncpus):
-            raise Failure(f"--param {name}={value}: want -1 or an online "
-                          f"CPU of the guest's {ncpus} (--cpus), 0 to "
-                          f"{ncpus - 1}")
+    value = params.get("cpu")
+    if value is not None and (not re.fullmatch(r"-1|\d+", value) or
+                              int(value) >= ncpus):
+        raise Failure(f"--param cpu={value}: want -1 or an online CPU of "
+                      f"the guest's {ncpus} (--cpus), 0 to {ncpus - 1}")
     if "cpus" in params:
         cpus = _cpu_list(params["cpus"])
         if not cpus or max(cpus) >= ncpus:

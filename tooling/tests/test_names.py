@@ -16,6 +16,15 @@ class Table(unittest.TestCase):
         self.assertEqual(benches["kmalloc"], "")
         self.assertIn("ptr_ring_remote", benches)
 
+    def test_ranged_parameters_read_from_the_module(self):
+        # Every ranged unsigned parameter, with the range the module
+        # gives it: one missed escapes the host's check before booting.
+        self.assertEqual(names.uint_ranges(), {
+            "iterations": (0, 100000000), "samples": (1, 250),
+            "sample_us": (100, 100000), "budget_ms": (100, 600000),
+            "inject_ndelay": (0, 100000), "inject_extra_ns": (0, 100000),
+            "batch": (1, 65536), "inject_stall_ms": (0, 10000)})
+
     def test_ceilings_file_names_module_rows(self):
         benches = names.benchmarks()
         for name in names.ceiling_names():
@@ -110,7 +119,7 @@ class Refused(support.Options, unittest.TestCase):
                 self.refused("--param", f"cpus={value}",
                              says="want a list such as 0-3,6")
         self.refused("--param", "context=irqoff",
-                     says="context")
+                     says="the module has no parameter 'context'")
         self.accepted("--param", "cpu=1", "--param", "cpus=0-1")
         self.accepted("--cpus", "4", "--param", "cpus=0,3")
 

@@ -251,8 +251,7 @@ static void report_dir(const char *dir, const char *prefix)
 		"ns_per_op_mad", "net_ns_per_op", "net_cycles_per_op",
 		"sample_ns", "counter_delta",
 		"free_pages_delta", "team_cpus",
-		"release", "preempt", "debug", "init_on_alloc", "init_on_free",
-		"clock",
+		"preempt", "debug", "init_on_alloc", "init_on_free",
 	};
 	char path[PATH_MAX], val[4096];
 	size_t i;
