@@ -1452,6 +1452,7 @@ static void ring_pop_work(struct mmbench_worker *w)
 /* series: page_alloc */
 /* An allocator counts its blocks. */
 #define MMBENCH_ALLOC		.read = outstanding_read
+
 /* series: end */
 /* series: cpus */
 #define MMBENCH_TEAM_OPS	.setup = team_setup,			\
@@ -1459,8 +1460,8 @@ static void ring_pop_work(struct mmbench_worker *w)
 #define MMBENCH_PAIR_OPS(_name)	MMBENCH_TEAM_OPS,			\
 				.work = _name##_push_work,		\
 				.pop_work = _name##_pop_work
-/* series: end */
 
+/* series: end */
 /* The baseline is first: every other benchmark is judged against it. */
 static const struct mmbench_bench mmbench_benches[] = {
 	{ .name = "baseline", .group = "calibration",
