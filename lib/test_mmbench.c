@@ -97,7 +97,6 @@
 
 /* Files a row has beside the ones every row has. */
 #define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
-#define MMBENCH_SHOWS_INJECT	BIT(1)	/* inject_ndelay */
 #define MMBENCH_SHOWS_COUNTER	BIT(2)	/* counter_delta */
 #define MMBENCH_SHOWS_CYCLES	BIT(3)	/* net_cycles_per_op, on x86 */
 #define MMBENCH_SHOWS_SLOW	BIT(4)	/* slow_ops */
@@ -195,7 +194,6 @@ struct mmbench_ctx {
 	struct pglist_data *pgdat;
 	u32 ops;			/* in the sample about to run */
 	u32 arg;			/* the row's value of its list */
-	u32 inject_ns;			/* ndelay() added to each op */
 /* series: page_alloc */
 	bool verify;			/* untimed: mark, check, count each block */
 	int faults;			/* make-it-fail of the run's starter */
@@ -275,7 +273,6 @@ enum mmbench_status {
 	MMBENCH_NOT_RUN,
 	MMBENCH_PASS,
 	MMBENCH_FAIL,
-	MMBENCH_SUSPECT,
 	MMBENCH_UNSUPPORTED,
 	MMBENCH_ERROR,
 	MMBENCH_NOISY,
@@ -285,7 +282,6 @@ static const char * const mmbench_status_names[] = {
 	[MMBENCH_NOT_RUN] = "not_run",
 	[MMBENCH_PASS] = "pass",
 	[MMBENCH_FAIL] = "fail",
-	[MMBENCH_SUSPECT] = "suspect",
 	[MMBENCH_UNSUPPORTED] = "unsupported",
 	[MMBENCH_ERROR] = "error",
 	[MMBENCH_NOISY] = "noisy",
@@ -327,20 +323,18 @@ struct mmbench_result {
 	long free_pages_slack;		/* how far below 0 it may go */
 /* series: end */
 	long counter_delta;
-	u64 loop_min;			/* empty loop right after, or 0 */
 };
 
 /*
- * A benchmark as run, per value of its list and with ndelay injected: a
- * directory in sysfs.  @result and @sample_ps are published, under
- * mmbench_lock; @pending and @pending_ps belong to the run in flight's
- * thread.  Samples are ns/op in ps, in the order taken.
+ * A benchmark as run, per value of its list: a directory in sysfs.
+ * @result and @sample_ps are published, under mmbench_lock; @pending and
+ * @pending_ps belong to the run in flight's thread.  Samples are ns/op in
+ * ps, in the order taken.
  */
 struct mmbench_row {
 	const struct mmbench_bench *bench;
-	char name[MMBENCH_NAME_LEN];	/* e.g. "count_vm_event+ndelay_50" */
-	u32 arg;			/* ctx->arg, ->inject_ns, ->slow */
-	u32 inject_ns;
+	char name[MMBENCH_NAME_LEN];	/* e.g. "kmalloc_64" */
+	u32 arg;			/* ctx->arg, ->slow */
 	u32 slow;
 	unsigned int shows;		/* MMBENCH_SHOWS_* */
 	u64 *sample_ps;
@@ -378,50 +372,19 @@ static __printf(2, 3) void mmbench_remark(char *reason, const char *fmt, ...)
 
 /* ---- benchmarks ---- */
 
-/*
- * Run @one ctx->ops times, with ndelay(ctx->inject_ns) after each when the
- * row injects it.  Always inlined with a constant @one: the branch is taken
- * once, outside the loop, and an op not injected costs nothing more.
- */
-static __always_inline void mmbench_loop(struct mmbench_ctx *ctx,
-					 void (*one)(struct mmbench_ctx *ctx))
-{
-	u32 i, ops = ctx->ops, delay = ctx->inject_ns;
-
-	if (delay) {
-		for (i = 0; i < ops; i++) {
-			one(ctx);
-			ndelay(delay);
-		}
-		return;
-	}
-	for (i = 0; i < ops; i++)
-		one(ctx);
-}
-
-/* name_op() runs mmbench_loop() around name_one(), whose body is @... */
-#define MMBENCH_LOOP_OP(name)						\
+/* name_op(), the timed region, runs @... ctx->ops times. */
+#define MMBENCH_OP(name, ...)						\
 static void name##_op(struct mmbench_ctx *ctx)				\
 {									\
-	mmbench_loop(ctx, name##_one);					\
+	u32 i, ops = ctx->ops;						\
+									\
+	for (i = 0; i < ops; i++) {					\
+		__VA_ARGS__;						\
+	}								\
 }
-
-#define MMBENCH_OP(name, ...)						\
-static __always_inline void name##_one(struct mmbench_ctx *ctx)		\
-{									\
-	__VA_ARGS__;							\
-}									\
-MMBENCH_LOOP_OP(name)
 
 /* The loop every benchmark has, around nothing. */
 MMBENCH_OP(baseline, barrier())
-
-static noinline void noinline_call_one(struct mmbench_ctx *ctx)
-{
-	barrier();
-}
-
-MMBENCH_LOOP_OP(noinline_call)
 MMBENCH_OP(ndelay, ndelay(ctx->arg))
 
 /*
@@ -1466,9 +1429,6 @@ static void ring_pop_work(struct mmbench_worker *w)
 static const struct mmbench_bench mmbench_benches[] = {
 	{ .name = "baseline", .group = "calibration",
 	  .unit = "empty loop iteration", .op = baseline_op,
-	}, { .name = "noinline_call", .group = "calibration",
-	  .unit = "call of an empty noinline function",
-	  .op = noinline_call_op,
 	}, { .name = "ndelay", .group = "calibration", .unit = "ndelay(D)",
 	  .list = &mmbench_delays, .op = ndelay_op,
 	}, { .name = "alu_chain", .group = "calibration",
@@ -1580,10 +1540,6 @@ static unsigned int mmbench_samples = 9;
 static unsigned int mmbench_sample_us = 2000;
 static unsigned int mmbench_budget_ms = 60000;
 static int mmbench_cpu = -1;
-static unsigned int mmbench_inject_ns;
-static unsigned int mmbench_inject_extra_ns;
-static DECLARE_BITMAP(mmbench_inject_into, MMBENCH_NR);
-static char mmbench_inject_into_str[MMBENCH_LIST_LEN];
 static char mmbench_slow_into_str[MMBENCH_LIST_LEN];
 static bool run_on_load = true;
 
@@ -1604,64 +1560,51 @@ static int mmbench_str_get(char *buffer, const struct kernel_param *kp)
 	return sysfs_emit(buffer, "%s\n", (const char *)kp->arg);
 }
 
-/* Benchmark names, comma-separated, into @sel; not the baseline. */
-static int parse_names(const char *param, const char *val, unsigned long *sel,
-		       char *copy)
+/* Benchmark names, comma-separated, or "all"; not the baseline. */
+static int benchmarks_set(const char *val, const struct kernel_param *kp)
 {
 	char buf[MMBENCH_LIST_LEN];
+	DECLARE_BITMAP(sel, MMBENCH_NR);
 	const char *p, *s;
 	size_t len;
 	int i;
 
-	s = mmbench_list_copy(param, val, buf);
+	s = mmbench_list_copy(kp->name, val, buf);
 	if (!s)
 		return -EINVAL;
+	if (!strcmp(s, "all")) {
+		bitmap_fill(mmbench_selected, MMBENCH_NR);
+		strscpy(mmbench_selected_str, "all");
+		return 0;
+	}
 	bitmap_zero(sel, MMBENCH_NR);
 	for (p = s; ; p += len + 1) {
 		len = strcspn(p, ",");
-		if (!len) {
-			pr_err("%s: empty name in '%s'\n", param, s);
-			return -EINVAL;
-		}
 		for (i = MMBENCH_NR - 1; i >= 0; i--)
 			if (strlen(mmbench_benches[i].name) == len &&
 			    !strncmp(mmbench_benches[i].name, p, len))
 				break;
+		if (!len) {
+			pr_err("%s: empty name in '%s'\n", kp->name, s);
+			return -EINVAL;
+		}
 		if (!i) {
 			pr_err("%s: the baseline always runs; do not name it\n",
-			       param);
+			       kp->name);
 			return -EINVAL;
 		}
-		if (i < 0) {
-			pr_err("%s: unknown benchmark '%.*s'\n", param,
-			       (int)len, p);
-			return -EINVAL;
-		}
-		if (__test_and_set_bit(i, sel)) {
-			pr_err("%s: '%.*s' given twice\n", param, (int)len, p);
+		if (i < 0 || __test_and_set_bit(i, sel)) {
+			pr_err("%s: %s'%.*s'%s\n", kp->name,
+			       i < 0 ? "unknown benchmark " : "", (int)len, p,
+			       i < 0 ? "" : " given twice");
 			return -EINVAL;
 		}
 		if (!p[len])
 			break;
 	}
-	strscpy(copy, s, MMBENCH_LIST_LEN);
+	bitmap_copy(mmbench_selected, sel, MMBENCH_NR);
+	strscpy(mmbench_selected_str, s);
 	return 0;
-}
-
-static int benchmarks_set(const char *val, const struct kernel_param *kp)
-{
-	DECLARE_BITMAP(sel, MMBENCH_NR);
-	int ret;
-
-	if (sysfs_streq(val, "all")) {
-		bitmap_fill(mmbench_selected, MMBENCH_NR);
-		strscpy(mmbench_selected_str, "all");
-		return 0;
-	}
-	ret = parse_names(kp->name, val, sel, mmbench_selected_str);
-	if (!ret)
-		bitmap_copy(mmbench_selected, sel, MMBENCH_NR);
-	return ret;
 }
 
 static const struct kernel_param_ops benchmarks_ops = {
@@ -1670,40 +1613,6 @@ static const struct kernel_param_ops benchmarks_ops = {
 module_param_cb(benchmarks, &benchmarks_ops, mmbench_selected_str, 0444);
 MODULE_PARM_DESC(benchmarks,
 		 "Comma-separated benchmark names, or \"all\" (default all)");
-
-static int inject_into_set(const char *val, const struct kernel_param *kp)
-{
-	DECLARE_BITMAP(sel, MMBENCH_NR);
-	int i, ret;
-
-	ret = parse_names(kp->name, val, sel, mmbench_inject_into_str);
-	if (ret)
-		return ret;
-	for_each_set_bit(i, sel, MMBENCH_NR) {
-		if (mmbench_benches[i].list) {
-			pr_err("%s: cannot inject into %s\n", kp->name,
-			       mmbench_benches[i].name);
-			return -EINVAL;
-		}
-/* series: cpus */
-		if (mmbench_benches[i].team) {
-			pr_err("%s: cannot inject into %s: it runs on several CPUs\n",
-			       kp->name, mmbench_benches[i].name);
-			return -EINVAL;
-		}
-/* series: end */
-	}
-	bitmap_copy(mmbench_inject_into, sel, MMBENCH_NR);
-	return 0;
-}
-
-static const struct kernel_param_ops inject_into_ops = {
-	.set = inject_into_set, .get = mmbench_str_get,
-};
-module_param_cb(inject_into, &inject_into_ops, mmbench_inject_into_str,
-		0444);
-MODULE_PARM_DESC(inject_into,
-		 "Benchmarks to measure again with inject_ndelay added to each op");
 
 /* A number from @min to @max into @v, which is left alone on error. */
 static int parse_uint(const char *param, const char *val, unsigned int min,
@@ -1764,14 +1673,6 @@ module_param_cb(budget_ms, &uint_range_ops,
 		MMBENCH_UINT(mmbench_budget_ms, 100, 600000), 0444);
 MODULE_PARM_DESC(budget_ms,
 		 "Time limit of a run, shared by its benchmarks, 100..600000 ms (default 60000)");
-module_param_cb(inject_ndelay, &uint_range_ops,
-		MMBENCH_UINT(mmbench_inject_ns, 0, MMBENCH_MAX_DELAY_NS), 0444);
-MODULE_PARM_DESC(inject_ndelay,
-		 "ndelay() in ns added to each op of the inject_into benchmarks, 0..100000 (default 0)");
-module_param_cb(inject_extra_ns, &uint_range_ops,
-		MMBENCH_UINT(mmbench_inject_extra_ns, 0, MMBENCH_MAX_DELAY_NS), 0444);
-MODULE_PARM_DESC(inject_extra_ns,
-		 "Test only: ns added, unreported, to each injected ndelay(), so that a wrong measurement is seen to fail, 0..100000 (default 0)");
 
 static int cpu_set(const char *val, const struct kernel_param *kp)
 {
@@ -2189,12 +2090,6 @@ static long mmbench_counter_delta(const struct mmbench_bench *b,
 	return delta;
 }
 
-/* An emptied loop costs what the empty one does: judge the fastest. */
-static bool mmbench_suspect(u64 min, u64 loop)
-{
-	return min <= loop + div_u64(loop, 10);
-}
-
 /* series: page_alloc */
 /* Free pages of the node, those on the per-CPU lists too. */
 static long mmbench_free_pages(struct pglist_data *pgdat)
@@ -2278,8 +2173,6 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	ctx->bench = b;
 	ctx->abort = NULL;
 	ctx->arg = row->arg;
-	ctx->inject_ns = row->inject_ns ?
-			 row->inject_ns + mmbench_inject_extra_ns : 0;
 	ctx->slow = row->slow;
 	ctx->delta = 1;
 /* series: page_alloc */
@@ -2442,7 +2335,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	}
 }
 
-/* Net figures against the baseline's, and the suspect verdict. */
+/* Net figures against the baseline's. */
 static void mmbench_judge(struct mmbench_row *row,
 			  const struct mmbench_result *base)
 {
@@ -2453,11 +2346,6 @@ static void mmbench_judge(struct mmbench_row *row,
 	r->net_ns = (s64)r->ns.median - base->ns.median;
 	if (r->cycles && base->cycles)
 		r->net_cycles = (s64)r->cycles - base->cycles;
-	if (r->status == MMBENCH_PASS && r != base && r->loop_min &&
-	    mmbench_suspect(r->ns.min, r->loop_min))
-		mmbench_set(r, MMBENCH_SUSPECT,
-			    "fastest sample %llu ps/op, within 10%% of the empty loop's %llu, measured right after",
-			    r->ns.min, r->loop_min);
 }
 
 /*
@@ -2576,22 +2464,6 @@ static const char *mmbench_clock(struct mmbench_run *run,
 	return NULL;
 }
 
-/* A row as cheap as the first empty loop: time the empty loop again. */
-static void mmbench_loop_again(struct mmbench_row *row,
-			       struct mmbench_ctx *ctx, struct mmbench_run *run)
-{
-	struct mmbench_row *loop = kzalloc(sizeof(*loop), GFP_KERNEL);
-
-	if (!loop)
-		return;
-	loop->bench = mmbench_rows[0].bench;
-	mmbench_result_reset(&loop->pending);
-	mmbench_row_run(loop, ctx, run);
-	if (loop->pending.status == MMBENCH_PASS)
-		row->pending.loop_min = loop->pending.ns.min;
-	kfree(loop);
-}
-
 /* Publish the pending results, under mmbench_lock, and wake the waiters. */
 static void mmbench_publish(u64 run_ns, s64 drift, u64 clock_ns, u64 step_ns)
 {
@@ -2653,17 +2525,6 @@ static int mmbench_thread(void *data)
 			continue;
 		}
 		mmbench_row_run(row, &ctx, &run);
-		if (!i || row->pending.status != MMBENCH_PASS ||
-		    mmbench_rows[0].pending.status != MMBENCH_PASS)
-			continue;
-/* series: cpus */
-		/* A team's ops cross CPUs through memory: nothing to fold away. */
-		if (row->bench->team)
-			continue;
-/* series: end */
-		if (mmbench_suspect(row->pending.ns.min,
-				    mmbench_rows[0].pending.ns.min))
-			mmbench_loop_again(row, &ctx, &run);
 	}
 	/* Row 0 is the baseline, which always runs. */
 	if (!no_run && !clock_error)
@@ -2944,7 +2805,6 @@ static struct mmbench_attr mmbench_row_attr[] = {
 	MMBENCH_ATTR(net_cycles_per_op, result.net_cycles, FIXED,
 		     MMBENCH_SHOWS_CYCLES),
 	MMBENCH_ATTR(delay_ns, arg, U32, MMBENCH_SHOWS_DELAY),
-	MMBENCH_ATTR(inject_ndelay, inject_ns, U32, MMBENCH_SHOWS_INJECT),
 	MMBENCH_ATTR(slow_ops, slow, U32, MMBENCH_SHOWS_SLOW),
 	MMBENCH_ATTR(counter_delta, result.counter_delta, LONG,
 		     MMBENCH_SHOWS_COUNTER),
@@ -3292,19 +3152,14 @@ module_param_cb(slow_into, &slow_into_ops, mmbench_slow_into_str, 0444);
 MODULE_PARM_DESC(slow_into,
 		 "Test only: ROW:STEPS,... adds STEPS (1..10000) dependent ALU operations, timed, to each op of ROW: a known regression (alu_chain measures 1000 of them)");
 
-static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
-			    u32 inject_ns)
+static void mmbench_add_row(const struct mmbench_bench *b, u32 arg)
 {
 	struct mmbench_row *row = &mmbench_rows[mmbench_nr_rows++];
-	int len;
 
 	row->bench = b;
 	row->arg = arg;
-	row->inject_ns = inject_ns;
 	if (b->list)
 		row->shows |= b->list->shows;
-	if (inject_ns)
-		row->shows |= MMBENCH_SHOWS_INJECT;
 	if (b->read)
 		row->shows |= MMBENCH_SHOWS_COUNTER;
 /* series: page_alloc */
@@ -3318,18 +3173,17 @@ static void mmbench_add_row(const struct mmbench_bench *b, u32 arg,
 	if (IS_ENABLED(CONFIG_X86_TSC))
 		row->shows |= MMBENCH_SHOWS_CYCLES;
 	mmbench_result_reset(&row->result);
-	len = b->list ? scnprintf(row->name, sizeof(row->name), "%s_%s%u",
-				  b->name, b->list->suffix, arg) :
-			scnprintf(row->name, sizeof(row->name), "%s", b->name);
-	if (inject_ns)
-		scnprintf(row->name + len, sizeof(row->name) - len,
-			  "+ndelay_%u", inject_ns);
+	if (b->list)
+		scnprintf(row->name, sizeof(row->name), "%s_%s%u", b->name,
+			  b->list->suffix, arg);
+	else
+		strscpy(row->name, b->name);
 }
 
-/* The baseline, the selected benchmarks' rows, then the injected ones. */
+/* The baseline, then the selected benchmarks' rows. */
 static int mmbench_build_rows(void)
 {
-	unsigned int i, max = bitmap_weight(mmbench_inject_into, MMBENCH_NR);
+	unsigned int i, max = 0;
 	const struct mmbench_bench *b;
 	u32 d;
 
@@ -3345,10 +3199,8 @@ static int mmbench_build_rows(void)
 		if (i && !test_bit(i, mmbench_selected))
 			continue;
 		for (d = 0; d < (b->list ? b->list->nr : 1); d++)
-			mmbench_add_row(b, b->list ? b->list->vals[d] : 0, 0);
+			mmbench_add_row(b, b->list ? b->list->vals[d] : 0);
 	}
-	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR)
-		mmbench_add_row(&mmbench_benches[i], 0, mmbench_inject_ns);
 	mmbench_sample_buf = kvcalloc(2 * mmbench_nr_rows * mmbench_samples,
 				      sizeof(*mmbench_sample_buf), GFP_KERNEL);
 	if (!mmbench_sample_buf)
@@ -3362,26 +3214,6 @@ static int mmbench_build_rows(void)
 	return mmbench_slow_into(mmbench_slow_into_str, true);
 }
 
-/* Checks that involve more than one parameter. */
-static int mmbench_check_params(void)
-{
-	bool into = !bitmap_empty(mmbench_inject_into, MMBENCH_NR);
-	unsigned int i;
-
-	if (into != !!mmbench_inject_ns) {
-		pr_err("invalid parameters: inject_ndelay and inject_into go together\n");
-		return -EINVAL;
-	}
-	for_each_set_bit(i, mmbench_inject_into, MMBENCH_NR) {
-		if (!test_bit(i, mmbench_selected)) {
-			pr_err("invalid parameters: inject_into: %s is not in benchmarks=\n",
-			       mmbench_benches[i].name);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 static int __init test_mmbench_init(void)
 {
 	unsigned long seq;
@@ -3390,9 +3222,6 @@ static int __init test_mmbench_init(void)
 	/* The parameter's default "all" is not parsed at load. */
 	if (!strcmp(mmbench_selected_str, "all"))
 		bitmap_fill(mmbench_selected, MMBENCH_NR);
-	ret = mmbench_check_params();
-	if (ret)
-		return ret;
 	mmbench_debug_options();
 	ret = mmbench_build_rows();
 	if (ret)

@@ -1,34 +1,15 @@
 #!/bin/sh
 # ./mmbench bench, inside the guest: time the default suite (unless
 # MMBENCH_SUITE=0: ./mmbench run --loads ran it already), then load the
-# module MMBENCH_LOADS times with MMBENCH_PARAMS (and, for bench, an
-# injected ndelay) and print every row's figures as "MMBENCH-BENCH
-# key=value ..." lines: per load every file of every row as
-# "sysfs=<row>/<file>=<value>" (the value the rest of the line), and the
-# module's kernel log lines of the load as "klog=" - these two gzipped,
-# in base64 between MMBENCH-GZ-BEGIN and -END (see pack()).
+# module MMBENCH_LOADS times with MMBENCH_PARAMS and print every row's
+# figures as "MMBENCH-BENCH key=value ..." lines: per load every file of
+# every row as "sysfs=<row>/<file>=<value>" (the value the rest of the
+# line), and the module's kernel log lines of the load as "klog=" - these
+# two gzipped, in base64 between MMBENCH-GZ-BEGIN and -END (see pack()).
 rel=$(uname -r)
 ko=/lib/modules/$rel/extra/test_mmbench.ko
 loads=${MMBENCH_LOADS:-5}
 tmp=${TMPDIR:-/tmp}
-
-# An ndelay injected into inc_dec_zone_page_state, when that benchmark
-# runs (the module refuses to inject into one not in benchmarks=) and
-# MMBENCH_PARAMS injects nothing of its own.
-inject="inject_into=inc_dec_zone_page_state inject_ndelay=200"
-[ "${MMBENCH_INJECT:-1}" = 0 ] && inject=
-for p in $MMBENCH_PARAMS; do
-	case $p in
-	benchmarks=all) ;;
-	benchmarks=*)
-		case ",${p#benchmarks=}," in
-		*,inc_dec_zone_page_state,*) ;;
-		*) inject= ;;
-		esac
-		;;
-	inject_into=*|inject_ndelay=*) inject= ;;
-	esac
-done
 
 uptime_cs() {	# uptime in 1/100 s
 	read -r up _ </proc/uptime
@@ -68,8 +49,8 @@ kmsg=${MMBENCH_KMSG:-/dev/kmsg}
 i=1
 while [ $i -le "$loads" ]; do
 	echo "mmbench-load $$-$i" >"$kmsg" 2>/dev/null
-	# shellcheck disable=SC2086 # several parameters in each
-	if ! insmod "$ko" $MMBENCH_PARAMS $inject; then
+	# shellcheck disable=SC2086 # several parameters in it
+	if ! insmod "$ko" $MMBENCH_PARAMS; then
 		echo "MMBENCH-BENCH load=$i insmod failed"
 		i=$((i + 1))
 		continue

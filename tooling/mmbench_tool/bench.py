@@ -5,8 +5,6 @@ import re
 import statistics
 import zlib
 
-INJECTED = "inc_dec_zone_page_state"
-INJECT_NS = 200
 RUN_MS = " run_ms"      # a key no row name can take
 KLOG = " klog"          # the module's kernel log lines of a load
 FAILED = " insmod failed"
@@ -194,21 +192,6 @@ def report(suite, fingerprint, loads):
         if errs:
             line(f"  {lo:>5} -> {hi:<5} ns: mean {statistics.mean(errs):+6.1f} %"
                  f", min {min(errs):+6.1f} %, max {max(errs):+6.1f} %{judged}")
-    errs = []
-    for ld in loads:
-        plain = med(ld, INJECTED, "net")
-        slowed = med(ld, f"{INJECTED}+ndelay_{INJECT_NS}", "net")
-        alone = med(ld, f"ndelay_{INJECT_NS}", "net")
-        if None not in (plain, slowed, alone) and alone:
-            errs.append(100 * ((slowed - plain) / alone - 1))
-    if errs:
-        line(f"injected ndelay({INJECT_NS}) into {INJECTED}: error mean "
-             f"{statistics.mean(errs):+.1f} %, min {min(errs):+.1f} %, "
-             f"max {max(errs):+.1f} %")
-    elif not any(f"{INJECTED}+ndelay_{INJECT_NS}" in ld for ld in loads):
-        line(f"injected ndelay({INJECT_NS}): not measured ({INJECTED} "
-             "not selected, or MMBENCH_PARAMS injects its own)")
-
     line("median ns/op per benchmark over the loads (CV of the medians):")
     rows = sorted(r for r in loads[0] if not r.startswith(" "))
     width = max(len(r) for r in rows)

@@ -20,8 +20,7 @@ EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
 # Environment of the test program that --env may set: numbers, and
 # MMBENCH_CEILINGS (a host file, copied into the guest) and MMBENCH_PARAMS
 # (taken with the --param ones).
-TEST_ENV = {"MMBENCH_ENFORCE", "MMBENCH_NOISE_LIMIT", "MMBENCH_DELAY_TOLERANCE",
-            "MMBENCH_INJECT_TOLERANCE"}
+TEST_ENV = {"MMBENCH_ENFORCE", "MMBENCH_DELAY_TOLERANCE"}
 TEST_ENV_TEXT = {"MMBENCH_CEILINGS", "MMBENCH_PARAMS"}
 # Where a MMBENCH_CEILINGS file given with --env is in the guest.
 GUEST_CEILINGS = "/mmbench/ceilings"
@@ -1132,7 +1131,7 @@ def cmd_test(args):
     checks += small_guest(setup)
     checks += loaded_guest(setup)
     if not args.kernel and not args.debug_kernel:
-        checks += lava_guest(setup, inject=True)[0]
+        checks += lava_guest(setup)[0]
     checks += compare_guests(args)
     # Debian's other kernels and the stock run's debug twin, unless a
     # kernel of one's own is tested.
@@ -1150,15 +1149,14 @@ def cmd_test(args):
     return 0 if nfail == 0 else 1
 
 
-def lava_guest(setup, inject=False):
+def lava_guest(setup):
     """The suite as a LAVA job run by lava-run, on the kernel and with
-    the module and kselftest of @setup; with @inject, a second test run in
-    the same job where the injection check must fail.  Returns the
-    checks and the results folder."""
+    the module and kselftest of @setup.  Returns the checks and the
+    results folder."""
     results = guest.results_dir("-lava")
-    rc, text = lava.run_job(setup, results, inject=inject)
+    rc, text = lava.run_job(setup, results)
     with Phase("results"):
-        checks = lava.job_checks(rc, text, inject=inject)
+        checks = lava.job_checks(rc, text)
     return checks, results, lava.parse_log(text)
 
 
@@ -1350,8 +1348,7 @@ def main(argv):
         "here) and the bad-input cases in a QEMU guest, then the "
         f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
         "block of order 9 or above, three times under host load, "
-        "as a LAVA job with lava-run (with a second test run where the "
-        "injection check must fail), a known regression that ./mmbench "
+        "as a LAVA job with lava-run, a known regression that ./mmbench "
         "compare must find (four boots), "
         "on Debian's 6.1 cloud and 6.12 rt kernels (installed by name), "
         "on Debian's 6.12 cloud kernel for arm64 (cross-built, under "
@@ -1381,7 +1378,7 @@ def main(argv):
         "bench", help="measure how far the figures can be trusted",
         description="A benchmark, not a test: in the guest, time the "
         "default suite, then load the module --loads times and print the "
-        "baseline, the ndelay slope and injection errors, and the spread "
+        "baseline, the ndelay slope errors and the spread "
         "of each benchmark's median across loads.", epilog=EXIT_CODES)
     _add_guest_options(p)
     _add_arch_option(p)

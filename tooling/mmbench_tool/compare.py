@@ -35,7 +35,7 @@ DISTURBED_MIN = 0.05
 SPREAD_TIMES = 2.0
 SPREAD_MIN = 0.02
 # The calibration rows: pure emulation speed, independent of mm code.
-REFERENCE_ROWS = ("baseline", "noinline_call", "alu_chain")
+REFERENCE_ROWS = ("baseline", "alu_chain")
 NORMS = ("common", "loading", "reference", "none")
 DEFAULT_NORM = "common"
 

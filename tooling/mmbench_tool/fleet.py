@@ -11,8 +11,9 @@ KCIDB_STATUS = {"pass": "PASS", "skip": "SKIP", "fail": "FAIL"}
 
 
 def metric_row(row):
-    """A row's name in a metric: '+' (an injected delay) written '.', as
-    the LAVA job writes it (lava.case_name())."""
+    """A row's name in a metric: '+' (of the injected-delay rows, in an
+    archive of an older module) written '.', as the LAVA job writes it
+    (lava.case_name())."""
     return row.replace("+", ".")
 
 

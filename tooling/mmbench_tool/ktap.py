@@ -208,7 +208,7 @@ def print_table(table):
         if "status" in f:
             rows.append((name,) + tuple(
                 f.get(k, "-") if k in measured or f["status"] in
-                ("pass", "suspect", "fail") else "-" for k in keys))
+                ("pass", "fail") else "-" for k in keys))
     # A last column only when a median is over its ceiling.
     over = [over_ceiling(f) for f in table.values() if "status" in f]
     if any(over):

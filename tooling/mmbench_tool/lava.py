@@ -27,14 +27,6 @@ INIT = LAVA_FILES / "init"
 # The test definition's name, and so its test suite's in LAVA's results
 # (which prefixes it with the definition's index: 0_mmbench).
 DEFINITION = "mmbench"
-# The second definition of ./mmbench test's job: the injection check made
-# to fail with the module's test-only inject_extra_ns.
-INJECT_DEFINITION = "mmbench-inject"
-INJECT_CASE = "inject.additivity"
-# ns added, unreported, to each injected ndelay(): far outside the
-# check's tolerance, as in tooling/guest/negative.sh
-INJECT_EXTRA_NS = 2000
-SELFTEST = REPO / "tools/testing/selftests/mm/mmbench/mmbench_test.c"
 # libguestfs builds its appliance once (about 50 s) and keeps it here.
 GUESTFS_CACHE = OUT / "lava" / "guestfs-cache"
 # Modules the ramdisk loads before LAVA mounts its overlay disk.
@@ -86,24 +78,6 @@ def awk_program(job_text=None):
                   f"{AWK_END!r}")
 
 
-def inject_bench(source=None):
-    """The benchmark the selftest's injection check slows down
-    (INJECT_BENCH of mmbench_test.c)."""
-    text = source if source is not None else SELFTEST.read_text()
-    m = re.search(r'^#define\s+INJECT_BENCH\s+"([a-z0-9_]+)"', text, re.M)
-    if not m:
-        raise Failure(f"{SELFTEST}: no #define INJECT_BENCH")
-    return m.group(1)
-
-
-def inject_params(bench=None):
-    """The module parameters of the injection definition: the test-only
-    inject_extra_ns, and only the injected benchmark selected, so that
-    the other cases skip at once."""
-    return (f"inject_extra_ns={INJECT_EXTRA_NS} "
-            f"benchmarks={bench or inject_bench()}")
-
-
 def device_text(cpus, memory, text=None):
     """The device file with a guest of @cpus CPUs and @memory MiB (the
     job's context says 2 and 1024 to a lab's server)."""
@@ -127,11 +101,9 @@ def _set_params(block, params):
     return block.replace(old, f"          MMBENCH_PARAMS: '{params}'\n", 1)
 
 
-def job_text(kernel_url, ramdisk_url, params="", inject=False, text=None):
+def job_text(kernel_url, ramdisk_url, params="", text=None):
     """The job with @kernel_url and @ramdisk_url, and @params as the
-    definition's MMBENCH_PARAMS; with @inject, a second definition after
-    the first, the same but for its name and its module parameters
-    (INJECT_PARAMS): the injection check must fail there."""
+    definition's MMBENCH_PARAMS."""
     text = text if text is not None else JOB.read_text()
     start = text.index("    - from: inline\n")
     template = text[start:]
@@ -142,13 +114,6 @@ def job_text(kernel_url, ramdisk_url, params="", inject=False, text=None):
                           r"\S+", lambda m: m.group(1) + url, text, count=1)
         if n != 1:
             raise Failure(f"{JOB}: no url of the {image}")
-    if inject:
-        block = template.replace(f"      name: {DEFINITION}\n",
-                                 f"      name: {INJECT_DEFINITION}\n", 1)
-        if INJECT_DEFINITION not in block:
-            raise Failure(f"{JOB}: no definition named {DEFINITION}")
-        text = text.rstrip("\n") + "\n" + _set_params(block,
-                                                       inject_params())
     return text
 
 
@@ -354,7 +319,7 @@ def stop(proc):
             pass
 
 
-def run_job(setup, results, inject=False):
+def run_job(setup, results):
     """Write the device and job files into @results and run the job with
     lava-run, stopped after --timeout seconds; returns (lava-run's exit
     status, None when it was stopped, and its log text)."""
@@ -369,7 +334,7 @@ def run_job(setup, results, inject=False):
     job = work / "job.yaml"
     params, _, _ = setup.guest_env()
     job.write_text(job_text(f"file://{setup.kernel}", f"file://{ramdisk}",
-                            " ".join(params), inject=inject))
+                            " ".join(params)))
     GUESTFS_CACHE.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, LIBGUESTFS_CACHEDIR=str(GUESTFS_CACHE),
                LIBGUESTFS_BACKEND="direct")
@@ -405,9 +370,9 @@ def run_job(setup, results, inject=False):
     return rc, text
 
 
-def job_checks(rc, text, inject=False):
-    """The checks of a job's log: it completed, the suite's rows arrived,
-    and, with @inject, the injection check failed in its definition."""
+def job_checks(rc, text):
+    """The checks of a job's log: it completed and the suite's rows
+    arrived."""
     results = parse_log(text)
     target = target_lines(text)
     job = [r for r in results if r.get("definition") == "lava" and
@@ -418,27 +383,6 @@ def job_checks(rc, text, inject=False):
                f"{job[-1].get('result') if job else 'missing'}: "
                f"{job[-1].get('error_msg', '') if job else ''}")]
     checks += check_suite(results, DEFINITION, runner_output(target, 0))
-    if inject:
-        checks += inject_checks(results)
-    return checks
-
-
-def inject_checks(results, bench=None):
-    """The injection definition's results: its check, the row it slowed
-    and the program arrive as fail."""
-    bench = bench or inject_bench()
-    cases = suite(results, INJECT_DEFINITION)
-    checks = []
-    for case in (INJECT_CASE, row_case(f"{bench}+ndelay_") + "*",
-                 "mmbench_test"):
-        if case.endswith("*"):
-            found = [c for c in cases if c.startswith(case[:-1]) and
-                     not c.endswith(".ns_per_op")]
-            case = found[0] if len(found) == 1 else case
-        got = cases.get(case, {}).get("result", "missing")
-        checks.append((got == "fail", f"LAVA {INJECT_DEFINITION}: {case} "
-                       f"arrives as fail with {inject_params(bench)}",
-                       f"it arrived as {got}"))
     return checks
 
 

@@ -265,45 +265,26 @@ def _hint(name, known):
     return f"did you mean {close[0]}? " if close else ""
 
 
-def check_list(option, value, benches):
-    """Names of a benchmarks= or inject_into= list, as the module checks
-    them; returns them, raises Failure naming the bad one."""
-    if option == "benchmarks" and value == "all":
-        return list(benches)
+def check_selection(params, benches):
+    """Check the benchmarks= of @params {name: value} as the module checks
+    it; raises Failure naming the bad name."""
+    value = params.get("benchmarks", "all")
+    if value == "all":
+        return
     names = value.split(",")
     for name in names:
         if not name:
-            raise Failure(f"--param {option}={value}: empty name")
+            raise Failure(f"--param benchmarks={value}: empty name")
         if name not in benches:
             raise Failure(
-                f"--param {option}={value}: no benchmark {name!r}; "
+                f"--param benchmarks={value}: no benchmark {name!r}; "
                 f"{_hint(name, benches)}the module has: "
                 + ", ".join(b for b in benches if b != "baseline"))
         if name == "baseline":
-            raise Failure(f"--param {option}={value}: the baseline always "
+            raise Failure(f"--param benchmarks={value}: the baseline always "
                           "runs; do not name it")
         if names.count(name) > 1:
-            raise Failure(f"--param {option}={value}: {name} given twice")
-        if option == "inject_into" and benches[name] is not None:
-            raise Failure(f"--param {option}={value}: cannot inject into "
-                          f"{name}, which has a row per value of a list")
-        if option == "inject_into" and name in team_benchmarks():
-            raise Failure(f"--param {option}={value}: cannot inject into "
-                          f"{name}, which runs on several CPUs")
-    return names
-
-
-def check_selection(params, benches):
-    """Check the benchmarks= and inject_into= of @params {name: value}."""
-    selected = check_list("benchmarks", params.get("benchmarks", "all"),
-                          benches)
-    if "inject_into" in params:
-        for name in check_list("inject_into", params["inject_into"],
-                               benches):
-            if name not in selected:
-                raise Failure(f"--param inject_into={params['inject_into']}"
-                              f": {name} is not in benchmarks="
-                              f"{params['benchmarks']}")
+            raise Failure(f"--param benchmarks={value}: {name} given twice")
 
 
 def check_ceiling_name(name, benches, ceiled, where=None):

@@ -132,9 +132,8 @@ def parse(lines):
 
 
 def timing_case(name):
-    """The clock cases, judged on timing alone (ndelay.slope,
-    inject.additivity): every case but mmbench.<benchmark>.run and
-    context.*."""
+    """The clock cases, judged on timing alone (ndelay.slope): every case
+    but mmbench.<benchmark>.run and context.*."""
     return not name.startswith(("mmbench.", "context."))
 
 

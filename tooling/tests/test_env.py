@@ -64,7 +64,7 @@ class Options(support.Options, unittest.TestCase):
                      says="(use --ceiling)")
         self.refused("--env", "MMBENCH_ENFORCE=1", "--env",
                      "MMBENCH_ENFORCE=0", says="MMBENCH_ENFORCE given twice")
-        self.accepted("--env", "MMBENCH_NOISE_LIMIT=15")
+        self.refused("--env", "MMBENCH_NOISE_LIMIT=15", says="NAME one of")
         self.refused("--env", "MMBENCH_DELAY_TOLERANCE=99999999999999999999",
                      says="from 0 to 999999")
         self.refused("--param", "benchmarks=", says="the value is empty")

@@ -55,25 +55,23 @@ class Awk(unittest.TestCase):
              *row("kmalloc_64", median="171.763"),
              "#            OK  mmbench.kmalloc.run",
              "ok 1 mmbench.kmalloc.run",
-             "#  RUN           inject.additivity ...",
+             "#  RUN           ndelay.slope ...",
              *row("baseline", median="1.500"),
-             *row("inc_dec_zone_page_state+ndelay_200", median="300.1"),
-             "# inject.error_pct=2.000",
-             "ok 2 inject.additivity"]))
+             *row("ndelay_200", median="300.1"),
+             "# ndelay.tolerance_pct=10",
+             "ok 2 ndelay.slope"]))
         self.assertEqual(got["mmbench.kmalloc_64"], ("pass", None, None))
         self.assertEqual(got["mmbench.kmalloc_64.ns_per_op"],
                          ("pass", "171.763", "ns"))
         # A row printed again by a later case keeps its first case's.
         self.assertEqual(got["mmbench.baseline.ns_per_op"][1], "1.300")
-        # '+' is not a LAVA name's character: '.'
-        self.assertEqual(
-            got["mmbench.inc_dec_zone_page_state.ndelay_200.ns_per_op"],
-            ("pass", "300.1", "ns"))
+        self.assertEqual(got["mmbench.ndelay_200.ns_per_op"],
+                         ("pass", "300.1", "ns"))
         self.assertEqual(got["mmbench.kmalloc.run"][0], "pass")
-        self.assertEqual(got["inject.additivity"][0], "pass")
+        self.assertEqual(got["ndelay.slope"][0], "pass")
         self.assertEqual(got["mmbench_test"][0], "pass")
         # Lines that look like figures but have no status are no row.
-        self.assertNotIn("mmbench.inject", got)
+        self.assertNotIn("mmbench.ndelay", got)
         self.assertTrue(all(lava.case_name(c) == c for c in got))
 
     def test_skips_stay_skips(self):
@@ -87,8 +85,8 @@ class Awk(unittest.TestCase):
              "ok 2 mmbench.kmalloc_concurrent.run # SKIP needs two online "
              "CPUs",
              "#  RUN           mmbench.kmem_cache.run ...",
-             *row("kmem_cache_8", "suspect", "1.000"),
-             "# kmem_cache_8: suspect, not judged: baseline noisy",
+             *row("kmem_cache_8", "noisy", "1.000"),
+             "# kmem_cache_8: noisy here: MAD 12 % of the median",
              "ok 3 mmbench.kmem_cache.run"]))
         self.assertEqual(got["mmbench.alloc_pages_order0"][0], "pass")
         self.assertEqual(got["mmbench.alloc_pages_order10"][0], "skip")
@@ -122,19 +120,20 @@ class Awk(unittest.TestCase):
     def test_failed_clock_check_fails_its_rows(self):
         got = cases(runner(
             ["1..2", "#  RUN           mmbench.count_vm_event.run ...",
-             *row("count_vm_event"), "ok 1 mmbench.count_vm_event.run",
-             "#  RUN           inject.additivity ...",
-             *row("count_vm_event"), *row("count_vm_event+ndelay_50"),
-             *row("ndelay_50"),
-             "# inject.error_pct=4000.000",
-             "# mmbench_test.c:2000:additivity:Expected 1 (1) == "
-             "interval_verdict(e, nz, -tol * 10, tol * 10) (0)",
-             "not ok 2 inject.additivity"],
+             *row("baseline"), *row("count_vm_event"),
+             "ok 1 mmbench.count_vm_event.run",
+             "#  RUN           ndelay.slope ...",
+             *row("baseline"), *row("ndelay_100"), *row("ndelay_1000"),
+             "# ndelay.slope_100_1000.error_pct=4000.000",
+             "# mmbench_test.c:1850:slope:Expected 1 (1) == "
+             "interval_verdict(err, noise, lo, hi) (0)",
+             "not ok 2 ndelay.slope"],
             verdict="not ok 1 selftests: mm/mmbench: mmbench_test # exit=1"))
-        self.assertEqual(got["inject.additivity"][0], "fail")
-        self.assertEqual(got["mmbench.count_vm_event.ndelay_50"][0], "fail")
-        self.assertEqual(got["mmbench.ndelay_50"][0], "fail")
+        self.assertEqual(got["ndelay.slope"][0], "fail")
+        self.assertEqual(got["mmbench.ndelay_100"][0], "fail")
+        self.assertEqual(got["mmbench.ndelay_1000"][0], "fail")
         # a row of another case keeps its own case's verdict
+        self.assertEqual(got["mmbench.baseline"][0], "pass")
         self.assertEqual(got["mmbench.count_vm_event"][0], "pass")
 
     def test_a_row_that_did_not_finish_never_passes(self):
@@ -195,27 +194,17 @@ class Job(unittest.TestCase):
         with self.assertRaises(lava.Failure):
             lava.job_text("k", "r", "x='y'", text=JOB)
 
-    def test_inject_definition(self):
-        text = lava.job_text("file:///k", "file:///r", inject=True, text=JOB)
-        self.assertEqual(text.count("    - from: inline\n"), 2)
-        first, second = text.split("    - from: inline\n")[1:]
-        self.assertIn("name: mmbench\n", first)
-        self.assertIn("MMBENCH_PARAMS: ''", first)
-        self.assertIn(f"name: {lava.INJECT_DEFINITION}\n", second)
-        self.assertIn(f"MMBENCH_PARAMS: 'inject_extra_ns="
-                      f"{lava.INJECT_EXTRA_NS} benchmarks="
-                      f"{lava.inject_bench()}'", second)
+    def test_one_definition(self):
+        text = lava.job_text("file:///k", "file:///r", text=JOB)
+        self.assertEqual(text.count("    - from: inline\n"), 1)
+        self.assertIn("name: mmbench\n", text)
+        self.assertIn("MMBENCH_PARAMS: ''", text)
 
     def test_device_size(self):
         text = lava.device_text(1, 512)
         self.assertIn("\n          - -smp 1\n", text)
         self.assertIn("\n          - -m 512\n", text)
         self.assertEqual(lava.device_text(2, 1024), lava.DEVICE.read_text())
-
-    def test_inject_bench_from_the_selftest(self):
-        self.assertEqual(lava.inject_bench(
-            '#define INJECT_BENCH\t"count_vm_event"\n'), "count_vm_event")
-        self.assertRegex(lava.inject_bench(), r"^[a-z0-9_]+$")
 
     def test_repository_files(self):
         # The awk program is in the job the repository ships.
@@ -240,8 +229,7 @@ class Job(unittest.TestCase):
             from lava_common.schemas import validate
         except ImportError:
             return
-        validate(yaml.safe_load(lava.job_text("file:///k", "file:///r",
-                                              inject=True)),
+        validate(yaml.safe_load(lava.job_text("file:///k", "file:///r")),
                  strict=True)
 
 
@@ -257,9 +245,6 @@ LOG = """\
 {"dt": "2026-11-30T20:16:03.1", "lvl": "results", "msg": {"case": "mmbench.kmalloc_96", "definition": "0_mmbench", "result": "skip"}}
 {"dt": "2026-11-30T20:16:03.2", "lvl": "results", "msg": {"case": "mmbench.kmalloc.run", "definition": "0_mmbench", "result": "pass"}}
 {"dt": "2026-11-30T20:16:03.2", "lvl": "results", "msg": {"case": "mmbench_test", "definition": "0_mmbench", "result": "pass"}}
-{"dt": "2026-11-30T20:16:03.3", "lvl": "results", "msg": {"case": "inject.additivity", "definition": "1_mmbench-inject", "result": "fail"}}
-{"dt": "2026-11-30T20:16:03.3", "lvl": "results", "msg": {"case": "mmbench.count_vm_event.ndelay_50", "definition": "1_mmbench-inject", "result": "fail"}}
-{"dt": "2026-11-30T20:16:03.3", "lvl": "results", "msg": {"case": "mmbench_test", "definition": "1_mmbench-inject", "result": "fail"}}
 {"dt": "2026-11-30T20:16:03.4", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "pass"}}
 """
 
@@ -267,7 +252,7 @@ LOG = """\
 class Log(unittest.TestCase):
     def test_results_and_target(self):
         results = lava.parse_log(LOG)
-        self.assertEqual(len(results), 9)
+        self.assertEqual(len(results), 6)
         self.assertEqual(results[1]["measurement"], "12.5")
         self.assertEqual(results[1]["units"], "ns")
         self.assertEqual(set(lava.suite(results, "mmbench")),
@@ -280,8 +265,6 @@ class Log(unittest.TestCase):
     def test_checks(self):
         checks = lava.job_checks(0, LOG)
         self.assertTrue(all(ok for ok, _, _ in checks), checks)
-        checks = lava.inject_checks(lava.parse_log(LOG), "count_vm_event")
-        self.assertEqual([ok for ok, _, _ in checks], [True] * 3, checks)
         # A row missing or with the wrong result, a measurement missing.
         bad = LOG.replace('"mmbench.kmalloc_96", "definition": "0_mmbench",'
                           ' "result": "skip"', '"mmbench.kmalloc_96", '
@@ -301,8 +284,9 @@ class Log(unittest.TestCase):
         self.assertIn("KTAP result", failed[0])
 
     def test_names(self):
-        self.assertEqual(lava.row_case("count_vm_event+ndelay_50"),
-                         "mmbench.count_vm_event.ndelay_50")
+        self.assertEqual(lava.row_case("kmalloc_64"), "mmbench.kmalloc_64")
+        # What a LAVA name does not take ([-_.a-zA-Z0-9]) is made '.'.
+        self.assertEqual(lava.case_name("a+b c"), "a.b.c")
         self.assertEqual(lava.measurement_case("kmalloc_64"),
                          "mmbench.kmalloc_64.ns_per_op")
 

@@ -1,6 +1,6 @@
 """tooling/guest/bench.sh as ./mmbench run --loads and measure run it
-(MMBENCH_SUITE=0 MMBENCH_INJECT=0): no suite, nothing injected, every
-file of a load's rows printed for the archive."""
+(MMBENCH_SUITE=0): no suite, every file of a load's rows printed for the
+archive."""
 import os
 import subprocess
 import tempfile
@@ -66,7 +66,7 @@ class Loads(unittest.TestCase):
         return "\n".join(bench.unpack(raw.splitlines())), args
 
     def test_loads_only(self):
-        out, args = self.run_sh({"MMBENCH_SUITE": "0", "MMBENCH_INJECT": "0",
+        out, args = self.run_sh({"MMBENCH_SUITE": "0",
                                  "MMBENCH_PARAMS": "samples=9"})
         self.assertNotIn("suite_cs=", out)
         self.assertEqual([a.split()[1:] for a in args],
@@ -87,16 +87,11 @@ class Loads(unittest.TestCase):
     def test_log_lines_when_the_log_buffer_is_full(self):
         # A full buffer keeps its newest lines only: counting lines told
         # the loads after the first few that they had none.
-        out, _args = self.run_sh({"MMBENCH_SUITE": "0",
-                                  "MMBENCH_INJECT": "0"},
+        out, _args = self.run_sh({"MMBENCH_SUITE": "0"},
                                  dmesg='tail -n 4 "$TMPDIR/klog"', loads=5)
         for i in range(1, 6):
             self.assertEqual(out.count(f"load={i} klog=test_mmbench: "
                                        "kmalloc_64"), 1, out)
-
-    def test_bench_still_injects(self):
-        _out, args = self.run_sh({})
-        self.assertIn("inject_into=inc_dec_zone_page_state", args[0])
 
 
 class Unpack(unittest.TestCase):
