@@ -37,7 +37,9 @@ WARN_KEYS = ("preempt", "init_on_alloc", "init_on_free", "clocksource",
 # of, and their defaults: a median of 3 samples is not one of 9 (TCG's
 # skewed noise lifts the former), so archives that differ in one are
 # NOT COMPARABLE.
-SAMPLING = (("samples", "9"), ("sample_us", "2000"), ("iterations", "0"))
+# budget_ms too: a shorter budget can cut a row's samples short.
+SAMPLING = (("samples", "9"), ("sample_us", "2000"), ("iterations", "0"),
+            ("budget_ms", "60000"))
 # Why samples were dropped: the module's words in its log line ("dropped
 # 0 preempted, 1 migrated, 0 with steal time").
 DROP_CAUSES = {"preempted": "preempted", "migrated": "migrated",
@@ -258,13 +260,17 @@ class Archive:
                        [x for x in self.loads if keep(x)], self.name)
 
     def sampling(self):
-        """{sampling()} over the runs."""
+        """{sampling()} over the runs, and "unknown" when rows come from a
+        boot without its run record."""
         out = set()
         for run in self.runs:
             params = run.get("params")
             module = params.get("module") if isinstance(params, dict) \
                 else None
             out.add(sampling(module if isinstance(module, list) else []))
+        booted = {run.get("boot") for run in self.runs}
+        if any(rec.get("boot") not in booted for rec in self.rows):
+            out.add("unknown (rows of a boot without its run record)")
         return out
 
     def medians(self):

@@ -1238,8 +1238,9 @@ def _add_compare_commands(sub):
         "--loads times a boot, with samples=3 unless --param says other "
         "(loads, not samples, narrow a comparison); save each kernel's "
         "results archive (A.jsonl, B.jsonl) and compare them as ./mmbench "
-        "compare does. Both sides are sampled alike: samples, sample_us "
-        "and iterations go in --param, not --a-param or --b-param. Without "
+        "compare does. Both sides are sampled alike: samples, sample_us, "
+        "iterations and budget_ms go in --param, not --a-param or "
+        "--b-param. Without "
         "--a-kernel or --b-kernel a side is Debian's stock 6.12 kernel; "
         "--a-param and --b-param are module parameters of one side only "
         "(e.g. --b-param slow_into=kmalloc_64:40, a known regression).",

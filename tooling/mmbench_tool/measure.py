@@ -85,7 +85,7 @@ def same_sampling(sides):
         raise Failure("the kernels would be sampled differently (" +
                       "; ".join(f"{k}: {v}" for k, v in got.items()) +
                       "), and compare would call them NOT COMPARABLE: "
-                      "give samples, sample_us and iterations to both "
+                      "give samples, sample_us, iterations and budget_ms to both "
                       "(--param), not to one (--a-param, --b-param)")
 
 

@@ -762,6 +762,24 @@ class Sampling(unittest.TestCase):
         c = compare.Comparison(a, synthetic(rng))
         self.assertEqual([k for k, _, _ in c.not_comparable], ["sampling"])
 
+    def test_other_budget_not_comparable(self):
+        # A shorter budget_ms can cut a row's samples short.
+        rng = random.Random(34)
+        a = self.with_params(synthetic(rng), ["budget_ms=1000"])
+        b = self.with_params(synthetic(rng), ["budget_ms=60000"])
+        c = compare.Comparison(a, b)
+        self.assertEqual([k for k, _, _ in c.not_comparable], ["sampling"])
+
+    def test_a_boot_without_its_run_record(self):
+        # Its rows' sampling is unknown: not taken for the others'.
+        rng = random.Random(35)
+        a = synthetic(rng)
+        lost = a.runs[0]["boot"]
+        self.assertTrue(any(r["boot"] == lost for r in a.rows))
+        a = archive.Archive(a.runs[1:], a.rows, a.loads)
+        c = compare.Comparison(a, synthetic(rng))
+        self.assertEqual([k for k, _, _ in c.not_comparable], ["sampling"])
+
     def side_params(self, *argv):
         from mmbench_tool import cli, measure
         args = {}
