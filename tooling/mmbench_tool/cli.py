@@ -1272,7 +1272,8 @@ def _add_compare_commands(sub):
         "archive.jsonl; or one folder of ./mmbench measure.",
         epilog="exit status: 0 no regression, 1 a REGRESSION, 2 bad "
         "archives or NOT COMPARABLE")
-    p.add_argument("archives", type=Path, nargs="+", metavar="A B")
+    p.add_argument("a", type=Path, metavar="A")
+    p.add_argument("b", type=Path, nargs="?", metavar="B")
     p.add_argument("--norm", choices=compare.NORMS,
                    default=compare.DEFAULT_NORM,
                    help=f"default {compare.DEFAULT_NORM}")

@@ -273,9 +273,6 @@ def _pair(paths):
             raise Failure(f"{d}: no A.jsonl and B.jsonl in it: give two "
                           "archives or results folders")
         return [d / "A.jsonl"], [d / "B.jsonl"], d
-    if len(paths) != 2:
-        raise Failure("compare takes A and B, or one folder of "
-                      "./mmbench measure")
     for p in paths:
         if not p.exists():
             raise Failure(f"{p}: does not exist")
@@ -283,7 +280,7 @@ def _pair(paths):
 
 
 def cmd_compare(args):
-    a, b, where = _pair(args.archives)
+    a, b, where = _pair([args.a] + ([args.b] if args.b else []))
     deps.ensure(COMPARE_PACKAGES)
     outdir = args.output or where or guest.results_dir("-compare")
     try:

@@ -959,6 +959,22 @@ class Options(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("/nonexistent-a: does not exist", out)
 
+    def test_compare_usage_says_a_and_b(self):
+        import contextlib
+        import io
+
+        from mmbench_tool import cli
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), \
+                self.assertRaises(SystemExit):
+            cli.main(["compare", "-h"])
+        self.assertIn(" A [B]\n", out.getvalue())
+        with contextlib.redirect_stderr(err), \
+                self.assertRaises(SystemExit) as ex:
+            cli.main(["compare", "a", "b", "c"])
+        self.assertEqual(ex.exception.code, 2)
+        self.assertIn("unrecognized arguments: c", err.getvalue())
+
 
 if __name__ == "__main__":
     unittest.main()
