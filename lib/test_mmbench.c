@@ -97,19 +97,19 @@
 
 /* Files a row has beside the ones every row has. */
 #define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
-#define MMBENCH_SHOWS_COUNTER	BIT(2)	/* counter_delta */
-#define MMBENCH_SHOWS_CYCLES	BIT(3)	/* net_cycles_per_op, on x86 */
-#define MMBENCH_SHOWS_SLOW	BIT(4)	/* slow_ops */
+#define MMBENCH_SHOWS_COUNTER	BIT(1)	/* counter_delta */
+#define MMBENCH_SHOWS_CYCLES	BIT(2)	/* net_cycles_per_op, on x86 */
+#define MMBENCH_SHOWS_SLOW	BIT(3)	/* slow_ops */
 /* series: page_alloc */
-#define MMBENCH_SHOWS_ORDER	BIT(5)	/* order */
-#define MMBENCH_SHOWS_BULK	BIT(6)	/* bulk */
-#define MMBENCH_SHOWS_PAGES	BIT(7)	/* free_pages_delta */
+#define MMBENCH_SHOWS_ORDER	BIT(4)	/* order */
+#define MMBENCH_SHOWS_BULK	BIT(5)	/* bulk */
+#define MMBENCH_SHOWS_PAGES	BIT(6)	/* free_pages_delta */
 /* series: end */
 /* series: slab */
-#define MMBENCH_SHOWS_SIZE	BIT(8)	/* size_bytes */
+#define MMBENCH_SHOWS_SIZE	BIT(7)	/* size_bytes */
 /* series: end */
 /* series: cpus */
-#define MMBENCH_SHOWS_TEAM	BIT(9)	/* team_cpus */
+#define MMBENCH_SHOWS_TEAM	BIT(8)	/* team_cpus */
 /* series: end */
 
 /* A list parameter: a benchmark with one has a row per value. */
@@ -372,7 +372,10 @@ static __printf(2, 3) void mmbench_remark(char *reason, const char *fmt, ...)
 
 /* ---- benchmarks ---- */
 
-/* name_op(), the timed region, runs @... ctx->ops times. */
+/*
+ * name_op(), the timed region, runs @... ctx->ops times: statements that
+ * may use @ctx, with no return, break or continue of their own.
+ */
 #define MMBENCH_OP(name, ...)						\
 static void name##_op(struct mmbench_ctx *ctx)				\
 {									\
@@ -1580,23 +1583,26 @@ static int benchmarks_set(const char *val, const struct kernel_param *kp)
 	bitmap_zero(sel, MMBENCH_NR);
 	for (p = s; ; p += len + 1) {
 		len = strcspn(p, ",");
-		for (i = MMBENCH_NR - 1; i >= 0; i--)
-			if (strlen(mmbench_benches[i].name) == len &&
-			    !strncmp(mmbench_benches[i].name, p, len))
-				break;
 		if (!len) {
 			pr_err("%s: empty name in '%s'\n", kp->name, s);
 			return -EINVAL;
 		}
+		for (i = MMBENCH_NR - 1; i >= 0; i--)
+			if (strlen(mmbench_benches[i].name) == len &&
+			    !strncmp(mmbench_benches[i].name, p, len))
+				break;
 		if (!i) {
 			pr_err("%s: the baseline always runs; do not name it\n",
 			       kp->name);
 			return -EINVAL;
 		}
-		if (i < 0 || __test_and_set_bit(i, sel)) {
-			pr_err("%s: %s'%.*s'%s\n", kp->name,
-			       i < 0 ? "unknown benchmark " : "", (int)len, p,
-			       i < 0 ? "" : " given twice");
+		if (i < 0) {
+			pr_err("%s: unknown benchmark '%.*s'\n", kp->name,
+			       (int)len, p);
+			return -EINVAL;
+		}
+		if (__test_and_set_bit(i, sel)) {
+			pr_err("%s: '%.*s' given twice\n", kp->name, (int)len, p);
 			return -EINVAL;
 		}
 		if (!p[len])

@@ -83,7 +83,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..109"
+echo "1..110"
 refused iterations=100000001 "iterations: '100000001' is not a number from"
 refused iterations=-5 "iterations: '-5' is not a number from"
 refused iterations=1e3 "iterations: '1e3' is not a number from"
@@ -186,6 +186,15 @@ want_rows=$(echo alloc_pages_order0 baseline count_vm_event kmalloc_concurrent $
 	[ "$tsc" = "$want_tsc" ]
 result $? "rows exist for what the load selected, each with the files that apply to it" "rows: $rows; baseline: $base; count_vm_event: $vm; alloc_pages_order0: $pa; kmalloc_concurrent: $team; status before a run: $st; net_cycles_per_op: $tsc on $(uname -m)"
 loaded && rmmod test_mmbench
+
+# benchmarks=all given (not only the default) selects every benchmark.
+insmod "$ko" run_on_load=0 benchmarks=all
+all=$(cat /sys/module/test_mmbench/parameters/benchmarks 2>&1)
+n=$(ls -d /sys/kernel/mmbench/*/ 2>/dev/null | grep -vc /fingerprint/)
+[ "$all" = all ] && [ -d /sys/kernel/mmbench/ptr_ring_remote ] &&
+	[ -d /sys/kernel/mmbench/count_vm_event ] && [ "$n" -gt 50 ]
+result $? "benchmarks=all loads every benchmark's rows" "benchmarks=$all, $n row directories"
+loaded && rmmod test_mmbench
 insmod "$ko" run_on_load=0 iterations=1000 samples=3
 
 # The selftest never reuses a copy loaded with other parameters (the one
@@ -235,7 +244,8 @@ rc=$?
 result $? "a refused load logs all of its parameters" "rc=$rc: $out"
 
 # A combination the module refuses fails the test too: slow_into names a
-# row that the case's own benchmarks=count_vm_event does not load.
+# row that the case's own benchmarks=count_vm_event does not load (the
+# module refuses it at init, the test sees a failed load).
 out=$(cd $testdir && MMBENCH_PARAMS="slow_into=inc_zone_page_state:5" ./mmbench_test -v count_vm_event 2>&1)
 rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "slow_into: inc_zone_page_state: no such row in this load" && ! loaded
@@ -291,9 +301,9 @@ if older_module budget_ms Xudget_ms; then
 	out=$(cd $testdir && MMBENCH_MODULE=/tmp/older.ko ./mmbench_test -v count_vm_event 2>&1)
 	rc=$?
 	[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP test_mmbench has no parameter 'budget_ms': the module is older than this test" && ! loaded
-	result $? "a parameter the module does not have skips the case that sets it" "rc=$rc: $out"
+	result $? "a parameter the module does not have (budget_ms, set for every case) skips the cases" "rc=$rc: $out"
 else
-	result 1 "a parameter the module does not have skips the case that sets it" "no string budget_ms in $ko"
+	result 1 "a parameter the module does not have (budget_ms, set for every case) skips the cases" "no string budget_ms in $ko"
 fi
 if older_module %s_%s%u %s-%s%u; then
 	out=$(cd $testdir && MMBENCH_MODULE=/tmp/older.ko ./mmbench_test -f ndelay 2>&1)
