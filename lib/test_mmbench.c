@@ -1097,7 +1097,7 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 	}
 	if (cpumask_weight(mask) < 2) {
 		snprintf(reason, MMBENCH_REASON_LEN,
-			 "needs two online CPUs, has %u (CPU list '%*pbl')",
+			 "needs two online CPUs in cpus=, has %u: %*pbl",
 			 cpumask_weight(mask), cpumask_pr_args(mask));
 		return -EOPNOTSUPP;
 	}

@@ -51,7 +51,9 @@ while [ $i -le "$loads" ]; do
 	echo "mmbench-load $$-$i" >"$kmsg" 2>/dev/null
 	# shellcheck disable=SC2086 # several parameters in it
 	if ! insmod "$ko" $MMBENCH_PARAMS; then
-		echo "MMBENCH-BENCH load=$i insmod failed"
+		# The module's last word in the log says why it refused.
+		why=$(dmesg | sed -n '/mmbench-load '"$$-$i"'$/,$ s/^.*test_mmbench: //p' | tail -n 1)
+		echo "MMBENCH-BENCH load=$i insmod failed${why:+: $why}"
 		i=$((i + 1))
 		continue
 	fi

@@ -83,7 +83,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..110"
+echo "1..112"
 refused iterations=100000001 "iterations: '100000001' is not a number from"
 refused iterations=-5 "iterations: '-5' is not a number from"
 refused iterations=1e3 "iterations: '1e3' is not a number from"
@@ -256,6 +256,22 @@ out=$(cd $testdir && MMBENCH_PARAMS="benchmarks=count_vm_event,count_vm_events r
 rc=$?
 [ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:23" && ! loaded
 result $? "MMBENCH_PARAMS benchmarks= runs those and skips the rest" "rc=$rc: $out"
+
+# With under 3 samples a row's noise is unknown: ndelay.slope skips,
+# saying so in words, with no unit after them.
+out=$(cd $testdir && MMBENCH_PARAMS="samples=1" ./mmbench_test -f ndelay 2>&1)
+rc=$?
+echo "$out" | grep -q "+/- unknown (a row has under 3 samples) (MADs" &&
+	! echo "$out" | grep -q "under 3 samples) %" && ! loaded
+result $? "an unknown noise is said in words, without a unit after them" "rc=$rc: $out"
+
+# A multi-CPU row on one CPU of cpus= says which list it took the CPUs of.
+insmod "$ko" cpus=0 benchmarks=kmalloc_concurrent samples=3
+why=$(cat /sys/kernel/mmbench/kmalloc_concurrent/reason 2>&1)
+st=$(cat /sys/kernel/mmbench/kmalloc_concurrent/status 2>&1)
+[ "$st" = unsupported ] && [ "$why" = "needs two online CPUs in cpus=, has 1: 0" ]
+result $? "a multi-CPU row with one CPU of cpus= says cpus=" "status $st: $why"
+loaded && rmmod test_mmbench
 
 # An explicit module path loads through finit_module().
 out=$(cd $testdir && MMBENCH_MODULE=$ko ./mmbench_test -v count_vm_event 2>&1)

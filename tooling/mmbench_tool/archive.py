@@ -119,6 +119,8 @@ def records(lines, host_facts, params, boot=None):
                     "insmod": "failed" if bench.FAILED in ld else "ok",
                     "run_ms": _number(ld.get(bench.RUN_MS, {})
                                       .get("run_ms"))})
+        if ld.get(bench.FAILED, {}).get("why"):
+            out[-1]["why"] = ld[bench.FAILED]["why"]
         for row, f in sorted(ld.items()):
             if row.startswith(" "):
                 continue

@@ -121,7 +121,9 @@ def parse(lines):
         elif "run_ms" in fields:
             loads.setdefault(int(fields["load"]), {})[RUN_MS] = fields
         elif re.match(r"load=\d+ insmod failed", rest):
-            loads.setdefault(int(fields["load"]), {})[FAILED] = fields
+            why = re.match(r"load=\d+ insmod failed(?:: (.*))?$", rest)
+            loads.setdefault(int(fields["load"]), {})[FAILED] = {
+                "load": fields["load"], "why": (why and why.group(1)) or ""}
     return suite, fingerprint, [loads[k] for k in sorted(loads)]
 
 

@@ -88,6 +88,10 @@ def _add_guest_options(p):
                         "at least 10 (default 1800)")
 
 
+# Commands that run the kselftest, which loads the module once a case.
+KSELFTEST = ("run", "test", "lava", "verdicts")
+
+
 def check_options(a):
     """Refuse bad options before anything is installed or built."""
     if a.cpus < 1:
@@ -121,6 +125,13 @@ def check_options(a):
     benches = names.benchmarks()
     params = dict(p.split("=", 1) for p in module_params(a))
     names.check_parameter_names(params)
+    if "slow_into" in params and getattr(a, "command", None) in KSELFTEST \
+            and not getattr(a, "loads_only", False):
+        raise Failure(f"--param slow_into={params['slow_into']}: the "
+                      "kselftest loads the module once a case, with that "
+                      "case's benchmark alone, so every other case's load "
+                      "would refuse the row; slow_into is for ./mmbench "
+                      "measure (--b-param) and bench")
     names.check_parameter_values(params)
     names.check_list_values(params)
     names.check_cpu_values(params, a.cpus)
@@ -675,9 +686,11 @@ def cmd_run(args):
             recs = save_archive(setup, out, results, "run")
             got = sum(1 for r in recs if r["type"] == "load" and
                       r["insmod"] == "ok")
+            why = sorted({r["why"] for r in recs if r.get("why")})
             checks.append((got == args.loads,
                            f"{args.loads} more module loads for the archive",
-                           f"{got} loaded"))
+                           f"{got} loaded" + "".join(
+                               f"; insmod failed: {w}" for w in why[:2])))
             say(f"archive of {got} loads: {results / archive.FILE}")
     Phase.report()
     good = report(checks)

@@ -195,6 +195,21 @@ def over_ceiling(f):
     return "OVER"
 
 
+def number_order(names):
+    """@names with the rows of a list in the order of their numbers
+    (kmalloc_8 before kmalloc_64), each list where its first row was."""
+    def stem(name):
+        return re.sub(r"\d+$", "", name)
+    first = {}
+    for i, name in enumerate(names):
+        first.setdefault(stem(name), i)
+
+    def key(name):
+        m = re.search(r"\d+$", name)
+        return first[stem(name)], int(m.group()) if m else -1
+    return sorted(names, key=key)
+
+
 def print_table(table):
     cols = ("benchmark", "status", "context", "ns/op median", "net",
             "min", "mad", "net cycles/op", "ceiling ns")
@@ -204,6 +219,7 @@ def print_table(table):
     rows = [cols]
     # A row that did not pass (unsupported, noisy, ...) has no figures.
     measured = ("status", "context", "ceiling_ns")
+    table = {name: table[name] for name in number_order(list(table))}
     for name, f in table.items():
         if "status" in f:
             rows.append((name,) + tuple(

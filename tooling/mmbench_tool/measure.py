@@ -61,6 +61,8 @@ class Side:
         # --debug-kernel: both sides boot the debug kernel, unless a
         # side has a kernel of its own.
         a.debug_kernel = getattr(args, "debug_kernel", False) and not kernel
+        # A side's guest loads the module (bench.sh), never the kselftest.
+        a.loads_only = True
         self.args = a
         self.setup = Setup(a)
 
@@ -269,6 +271,9 @@ def _pair(paths):
     B.jsonl)."""
     if len(paths) == 1:
         d = paths[0]
+        if d.is_file():
+            raise Failure(f"{d}: one archive: give A and B, or one folder "
+                          "of ./mmbench measure")
         if not (d / "A.jsonl").exists() or not (d / "B.jsonl").exists():
             raise Failure(f"{d}: no A.jsonl and B.jsonl in it: give two "
                           "archives or results folders")

@@ -186,7 +186,13 @@ def check_cpu_values(params, ncpus):
 
 def check_parameter_values(params, source=MODULE_SOURCE):
     """Refuse a value the module would refuse, for its ranged unsigned
-    parameters (param_set_uint_minmax()): a number within the range."""
+    parameters (param_set_uint_minmax()): a number within the range; and
+    any value longer than the module copies (MMBENCH_LIST_LEN)."""
+    most = (_number("MMBENCH_LIST_LEN", source.read_text()) or 256) - 1
+    for name, value in params.items():
+        if len(value) > most:
+            raise Failure(f"--param {name}={value[:40]}...: {len(value)} "
+                          f"characters, the module takes at most {most}")
     for name, (lo, hi) in uint_ranges(source).items():
         if name not in params:
             continue
@@ -200,11 +206,13 @@ def check_parameter_values(params, source=MODULE_SOURCE):
 
 def check_slow_into(params, source=MODULE_SOURCE):
     """slow_into=ROW:STEPS,... as the module checks it: STEPS within its
-    range, ROW a row of a benchmark that runs on one CPU and is not the
-    baseline (whether the load selects it, the module says)."""
+    range, ROW a row of a benchmark that runs on one CPU, is not the
+    baseline and is in benchmarks= when that is given (whether a list
+    parameter's value makes the row, the module says)."""
     value = params.get("slow_into")
     if value is None:
         return
+    selected = params.get("benchmarks", "all").split(",")
     text = source.read_text()
     hi = _number("MMBENCH_MAX_SLOW", text)
     benches = benchmarks(source)
@@ -234,6 +242,10 @@ def check_slow_into(params, source=MODULE_SOURCE):
                           + ("is what the others are judged against"
                              if bench == "baseline" else
                              "runs on several CPUs, which time themselves"))
+        if selected != ["all"] and bench not in selected:
+            raise Failure(f"--param slow_into={value}: {row} is not in "
+                          f"the load: its benchmark {bench} is not in "
+                          f"benchmarks={params['benchmarks']}")
         seen.add(row)
 
 

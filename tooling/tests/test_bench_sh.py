@@ -35,6 +35,31 @@ class Params(unittest.TestCase):
         self.assertTrue(args[0].endswith("/test_mmbench.ko"), args)
         return " ".join(args[1:])
 
+    def test_a_refused_load_says_why(self):
+        # The module's last log line after the load's marker (fake
+        # insmod and dmesg over a file that stands for the kernel log).
+        with tempfile.TemporaryDirectory() as tmp:
+            bin_dir = Path(tmp) / "bin"
+            bin_dir.mkdir()
+            kmsg = Path(tmp) / "kmsg"
+            for name, body in (
+                    ("insmod", 'echo "[ 1.0] test_mmbench: benchmarks: '
+                               'list longer than 255 characters" '
+                               '>>"$MMBENCH_KMSG"; exit 1'),
+                    ("dmesg", 'cat "$MMBENCH_KMSG"'),
+                    ("uname", "echo 6.12-fake")):
+                (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+                (bin_dir / name).chmod(0o755)
+            env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
+                       MMBENCH_LOADS="1", MMBENCH_PARAMS="",
+                       MMBENCH_KMSG=str(kmsg))
+            out = subprocess.run(["dash", str(BENCH_SH)], env=env,
+                                 text=True, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, timeout=60,
+                                 check=False).stdout
+        self.assertIn("MMBENCH-BENCH load=1 insmod failed: benchmarks: "
+                      "list longer than 255 characters\n", out)
+
     def test_params_as_they_are(self):
         for params in ("", "samples=3 benchmarks=all",
                        "benchmarks=kmalloc,inc_dec_zone_page_state",

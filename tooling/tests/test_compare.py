@@ -395,6 +395,7 @@ MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/status=pass
 MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/ns_per_op_median=300.000
 MMBENCH-BENCH load=1 klog=test_mmbench: kmalloc_64: median 210.582 ns, 3 samples of 100 ops on CPU 0, dropped 1 preempted, 1 migrated, 0 with steal time
 MMBENCH-BENCH load=2 insmod failed
+MMBENCH-BENCH load=3 insmod failed: slow_into: kmalloc_100: no such row in this load
 """.splitlines()
 
 
@@ -423,7 +424,11 @@ class Archive(unittest.TestCase):
                          "no free block of order 9")
         loads = [r for r in recs if r["type"] == "load"]
         self.assertEqual([(r["load"], r["insmod"]) for r in loads],
-                         [(1, "ok"), (2, "failed")])
+                         [(1, "ok"), (2, "failed"), (3, "failed")])
+        # Why the module refused a load, when its log said.
+        self.assertNotIn("why", loads[1])
+        self.assertEqual(loads[2]["why"],
+                         "slow_into: kmalloc_100: no such row in this load")
 
     def test_round_trip(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -961,6 +966,14 @@ class Options(unittest.TestCase):
                                        "/nonexistent-b")
         self.assertEqual(rc, 2)
         self.assertIn("/nonexistent-a: does not exist", out)
+
+    def test_compare_of_one_archive_alone(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            one = Path(tmp) / "A.jsonl"
+            one.write_text("")
+            rc, out = support.options_only("compare", str(one))
+        self.assertEqual(rc, 2)
+        self.assertIn("A.jsonl: one archive: give A and B", out)
 
     def test_compare_usage_says_a_and_b(self):
         import contextlib

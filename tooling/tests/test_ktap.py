@@ -93,3 +93,21 @@ class Table(unittest.TestCase):
         self.assertIn("171.763", lines[1])
         self.assertNotIn("0.000", lines[2])
         self.assertIn("noisy", lines[2])
+
+    def test_rows_of_a_list_in_number_order(self):
+        import contextlib
+        import io
+        names = ["baseline", "kmalloc_1000", "kmalloc_192", "kmalloc_64",
+                 "kmalloc_8", "count_vm_event", "alloc_pages_bulk_16",
+                 "alloc_pages_bulk_256", "alloc_pages_bulk_64"]
+        table = {n: {"status": "pass", "context": "preempt"} for n in names}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            ktap.print_table(table)
+        shown = [line.split()[0] for line in out.getvalue().splitlines()[1:]
+                 if line.split()[0] in table]
+        self.assertEqual(shown, ["baseline", "kmalloc_8", "kmalloc_64",
+                                 "kmalloc_192", "kmalloc_1000",
+                                 "count_vm_event", "alloc_pages_bulk_16",
+                                 "alloc_pages_bulk_64",
+                                 "alloc_pages_bulk_256"])

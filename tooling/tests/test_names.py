@@ -66,22 +66,73 @@ class Refused(support.Options, unittest.TestCase):
                      says="parameter names are lower case, e.g. samples=")
 
     def test_slow_into_as_the_module_checks_it(self):
-        self.refused("--param", "slow_into=kmalloc:40",
+        self.refused_bench("--param", "slow_into=kmalloc:40",
                      says="kmalloc has a row per value of its list")
-        self.refused("--param", "slow_into=kmalloc_64:abc",
+        self.refused_bench("--param", "slow_into=kmalloc_64:abc",
                      says="'abc' is not a number from 1 to 10000")
-        self.refused("--param", "slow_into=kmalloc_64:10001",
+        self.refused_bench("--param", "slow_into=kmalloc_64:10001",
                      says="is not a number from 1 to 10000")
-        self.refused("--param", "slow_into=kmalloc_64",
+        self.refused_bench("--param", "slow_into=kmalloc_64",
                      says="is not ROW:STEPS")
-        self.refused("--param", "slow_into=baseline:5",
+        self.refused_bench("--param", "slow_into=baseline:5",
                      says="baseline is what the others are judged against")
-        self.refused("--param", "slow_into=kmalloc_concurrent:5",
+        self.refused_bench("--param", "slow_into=kmalloc_concurrent:5",
                      says="runs on several CPUs")
-        self.refused("--param", "slow_into=kmaloc_64:5", says="no row")
-        self.accepted("--param", "slow_into=kmalloc_64:40,"
+        self.refused_bench("--param", "slow_into=kmaloc_64:5", says="no row")
+        self.accepted_bench("--param", "slow_into=kmalloc_64:40,"
                       "inc_dec_zone_page_state:3")
         self.accepted("--param", "samples=3", "--param", "inject_stall_ms=0")
+        self.refused_bench("--param", "slow_into=kmalloc_64:5", "--param",
+                           "benchmarks=kmem_cache",
+                           says="its benchmark kmalloc is not in "
+                                "benchmarks=kmem_cache")
+        self.accepted_bench("--param", "slow_into=kmalloc_64:5", "--param",
+                            "benchmarks=kmem_cache,kmalloc")
+
+    def test_slow_into_not_with_the_kselftest(self):
+        # Each case loads its own benchmark: the others would refuse it.
+        for command in ("run", "verdicts", "lava"):
+            rc, out = support.options_only(
+                command, "--accel", "tcg", "--param",
+                "slow_into=kmalloc_64:5")
+            self.assertEqual(rc, 2, out)
+            self.assertIn("the kselftest loads the module once a case", out)
+
+    def test_slow_into_on_a_side_of_test_compare_check(self):
+        # ./mmbench test's compare check boots sides that only load the
+        # module (bench.sh): slow_into is theirs to have.
+        import unittest.mock
+
+        from mmbench_tool import cli, measure
+        got = {}
+
+        def keep(a):
+            got["args"] = a
+            raise support.Reached
+        with unittest.mock.patch.object(cli, "cmd_test", side_effect=keep):
+            try:
+                cli.main(["test", "--accel", "tcg"])
+            except support.Reached:
+                pass
+        side = measure.Side("B", got["args"],
+                            params=["slow_into=inc_dec_zone_page_state:1"])
+        cli.check_options(side.args)
+
+    def test_a_value_longer_than_the_module_copies(self):
+        names_ = ",".join(["kmalloc", "kmem_cache", "alloc_pages"] * 30)
+        self.refused("--param", f"benchmarks={names_}",
+                     says=f"{len(names_)} characters, the module takes at "
+                          "most 255")
+
+    def refused_bench(self, *argv, says):
+        rc, out = support.options_only("bench", "--accel", "tcg", *argv)
+        self.assertEqual(rc, 2, f"{argv} was accepted:\n{out}")
+        self.assertIn(says, out)
+
+    def accepted_bench(self, *argv):
+        rc, out = support.options_only("bench", "--accel", "tcg", *argv)
+        self.assertIsNone(rc, f"{argv} was refused:\n{out}")
+
 
     def test_values_out_of_the_module_range(self):
         for value in ("-1", "10001", "abc", "0x2711", "08", "1e3"):

@@ -1732,7 +1732,12 @@ static const char *noise_str(long long noise)
 	       fixed(noise * 100);
 }
 
-/* The median of @n values (of the middle two when even); sorts them. */
+/* The unit after noise_str(), which a noise in words has not. */
+static const char *noise_unit(long long noise)
+{
+	return noise > 1000000000LL ? "" : " %";
+}
+
 /*
  * How sure is a figure measured once per run: the median of @v over @n
  * runs, give or take the larger of @within (the rows' own noise) and the
@@ -1868,10 +1873,11 @@ TEST_F_TIMEOUT(ndelay, slope, 120)
 			       d[i - 1], d[i], noise_str(noise));
 		if (!interval_verdict(err, noise, lo, hi)) {
 			off += snprintf(skipped + off, sizeof(skipped) - off,
-					"%sndelay(%lld)-ndelay(%lld) noisy: %s %% off +/- %s %% (MADs, spread of runs) straddles %s..%s %%",
+					"%sndelay(%lld)-ndelay(%lld) noisy: %s %% off +/- %s%s (MADs, spread of runs) straddles %s..%s %%",
 					off ? "; " : "", d[i], d[i - 1],
 					fixed(err * 100), noise_str(noise),
-					fixed(lo * 100), fixed(hi * 100));
+					noise_unit(noise), fixed(lo * 100),
+					fixed(hi * 100));
 			if (off >= sizeof(skipped))
 				off = sizeof(skipped) - 1;
 			continue;
