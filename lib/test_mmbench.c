@@ -1097,7 +1097,8 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 	}
 	if (cpumask_weight(mask) < 2) {
 		snprintf(reason, MMBENCH_REASON_LEN,
-			 "needs two online CPUs in cpus=, has %u: %*pbl",
+			 "needs two online CPUs%s, has %u: %*pbl",
+			 mmbench_cpus_given ? " in cpus=" : "",
 			 cpumask_weight(mask), cpumask_pr_args(mask));
 		return -EOPNOTSUPP;
 	}

@@ -51,8 +51,10 @@ while [ $i -le "$loads" ]; do
 	echo "mmbench-load $$-$i" >"$kmsg" 2>/dev/null
 	# shellcheck disable=SC2086 # several parameters in it
 	if ! insmod "$ko" $MMBENCH_PARAMS; then
-		# The module's last word in the log says why it refused.
-		why=$(dmesg | sed -n '/mmbench-load '"$$-$i"'$/,$ s/^.*test_mmbench: //p' | tail -n 1)
+		# The module's last word in the log says why it refused (not
+		# the kernel's "`VALUE' invalid for parameter `NAME'" after it).
+		why=$(dmesg | sed -n '/mmbench-load '"$$-$i"'$/,$ s/^.*test_mmbench: //p' |
+			grep -v "invalid for parameter" | tail -n 1)
 		echo "MMBENCH-BENCH load=$i insmod failed${why:+: $why}"
 		i=$((i + 1))
 		continue

@@ -4,7 +4,8 @@ Record types (the "type" key), in this order in a file:
 
 run   the header: schema, the fingerprint (what the figures depend on),
       the parameters, the boot id, the loads asked for, when and where.
-load  one per module load: its number, whether insmod worked, run_ms.
+load  one per module load: its number, whether insmod worked (and why
+      not, when the module's log said), run_ms.
 row   one per row per load: status, reason, median, mad, noise, net (all
       ns/op but noise, in %), the kept samples (ns/op, in the order
       taken, when the module publishes sample_ns), the samples kept and

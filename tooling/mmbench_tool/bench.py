@@ -112,6 +112,12 @@ def parse(lines):
                 load.setdefault(m.group(2), {})[m.group(3)] = \
                     m.group(4).strip()
             continue
+        # First: a reason is free text, which may hold "row=" or "load=".
+        failed = re.match(r"load=(\d+) insmod failed(?:: (.*))?$", rest)
+        if failed:
+            loads.setdefault(int(failed.group(1)), {})[FAILED] = {
+                "load": failed.group(1), "why": failed.group(2) or ""}
+            continue
         fields = dict(re.findall(r"(\w+)=(\S+)", rest))
         if "suite_cs" in fields:
             suite = fields
@@ -120,10 +126,6 @@ def parse(lines):
                 fields["row"], {}).update(fields)
         elif "run_ms" in fields:
             loads.setdefault(int(fields["load"]), {})[RUN_MS] = fields
-        elif re.match(r"load=\d+ insmod failed", rest):
-            why = re.match(r"load=\d+ insmod failed(?:: (.*))?$", rest)
-            loads.setdefault(int(fields["load"]), {})[FAILED] = {
-                "load": fields["load"], "why": (why and why.group(1)) or ""}
     return suite, fingerprint, [loads[k] for k in sorted(loads)]
 
 

@@ -89,7 +89,7 @@ def _add_guest_options(p):
 
 
 # Commands that run the kselftest, which loads the module once a case.
-KSELFTEST = ("run", "test", "lava", "verdicts")
+KSELFTEST = ("run", "test", "lava", "verdicts", "bench")
 
 
 def check_options(a):
@@ -131,11 +131,11 @@ def check_options(a):
                       "kselftest loads the module once a case, with that "
                       "case's benchmark alone, so every other case's load "
                       "would refuse the row; slow_into is for ./mmbench "
-                      "measure (--b-param) and bench")
+                      "measure (--b-param slow_into=...)")
+    names.check_selection(params, benches)
     names.check_parameter_values(params)
     names.check_list_values(params)
     names.check_cpu_values(params, a.cpus)
-    names.check_selection(params, benches)
     ceiled = names.ceiling_names()
     if "MMBENCH_CEILINGS" in env:
         check_ceilings_file(Path(env["MMBENCH_CEILINGS"]), benches, ceiled)

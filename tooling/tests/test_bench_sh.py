@@ -45,6 +45,9 @@ class Params(unittest.TestCase):
             for name, body in (
                     ("insmod", 'echo "[ 1.0] test_mmbench: benchmarks: '
                                'list longer than 255 characters" '
+                               '>>"$MMBENCH_KMSG"; echo "[ 1.0] '
+                               "test_mmbench: \\`x' invalid for "
+                               "parameter \\`benchmarks'\" "
                                '>>"$MMBENCH_KMSG"; exit 1'),
                     ("dmesg", 'cat "$MMBENCH_KMSG"'),
                     ("uname", "echo 6.12-fake")):

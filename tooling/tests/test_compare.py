@@ -396,6 +396,7 @@ MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/ns_per_op_median=300.000
 MMBENCH-BENCH load=1 klog=test_mmbench: kmalloc_64: median 210.582 ns, 3 samples of 100 ops on CPU 0, dropped 1 preempted, 1 migrated, 0 with steal time
 MMBENCH-BENCH load=2 insmod failed
 MMBENCH-BENCH load=3 insmod failed: slow_into: kmalloc_100: no such row in this load
+MMBENCH-BENCH load=4 insmod failed: cpu=5 is not an online CPU (online: 0-1), nor -1 row=x
 """.splitlines()
 
 
@@ -424,11 +425,16 @@ class Archive(unittest.TestCase):
                          "no free block of order 9")
         loads = [r for r in recs if r["type"] == "load"]
         self.assertEqual([(r["load"], r["insmod"]) for r in loads],
-                         [(1, "ok"), (2, "failed"), (3, "failed")])
+                         [(1, "ok"), (2, "failed"), (3, "failed"),
+                          (4, "failed")])
         # Why the module refused a load, when its log said.
         self.assertNotIn("why", loads[1])
         self.assertEqual(loads[2]["why"],
                          "slow_into: kmalloc_100: no such row in this load")
+        # A reason with "row=" in it is a reason, not a row.
+        self.assertEqual(loads[3]["why"], "cpu=5 is not an online CPU "
+                         "(online: 0-1), nor -1 row=x")
+        self.assertNotIn("x", {r["row"] for r in recs if r["type"] == "row"})
 
     def test_round_trip(self):
         with tempfile.TemporaryDirectory() as tmp:

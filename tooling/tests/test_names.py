@@ -66,32 +66,32 @@ class Refused(support.Options, unittest.TestCase):
                      says="parameter names are lower case, e.g. samples=")
 
     def test_slow_into_as_the_module_checks_it(self):
-        self.refused_bench("--param", "slow_into=kmalloc:40",
+        self.refused_measure("--param", "slow_into=kmalloc:40",
                      says="kmalloc has a row per value of its list")
-        self.refused_bench("--param", "slow_into=kmalloc_64:abc",
+        self.refused_measure("--param", "slow_into=kmalloc_64:abc",
                      says="'abc' is not a number from 1 to 10000")
-        self.refused_bench("--param", "slow_into=kmalloc_64:10001",
+        self.refused_measure("--param", "slow_into=kmalloc_64:10001",
                      says="is not a number from 1 to 10000")
-        self.refused_bench("--param", "slow_into=kmalloc_64",
+        self.refused_measure("--param", "slow_into=kmalloc_64",
                      says="is not ROW:STEPS")
-        self.refused_bench("--param", "slow_into=baseline:5",
+        self.refused_measure("--param", "slow_into=baseline:5",
                      says="baseline is what the others are judged against")
-        self.refused_bench("--param", "slow_into=kmalloc_concurrent:5",
+        self.refused_measure("--param", "slow_into=kmalloc_concurrent:5",
                      says="runs on several CPUs")
-        self.refused_bench("--param", "slow_into=kmaloc_64:5", says="no row")
-        self.accepted_bench("--param", "slow_into=kmalloc_64:40,"
+        self.refused_measure("--param", "slow_into=kmaloc_64:5", says="no row")
+        self.accepted_measure("--param", "slow_into=kmalloc_64:40,"
                       "inc_dec_zone_page_state:3")
         self.accepted("--param", "samples=3", "--param", "inject_stall_ms=0")
-        self.refused_bench("--param", "slow_into=kmalloc_64:5", "--param",
+        self.refused_measure("--param", "slow_into=kmalloc_64:5", "--param",
                            "benchmarks=kmem_cache",
                            says="its benchmark kmalloc is not in "
                                 "benchmarks=kmem_cache")
-        self.accepted_bench("--param", "slow_into=kmalloc_64:5", "--param",
+        self.accepted_measure("--param", "slow_into=kmalloc_64:5", "--param",
                             "benchmarks=kmem_cache,kmalloc")
 
     def test_slow_into_not_with_the_kselftest(self):
         # Each case loads its own benchmark: the others would refuse it.
-        for command in ("run", "verdicts", "lava"):
+        for command in ("run", "verdicts", "lava", "bench"):
             rc, out = support.options_only(
                 command, "--accel", "tcg", "--param",
                 "slow_into=kmalloc_64:5")
@@ -119,18 +119,19 @@ class Refused(support.Options, unittest.TestCase):
         cli.check_options(side.args)
 
     def test_a_value_longer_than_the_module_copies(self):
-        names_ = ",".join(["kmalloc", "kmem_cache", "alloc_pages"] * 30)
+        names_ = ",".join(b for b in names.benchmarks() if b != "baseline")
+        self.assertGreater(len(names_), 255)
         self.refused("--param", f"benchmarks={names_}",
                      says=f"{len(names_)} characters, the module takes at "
                           "most 255")
 
-    def refused_bench(self, *argv, says):
-        rc, out = support.options_only("bench", "--accel", "tcg", *argv)
+    def refused_measure(self, *argv, says):
+        rc, out = support.options_only("measure", "--accel", "tcg", *argv)
         self.assertEqual(rc, 2, f"{argv} was accepted:\n{out}")
         self.assertIn(says, out)
 
-    def accepted_bench(self, *argv):
-        rc, out = support.options_only("bench", "--accel", "tcg", *argv)
+    def accepted_measure(self, *argv):
+        rc, out = support.options_only("measure", "--accel", "tcg", *argv)
         self.assertIsNone(rc, f"{argv} was refused:\n{out}")
 
 

@@ -1211,6 +1211,7 @@ static int ll_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The median of @n values (of the middle two when even); sorts them. */
 static long long median_ll(long long *v, int n)
 {
 	qsort(v, n, sizeof(*v), ll_cmp);
