@@ -334,8 +334,8 @@ struct mmbench_result {
 struct mmbench_row {
 	const struct mmbench_bench *bench;
 	char name[MMBENCH_NAME_LEN];	/* e.g. "kmalloc_64" */
-	u32 arg;			/* ctx->arg, ->slow */
-	u32 slow;
+	u32 arg;			/* ctx->arg */
+	u32 slow;			/* ctx->slow, from slow_into */
 	unsigned int shows;		/* MMBENCH_SHOWS_* */
 	u64 *sample_ps;
 	u64 *pending_ps;
