@@ -7,14 +7,16 @@
  * the clock reads, dropping those preempted, migrated or with steal time.
  * Net figures are against an empty loop (the baseline) measured before and
  * after.  Each row ends with a functional check: what its ops changed is
- * back where it was.  Results are under /sys/kernel/mmbench/ (see
- * Documentation/ABI/testing/sysfs-kernel-mmbench); writing 1 to its "run"
- * runs again.  tools/testing/selftests/mm/mmbench/ judges them.
+ * back where it was.  The run happens while the module loads; its results
+ * are under /sys/kernel/mmbench/ (see
+ * Documentation/ABI/testing/sysfs-kernel-mmbench) until it is removed.
+ * tools/testing/selftests/mm/mmbench/ judges them.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/gfp.h>
@@ -26,7 +28,6 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/mutex.h>
 /* series: page_frag */
 #include <linux/page_frag_cache.h>
 /* series: end */
@@ -196,7 +197,6 @@ struct mmbench_ctx {
 	u32 arg;			/* the row's value of its list */
 /* series: page_alloc */
 	bool verify;			/* untimed: mark, check, count each block */
-	int faults;			/* make-it-fail of the run's starter */
 	u32 batch;			/* pages per batch of alloc_pages_batch */
 	u32 unit;			/* a sample has whole units of this many */
 	void **ptrs;
@@ -270,7 +270,7 @@ struct mmbench_bench {
 };
 
 enum mmbench_status {
-	MMBENCH_NOT_RUN,
+	MMBENCH_NOT_RUN,	/* until the run gives the row another */
 	MMBENCH_PASS,
 	MMBENCH_FAIL,
 	MMBENCH_UNSUPPORTED,
@@ -326,10 +326,9 @@ struct mmbench_result {
 };
 
 /*
- * A benchmark as run, per value of its list: a directory in sysfs.
- * @result and @sample_ps are published, under mmbench_lock; @pending and
- * @pending_ps belong to the run in flight's thread.  Samples are ns/op in
- * ps, in the order taken.
+ * A benchmark as run, per value of its list: a directory in sysfs.  The
+ * run's thread fills @result and @sample_ps (ns/op in ps, in the order
+ * taken) before the files exist.
  */
 struct mmbench_row {
 	const struct mmbench_bench *bench;
@@ -338,10 +337,8 @@ struct mmbench_row {
 	u32 slow;			/* ctx->slow, from slow_into */
 	unsigned int shows;		/* MMBENCH_SHOWS_* */
 	u64 *sample_ps;
-	u64 *pending_ps;
 	struct kobject kobj;
 	struct mmbench_result result;
-	struct mmbench_result pending;
 };
 
 /* A result with nothing measured yet. */
@@ -660,18 +657,10 @@ static long outstanding_read(struct mmbench_ctx *ctx)
 }
 
 /*
- * Fault injection's task filter fails the allocations of tasks marked in
- * /proc/<pid>/make-it-fail.  A run started by a marked task gives the mark
- * to its samples only.
+ * Fault injection's task filter fails the allocations of tasks marked as
+ * in /proc/<pid>/make-it-fail: make_it_fail marks the samples only.
  */
-static int mmbench_fault_mark(void)
-{
-#ifdef CONFIG_FAULT_INJECTION
-	return current->make_it_fail;
-#else
-	return 0;
-#endif
-}
+static bool mmbench_make_it_fail;
 
 static void mmbench_set_fault_mark(struct task_struct *task, int mark)
 {
@@ -1216,7 +1205,7 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 		}
 		w->task = get_task_struct(task);
 		/* The run's fault mark is its samples', on every CPU. */
-		mmbench_set_fault_mark(task, ctx->faults);
+		mmbench_set_fault_mark(task, mmbench_make_it_fail);
 	}
 	ret = 0;
 out:
@@ -1545,7 +1534,6 @@ static unsigned int mmbench_sample_us = 2000;
 static unsigned int mmbench_budget_ms = 60000;
 static int mmbench_cpu = -1;
 static char mmbench_slow_into_str[MMBENCH_LIST_LEN];
-static bool run_on_load = true;
 
 /* Copy @val, trimmed, to @buf of MMBENCH_LIST_LEN, or say it is too long. */
 static char *mmbench_list_copy(const char *param, const char *val, char *buf)
@@ -1710,6 +1698,9 @@ module_param_cb(batch, &uint_range_ops,
 		MMBENCH_UINT(mmbench_batch, 1, MMBENCH_MAX_BATCH), 0444);
 MODULE_PARM_DESC(batch,
 		 "Blocks allocated before any is freed by alloc_pages_batch, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
+module_param_named(make_it_fail, mmbench_make_it_fail, bool, 0444);
+MODULE_PARM_DESC(make_it_fail,
+		 "Test only: mark the samples as /proc/<pid>/make-it-fail does, for fault injection's task filter; refused without CONFIG_FAULT_INJECTION (default N)");
 
 /* series: end */
 /* series: cpus */
@@ -1834,34 +1825,12 @@ MODULE_PARM_DESC(frag_sizes,
 		 "Comma-separated page_frag fragment sizes in bytes, up to 8, each 1..PAGE_SIZE (default 64,250,2048)");
 /* series: end */
 
-module_param(run_on_load, bool, 0444);
-MODULE_PARM_DESC(run_on_load,
-		 "Run the selected benchmarks when the module loads (default Y)");
-
 /* ---- timing engine ---- */
 
-enum mmbench_state {
-	MMBENCH_IDLE,
-	MMBENCH_RUNNING,
-	MMBENCH_DONE,
-};
-
-static const char * const mmbench_state_names[] = {
-	[MMBENCH_IDLE] = "idle",
-	[MMBENCH_RUNNING] = "running",
-	[MMBENCH_DONE] = "done",
-};
-
 /*
- * mmbench_lock protects the published results, the state, the sequence
- * number (also read locklessly by waiters) and mmbench_task.  A run fills
- * the rows' pending results, which only its thread touches, and publishes
- * them all at once.
+ * What the run found, written by its thread before the files exist: the
+ * results never change while they can be read.
  */
-static DEFINE_MUTEX(mmbench_lock);
-static enum mmbench_state mmbench_state;
-static unsigned long mmbench_seq;
-static bool mmbench_exiting;
 static u64 mmbench_run_ns;
 #define MMBENCH_NO_DRIFT	S64_MIN
 static s64 mmbench_drift = MMBENCH_NO_DRIFT;
@@ -1869,9 +1838,8 @@ static u64 mmbench_clock_ns;
 static u64 mmbench_clock_step_ns;
 static struct mmbench_row *mmbench_rows;
 static unsigned int mmbench_nr_rows;
-static u64 *mmbench_sample_buf;		/* the rows' sample_ps, pending_ps */
-static struct task_struct *mmbench_task;	/* pinned until reaped */
-static DECLARE_WAIT_QUEUE_HEAD(mmbench_wq);
+static u64 *mmbench_sample_buf;		/* the rows' sample_ps */
+static DECLARE_COMPLETION(mmbench_done);
 
 /*
  * One timed sample: its stretches' time summed (@reads stretches, each
@@ -2146,12 +2114,12 @@ static __printf(3, 4) void mmbench_set(struct mmbench_result *r,
 	va_end(args);
 }
 
-/* Take the samples of one row and judge them; fills row->pending. */
+/* Take the samples of one row and judge them; fills row->result. */
 static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 			    struct mmbench_run *run)
 {
 	const struct mmbench_bench *b = row->bench;
-	struct mmbench_result *r = &row->pending;
+	struct mmbench_result *r = &row->result;
 	u32 kept = 0, attempts = 0, ops;
 	struct mmbench_sample s;
 /* series: page_alloc */
@@ -2209,7 +2177,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 
 	start = ktime_get_ns();
 /* series: page_alloc */
-	mmbench_set_fault_mark(current, ctx->faults);
+	mmbench_set_fault_mark(current, mmbench_make_it_fail);
 /* series: end */
 	ops = mmbench_size(b, ctx, run, r);
 	ctx->ops = ops;
@@ -2282,9 +2250,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 /* series: end */
 	if (kept) {
 		/* In the order taken: mmbench_summarise() sorts them. */
-		if (row->pending_ps)
-			memcpy(row->pending_ps, run->ps,
-			       kept * sizeof(*run->ps));
+		memcpy(row->sample_ps, run->ps, kept * sizeof(*run->ps));
 		mmbench_summarise(run->ps, kept, &r->ns);
 		r->cycles = mmbench_median(run->mcyc, kept);
 		if (kept >= MMBENCH_MIN_NOISE_SAMPLES)
@@ -2346,7 +2312,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 static void mmbench_judge(struct mmbench_row *row,
 			  const struct mmbench_result *base)
 {
-	struct mmbench_result *r = &row->pending;
+	struct mmbench_result *r = &row->result;
 
 	if (!r->samples)
 		return;
@@ -2363,30 +2329,30 @@ static void mmbench_judge(struct mmbench_row *row,
 static s64 mmbench_rebaseline(struct mmbench_row *row,
 			      struct mmbench_ctx *ctx, struct mmbench_run *run)
 {
-	struct mmbench_result first = row->pending;
-	size_t size = first.samples * sizeof(*row->pending_ps);
+	struct mmbench_result first = row->result;
+	size_t size = first.samples * sizeof(*row->sample_ps);
 	s64 drift = MMBENCH_NO_DRIFT;
 	u64 *first_ps;
 
 	if (first.status != MMBENCH_PASS)
 		return MMBENCH_NO_DRIFT;
-	first_ps = kmemdup(row->pending_ps, size, GFP_KERNEL);
+	first_ps = kmemdup(row->sample_ps, size, GFP_KERNEL);
 	if (!first_ps)
 		return MMBENCH_NO_DRIFT;
-	mmbench_result_reset(&row->pending);
+	mmbench_result_reset(&row->result);
 	mmbench_row_run(row, ctx, run);
-	if (row->pending.status == MMBENCH_PASS)
-		drift = div64_s64(((s64)row->pending.ns.median -
+	if (row->result.status == MMBENCH_PASS)
+		drift = div64_s64(((s64)row->result.ns.median -
 				   (s64)first.ns.median) * 100000,
 				  max_t(s64, first.ns.median, 1));
 	if (drift == MMBENCH_NO_DRIFT ||
-	    row->pending.ns.median >= first.ns.median) {
-		row->pending = first;
-		memcpy(row->pending_ps, first_ps, size);
+	    row->result.ns.median >= first.ns.median) {
+		row->result = first;
+		memcpy(row->sample_ps, first_ps, size);
 	}
 	kfree(first_ps);
-	if (drift != MMBENCH_NO_DRIFT && !row->pending.reason[0])
-		strscpy(row->pending.reason,
+	if (drift != MMBENCH_NO_DRIFT && !row->result.reason[0])
+		strscpy(row->result.reason,
 			"lower median of two runs, before and after the benchmarks");
 	return drift;
 }
@@ -2394,7 +2360,7 @@ static s64 mmbench_rebaseline(struct mmbench_row *row,
 /* The row in the kernel log. */
 static void mmbench_log(const struct mmbench_row *row)
 {
-	const struct mmbench_result *r = &row->pending;
+	const struct mmbench_result *r = &row->result;
 	u32 ns_frac, cycles_frac;
 	u64 ns, cycles;
 
@@ -2471,17 +2437,6 @@ static const char *mmbench_clock(struct mmbench_run *run,
 	return NULL;
 }
 
-/* Publish the pending results, under mmbench_lock, and wake the waiters. */
-static void mmbench_publish(u64 run_ns, s64 drift, u64 clock_ns, u64 step_ns)
-{
-	mmbench_run_ns = run_ns;
-	mmbench_drift = drift;
-	mmbench_clock_ns = clock_ns;
-	mmbench_clock_step_ns = step_ns;
-	WRITE_ONCE(mmbench_seq, mmbench_seq + 1);
-	mmbench_state = MMBENCH_DONE;
-}
-
 static int mmbench_thread(void *data)
 {
 	struct mmbench_run run = { .cpu = (long)data };
@@ -2493,13 +2448,6 @@ static int mmbench_thread(void *data)
 	u64 start = ktime_get_ns();
 	s64 drift = MMBENCH_NO_DRIFT;
 
-/* series: page_alloc */
-	ctx.faults = mmbench_fault_mark();
-	mmbench_set_fault_mark(current, 0);
-
-/* series: end */
-	for (i = 0; i < mmbench_nr_rows; i++)
-		mmbench_result_reset(&mmbench_rows[i].pending);
 	run.deadline = start + (u64)mmbench_budget_ms * NSEC_PER_MSEC;
 	run.row_budget_ns = div_u64((u64)mmbench_budget_ms * NSEC_PER_MSEC,
 				    mmbench_nr_rows);
@@ -2526,7 +2474,7 @@ static int mmbench_thread(void *data)
 
 		if (no_run || clock_error) {
 			/* The machine's clock is not the path's fault. */
-			mmbench_set(&row->pending, no_run ? MMBENCH_ERROR :
+			mmbench_set(&row->result, no_run ? MMBENCH_ERROR :
 				    MMBENCH_UNSUPPORTED, "%s",
 				    no_run ?: clock_error);
 			continue;
@@ -2536,9 +2484,9 @@ static int mmbench_thread(void *data)
 	/* Row 0 is the baseline, which always runs. */
 	if (!no_run && !clock_error)
 		drift = mmbench_rebaseline(&mmbench_rows[0], &ctx, &run);
-	base = &mmbench_rows[0].pending;
+	base = &mmbench_rows[0].result;
 	for (i = 0; i < mmbench_nr_rows; i++) {
-		struct mmbench_result *r = &mmbench_rows[i].pending;
+		struct mmbench_result *r = &mmbench_rows[i].result;
 
 		if (base->status == MMBENCH_PASS)
 			mmbench_judge(&mmbench_rows[i], base);
@@ -2558,115 +2506,43 @@ static int mmbench_thread(void *data)
 	kfree(run.mcyc);
 	kfree(run.ps);
 
-	mutex_lock(&mmbench_lock);
-	for (i = 0; i < mmbench_nr_rows; i++) {
-		struct mmbench_row *row = &mmbench_rows[i];
-
-		row->result = row->pending;
-		memcpy(row->sample_ps, row->pending_ps,
-		       row->result.samples * sizeof(*row->sample_ps));
+	mmbench_run_ns = ktime_get_ns() - start;
+	mmbench_drift = drift;
+	if (!clock_error) {
+		mmbench_clock_ns = run.clock_ns;
+		mmbench_clock_step_ns = run.clock_step_ns;
 	}
-	mmbench_publish(ktime_get_ns() - start, drift,
-			clock_error ? 0 : run.clock_ns,
-			clock_error ? 0 : run.clock_step_ns);
-	mutex_unlock(&mmbench_lock);
-	wake_up_all(&mmbench_wq);
+	complete(&mmbench_done);
 	return 0;
 }
 
 /*
- * Stop the run's thread if it still runs (it stops between samples), wait
- * for it to exit and release it.  The thread takes mmbench_lock to
- * publish: call this without it unless the run has published.
+ * Run the benchmarks on the chosen CPU and wait for them; a fatal signal
+ * stops the run at its next sample.  Returns 0, -EINVAL if the CPU went
+ * offline, -EINTR, or the error of creating the thread.
  */
-static void mmbench_reap(struct task_struct *task)
+static int mmbench_run(void)
 {
-	if (!task)
-		return;
-	kthread_stop(task);
-	put_task_struct(task);
-}
-
-/*
- * Stop the run in flight, if any; a thread stopped before it ran has not
- * published: publish its run as stopped.
- */
-static void mmbench_stop_run(void)
-{
+	int cpu = mmbench_cpu >= 0 ? mmbench_cpu :
+				     cpumask_first(cpu_online_mask);
 	struct task_struct *task;
-	unsigned int i;
+	int ret;
 
-	mutex_lock(&mmbench_lock);
-	task = mmbench_task;
-	mmbench_task = NULL;
-	mutex_unlock(&mmbench_lock);
-	mmbench_reap(task);
-
-	mutex_lock(&mmbench_lock);
-	if (mmbench_state == MMBENCH_RUNNING) {
-		for (i = 0; i < mmbench_nr_rows; i++) {
-			struct mmbench_result *r = &mmbench_rows[i].result;
-
-			mmbench_result_reset(r);
-			mmbench_set(r, MMBENCH_ERROR,
-				    "stopped before it started");
-		}
-		mmbench_publish(mmbench_run_ns, MMBENCH_NO_DRIFT, 0, 0);
-	}
-	mutex_unlock(&mmbench_lock);
-	wake_up_all(&mmbench_wq);
-}
-
-/*
- * Start a run on the chosen CPU.  Returns 0 and in @seq the sequence
- * number the run will publish, -EBUSY if a run is in flight, -ENODEV while
- * the module goes away, -EINVAL if the CPU is offline, or the error of
- * creating the thread.
- */
-static int mmbench_start(unsigned long *seq)
-{
-	struct task_struct *task;
-	int cpu, ret = 0;
-
-	mutex_lock(&mmbench_lock);
-	if (mmbench_exiting) {
-		ret = -ENODEV;
-		goto out;
-	}
-	if (mmbench_state == MMBENCH_RUNNING) {
-		ret = -EBUSY;
-		goto out;
-	}
-	cpu = mmbench_cpu >= 0 ? mmbench_cpu : cpumask_first(cpu_online_mask);
 	if (!cpu_online(cpu)) {
 		pr_err("cpu=%d is no longer online\n", cpu);
-		ret = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-	/* The previous run has published: its thread takes no lock now. */
-	mmbench_reap(mmbench_task);
-	mmbench_task = NULL;
 	task = kthread_create_on_cpu(mmbench_thread, (void *)(long)cpu, cpu,
 				     "mmbench/%u");
-	if (IS_ERR(task)) {
-		ret = PTR_ERR(task);
-		goto out;
-	}
-	mmbench_task = get_task_struct(task);
-/* series: page_alloc */
-	mmbench_set_fault_mark(task, mmbench_fault_mark());
-/* series: end */
-	mmbench_state = MMBENCH_RUNNING;
-	*seq = mmbench_seq + 1;
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	/* Pinned: kthread_stop() below whether or not it ran to the end. */
+	get_task_struct(task);
 	wake_up_process(task);
-out:
-	mutex_unlock(&mmbench_lock);
-	return ret;
-}
-
-static bool mmbench_published(unsigned long seq)
-{
-	return (long)(READ_ONCE(mmbench_seq) - seq) >= 0;
+	ret = wait_for_completion_killable(&mmbench_done);
+	kthread_stop(task);
+	put_task_struct(task);
+	return ret ? -EINTR : 0;
 }
 
 /* ---- sysfs ---- */
@@ -2742,7 +2618,6 @@ static ssize_t mmbench_row_show(struct kobject *kobj, struct attribute *attr,
 	const void *p = (const void *)row + a->offset;
 	ssize_t ret;
 
-	mutex_lock(&mmbench_lock);
 	switch (a->fmt) {
 	case MMBENCH_FMT_U32:
 		ret = sysfs_emit(buf, "%u\n", *(const u32 *)p);
@@ -2782,7 +2657,6 @@ static ssize_t mmbench_row_show(struct kobject *kobj, struct attribute *attr,
 	default:
 		ret = -EINVAL;
 	}
-	mutex_unlock(&mmbench_lock);
 	return ret;
 }
 
@@ -2872,26 +2746,6 @@ static const struct kobj_type mmbench_row_ktype = {
 	.default_groups = mmbench_row_groups,
 };
 
-/*
- * Writing 1 runs the selected benchmarks again and returns once that run
- * has published; a fatal signal stops the wait, not the run.
- */
-static ssize_t run_store(struct kobject *kobj, struct kobj_attribute *attr,
-			 const char *buf, size_t count)
-{
-	unsigned long seq;
-	unsigned int go;
-	int ret;
-
-	if (kstrtouint(buf, 10, &go) || go != 1)
-		return -EINVAL;
-	ret = mmbench_start(&seq);
-	if (ret)
-		return ret;
-	ret = wait_event_killable(mmbench_wq, mmbench_published(seq));
-	return ret ? ret : count;
-}
-
 static char fp_debug[160];
 
 static const char *mmbench_preempt_model(void)
@@ -2937,10 +2791,9 @@ static void mmbench_debug_options(void)
 }
 
 /*
- * The files of /sys/kernel/mmbench/: the latest run's state, sequence
- * number, duration, the baseline's drift in % ("none" if unknown), the
- * clock's read cost and step in ns; and in fingerprint/ what the figures
- * depend on.
+ * The files of /sys/kernel/mmbench/: the run's duration, the baseline's
+ * drift in % ("none" if unknown), the clock's read cost and step in ns;
+ * and in fingerprint/ what the figures depend on.
  */
 static ssize_t mmbench_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
@@ -2948,12 +2801,7 @@ static ssize_t mmbench_show(struct kobject *kobj, struct kobj_attribute *attr,
 	const char *name = attr->attr.name;
 	ssize_t ret = -ENOENT;
 
-	mutex_lock(&mmbench_lock);
-	if (!strcmp(name, "state"))
-		ret = sysfs_emit(buf, "%s\n", mmbench_state_names[mmbench_state]);
-	else if (!strcmp(name, "seq"))
-		ret = sysfs_emit(buf, "%lu\n", mmbench_seq);
-	else if (!strcmp(name, "run_ms"))
+	if (!strcmp(name, "run_ms"))
 		ret = sysfs_emit(buf, "%llu\n",
 				 div_u64(mmbench_run_ns, NSEC_PER_MSEC));
 	else if (!strcmp(name, "baseline_drift_pct"))
@@ -2970,7 +2818,6 @@ static ssize_t mmbench_show(struct kobject *kobj, struct kobj_attribute *attr,
 		ret = sysfs_emit(buf, "%d\n", want_init_on_alloc(GFP_KERNEL));
 	else if (!strcmp(name, "init_on_free"))
 		ret = sysfs_emit(buf, "%d\n", want_init_on_free());
-	mutex_unlock(&mmbench_lock);
 	return ret;
 }
 
@@ -2978,10 +2825,7 @@ static ssize_t mmbench_show(struct kobject *kobj, struct kobj_attribute *attr,
 	static struct kobj_attribute mmbench_attr_##_name =		\
 		__ATTR(_name, 0444, mmbench_show, NULL)
 
-MMBENCH_RO(state);
-MMBENCH_RO(seq);
 MMBENCH_RO(run_ms);
-static struct kobj_attribute mmbench_attr_run = __ATTR_WO(run);
 MMBENCH_RO(baseline_drift_pct);
 MMBENCH_RO(clock_read_ns);
 MMBENCH_RO(clock_step_ns);
@@ -2991,10 +2835,7 @@ MMBENCH_RO(init_on_alloc);
 MMBENCH_RO(init_on_free);
 
 static struct attribute *mmbench_top_attrs[] = {
-	&mmbench_attr_state.attr,
-	&mmbench_attr_seq.attr,
 	&mmbench_attr_run_ms.attr,
-	&mmbench_attr_run.attr,
 	&mmbench_attr_baseline_drift_pct.attr,
 	&mmbench_attr_clock_read_ns.attr,
 	&mmbench_attr_clock_step_ns.attr,
@@ -3079,7 +2920,6 @@ static int mmbench_sysfs_create(void)
 		}
 		mmbench_rows_added++;
 	}
-	/* The trigger last: nothing can start a run before this point. */
 	ret = sysfs_create_groups(mmbench_kobj, mmbench_top_groups);
 	if (ret)
 		goto err;
@@ -3208,66 +3048,45 @@ static int mmbench_build_rows(void)
 		for (d = 0; d < (b->list ? b->list->nr : 1); d++)
 			mmbench_add_row(b, b->list ? b->list->vals[d] : 0);
 	}
-	mmbench_sample_buf = kvcalloc(2 * mmbench_nr_rows * mmbench_samples,
+	mmbench_sample_buf = kvcalloc(mmbench_nr_rows * mmbench_samples,
 				      sizeof(*mmbench_sample_buf), GFP_KERNEL);
 	if (!mmbench_sample_buf)
 		return -ENOMEM;
-	for (i = 0; i < mmbench_nr_rows; i++) {
+	for (i = 0; i < mmbench_nr_rows; i++)
 		mmbench_rows[i].sample_ps = mmbench_sample_buf +
-					    2 * i * mmbench_samples;
-		mmbench_rows[i].pending_ps = mmbench_rows[i].sample_ps +
-					     mmbench_samples;
-	}
+					    i * mmbench_samples;
 	return mmbench_slow_into(mmbench_slow_into_str, true);
 }
 
 static int __init test_mmbench_init(void)
 {
-	unsigned long seq;
 	int ret;
 
 	/* The parameter's default "all" is not parsed at load. */
 	if (!strcmp(mmbench_selected_str, "all"))
 		bitmap_fill(mmbench_selected, MMBENCH_NR);
 	mmbench_debug_options();
-	ret = mmbench_build_rows();
-	if (ret)
-		goto err;
-
-	/* Before sysfs exists, so that no writer can race this run. */
-	if (run_on_load) {
-		ret = mmbench_start(&seq);
-		if (ret)
-			goto err;
-		ret = wait_event_killable(mmbench_wq, mmbench_published(seq));
-		/* Killed: the run stops at its next sample. */
-		mmbench_stop_run();
-		if (ret) {
-			ret = -EINTR;
-			goto err;
-		}
+/* series: page_alloc */
+	if (mmbench_make_it_fail && !IS_ENABLED(CONFIG_FAULT_INJECTION)) {
+		pr_err("make_it_fail: needs CONFIG_FAULT_INJECTION\n");
+		return -EINVAL;
 	}
-
-	ret = mmbench_sysfs_create();
-	if (ret)
-		goto err;
-	return 0;
-err:
-	kvfree(mmbench_sample_buf);
-	kvfree(mmbench_rows);
+/* series: end */
+	ret = mmbench_build_rows();
+	if (!ret)
+		ret = mmbench_run();
+	/* The results are whole and final before any file shows them. */
+	if (!ret)
+		ret = mmbench_sysfs_create();
+	if (ret) {
+		kvfree(mmbench_sample_buf);
+		kvfree(mmbench_rows);
+	}
 	return ret;
 }
 
 static void __exit test_mmbench_exit(void)
 {
-	/*
-	 * Stop a run in flight first: removing sysfs waits for the writer
-	 * that waits for the run.
-	 */
-	mutex_lock(&mmbench_lock);
-	mmbench_exiting = true;
-	mutex_unlock(&mmbench_lock);
-	mmbench_stop_run();
 	mmbench_sysfs_remove();
 	kvfree(mmbench_sample_buf);
 	kvfree(mmbench_rows);

@@ -59,7 +59,7 @@ def team_benchmarks(source=MODULE_SOURCE):
 
 def parameters(source=MODULE_SOURCE):
     """Names of the module's parameters (module_param*() in the source)."""
-    return set(re.findall(r"^module_param(?:_cb)?\((\w+),",
+    return set(re.findall(r"^module_param(?:_cb|_named)?\((\w+),",
                           source.read_text(), re.M))
 
 

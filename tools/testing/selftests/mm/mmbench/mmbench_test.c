@@ -3,8 +3,8 @@
  * mmbench_test - run the test_mmbench module and judge what it measured
  *
  * mmbench.<benchmark>.run: the fixture loads test_mmbench with only that
- * benchmark selected, the test triggers a run through /sys/kernel/mmbench/run
- * and reads back every row of the benchmark (one per order, size, ...).  It
+ * benchmark selected, which runs it while it loads, and the test reads back
+ * every row of the benchmark (one per order, size, ...).  It
  * asserts that each path worked (status "pass"; counter or blocks back
  * where they were; pages back to the page allocator; samples taken on the
  * right CPU) and expects the median ns/op to stay under a sanity ceiling.
@@ -27,7 +27,7 @@
  *   MMBENCH_PARAMS		extra module parameters, e.g.
  *				"samples=21 sample_us=5000 cpu=1"; a
  *				benchmarks= list there skips the cases it leaves
- *				out, run_on_load= is ignored
+ *				out
  *   MMBENCH_CEILINGS		ceilings file (default: "ceilings" beside this
  *				program)
  *   MMBENCH_CEILING_<NAME>	ceiling in ns/op for one benchmark or row, NAME
@@ -78,8 +78,8 @@
 #define FIXED_MAX	1000000000000000LL
 
 /*
- * Default time limit of one run of a case: the 29 runs of the 26 cases
- * (context.fingerprint runs none, the clock case five) fit in the 600 s
+ * Default time limit of one run of a case: the 30 runs of the 26 cases
+ * (a load each, the clock case's five loads) fit in the 600 s
  * of the settings file, whatever MMBENCH_PARAMS asks of each run; by
  * default they take 6 s in a TCG guest.
  */
@@ -133,21 +133,6 @@ static int read_ll(const char *path, long long *v)
 	if (errno || end == buf || *end)
 		return -EINVAL;
 	return 0;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	if (n < 0)
-		return -errno;
-	return n == (ssize_t)strlen(s) ? 0 : -EIO;
 }
 
 /*
@@ -261,8 +246,8 @@ static void report_row(const char *row)
 	report_dir(dir, row);
 }
 
-/* Print what the run measured of the machine: clock and baseline drift. */
-static void report_run(long long seq)
+/* Print what run @nr measured of the machine: clock and baseline drift. */
+static void report_run(int nr)
 {
 	static const char * const files[] = {
 		"baseline_drift_pct", "clock_read_ns", "clock_step_ns",
@@ -273,7 +258,7 @@ static void report_run(long long seq)
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		snprintf(path, sizeof(path), SYSFS_DIR "/%s", files[i]);
 		if (!read_str(path, val, sizeof(val)))
-			ksft_print_msg("run%lld.%s=%s\n", seq, files[i], val);
+			ksft_print_msg("run%d.%s=%s\n", nr, files[i], val);
 	}
 }
 
@@ -657,8 +642,8 @@ static bool in_list(const char *list, const char *name)
 
 /*
  * Is the module older than this test: does it lack a parameter or a
- * benchmark that the test itself asks for, in @ours or budget_ms= and
- * run_on_load=, rather than one of MMBENCH_PARAMS?  Says so in @why.
+ * benchmark that the test itself asks for, in @ours or budget_ms=, rather
+ * than one of MMBENCH_PARAMS?  Says so in @why.
  */
 static bool older_module(const struct load_log *log, const char *ours,
 			 char *why, size_t len)
@@ -666,8 +651,7 @@ static bool older_module(const struct load_log *log, const char *ours,
 	char copy[VAL_LEN], *tok, *save, *val;
 	bool own_param, own_bench = false;
 
-	own_param = !strcmp(log->unknown_param, "budget_ms") ||
-		    !strcmp(log->unknown_param, "run_on_load");
+	own_param = !strcmp(log->unknown_param, "budget_ms");
 	snprintf(copy, sizeof(copy), "%s", ours);
 	for (tok = strtok_r(copy, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save)) {
@@ -774,8 +758,7 @@ static int unload_module(void)
 
 /*
  * The module parameters of a case: budget_ms=CASE_BUDGET_MS, those of
- * MMBENCH_PARAMS but benchmarks= and run_on_load=, which the test sets,
- * then @ours.  Returns
+ * MMBENCH_PARAMS but benchmarks=, which the test sets, then @ours.  Returns
  * false when MMBENCH_PARAMS has a benchmarks= list that leaves @filter (if
  * not NULL) out, or -E2BIG when they do not fit.
  */
@@ -800,14 +783,11 @@ static int build_params(const char *filter, const char *ours, char *out,
 				 in_list(tok + strlen("benchmarks="), filter);
 			continue;
 		}
-		if (!strncmp(tok, "run_on_load=", strlen("run_on_load=")))
-			continue;
 		off += snprintf(out + off, len - off, "%s ", tok);
 		if (off >= len)
 			return -E2BIG;
 	}
-	if ((size_t)snprintf(out + off, len - off, "run_on_load=0 %s",
-			     ours) >= len - off)
+	if ((size_t)snprintf(out + off, len - off, "%s", ours) >= len - off)
 		return -E2BIG;
 	return wanted;
 }
@@ -879,21 +859,17 @@ static void unload_for_case(struct __test_metadata *_metadata, bool loaded)
 		EXPECT_EQ(0, unload_module());
 }
 
-/* Run the loaded module once more through the trigger; assert it published. */
-static void trigger_run(struct __test_metadata *_metadata)
+/*
+ * Load the module of a case again, for one more run: true if it loaded,
+ * else the case has failed or skipped (see load_for_case()).
+ */
+static bool reload_for_case(struct __test_metadata *_metadata,
+			    const char *filter, const char *ours, bool *loaded)
 {
-	char state[VAL_LEN];
-	long long before, after;
-
-	ASSERT_EQ(0, read_ll(SYSFS_DIR "/seq", &before));
-	ASSERT_EQ(0, read_str(SYSFS_DIR "/state", state, sizeof(state)));
-	ASSERT_STREQ(before ? "done" : "idle", state);
-	ASSERT_EQ(0, write_str(SYSFS_DIR "/run", "1"));
-	ASSERT_EQ(0, read_str(SYSFS_DIR "/state", state, sizeof(state)));
-	ASSERT_STREQ("done", state);
-	ASSERT_EQ(0, read_ll(SYSFS_DIR "/seq", &after));
-	ASSERT_EQ(before + 1, after);
-	report_run(after);
+	ASSERT_EQ(0, unload_module());
+	*loaded = false;
+	load_for_case(_metadata, filter, ours, loaded);
+	return *loaded;
 }
 
 /*
@@ -1600,13 +1576,13 @@ TEST_F_TIMEOUT(mmbench, run, 120)
 {
 	char names[64][64], why[VAL_LEN] = "";
 	int n = 0, i, supported = 0;
-	long long seq, mid, ring;
+	long long mid, ring;
 	struct dirent *de;
 	DIR *dir;
 
 	if (setup_skipped(self->loaded))
 		return;
-	trigger_run(_metadata);
+	report_run(1);
 	report_row("baseline");
 	/* A noisy or unsupported baseline: nothing here can be judged. */
 	if (!row_passed(_metadata, "baseline", why, sizeof(why)))
@@ -1641,9 +1617,6 @@ TEST_F_TIMEOUT(mmbench, run, 120)
 			       fixed(mid - ring));
 	}
 
-	/* The results did not change under us while we read them. */
-	ASSERT_EQ(0, read_ll(SYSFS_DIR "/seq", &seq));
-	ASSERT_EQ(1, seq);
 	if (!supported) {
 		ASSERT_EQ(0, row_str(names[0], "reason", why, sizeof(why)));
 		SKIP(return, "%s: %s", variant->name, why);
@@ -1667,7 +1640,7 @@ FIXTURE_TEARDOWN(context)
 }
 
 /* Print what the figures depend on, and whether ceilings are enforced. */
-TEST_F(context, fingerprint)
+TEST_F_TIMEOUT(context, fingerprint, 120)
 {
 	char val[VAL_LEN], why[WHY_LEN];
 	struct utsname u;
@@ -1799,7 +1772,10 @@ TEST_F_TIMEOUT(ndelay, slope, 120)
 		SKIP(return, "a slope needs two delays other than 0");
 
 	for (r = 0; r < CLOCK_RUNS; r++) {
-		trigger_run(_metadata);
+		if (r && !reload_for_case(_metadata, "ndelay",
+					  "benchmarks=ndelay", &self->loaded))
+			return;
+		report_run(r + 1);
 		ASSERT_EQ(0, read_ll(SYSFS_DIR "/clock_step_ns", &step[runs]));
 		step[runs] *= 1000;
 		for (i = 0; i < n; i++) {
