@@ -517,14 +517,22 @@ static __always_inline void mmbench_check(struct mmbench_counts *n,
 		n->corrupt++;
 }
 
-/* A timed copy without the verification code, and the verifying copy. */
+/*
+ * name_loop(..., @verify) as two copies: the timed one without the
+ * verification code, and the verifying one.
+ */
+#define MMBENCH_VERIFIED(verify, name, ...)				\
+do {									\
+	if (verify)							\
+		name##_loop(__VA_ARGS__, true);				\
+	else								\
+		name##_loop(__VA_ARGS__, false);			\
+} while (0)
+
 #define MMBENCH_VERIFY_OP(name)						\
 static void name##_op(struct mmbench_ctx *ctx)				\
 {									\
-	if (ctx->verify)						\
-		name##_loop(ctx, true);					\
-	else								\
-		name##_loop(ctx, false);				\
+	MMBENCH_VERIFIED(ctx->verify, name, ctx);			\
 }
 
 /* Alloc then free at once: from and back to the per-CPU lists. */
@@ -679,10 +687,10 @@ static void mmbench_set_fault_mark(struct task_struct *task, int mark)
  * failures.  @align 0 folds away.
  */
 static __always_inline void
-__mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
-		    unsigned long align, void *priv,
-		    void *(*alloc)(void *priv, size_t size),
-		    void (*free)(void *priv, void *p), const bool verify)
+mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
+		  unsigned long align, void *priv,
+		  void *(*alloc)(void *priv, size_t size),
+		  void (*free)(void *priv, void *p), const bool verify)
 {
 	u64 failed = n->failed;
 	void *p;
@@ -711,20 +719,6 @@ __mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
 	}
 }
 
-static __always_inline void
-mmbench_pair_loop(struct mmbench_counts *n, u32 ops, bool verify,
-		  size_t size, unsigned long align, void *priv,
-		  void *(*alloc)(void *priv, size_t size),
-		  void (*free)(void *priv, void *p))
-{
-	if (verify)
-		__mmbench_pair_loop(n, ops, size, align, priv, alloc, free,
-				    true);
-	else
-		__mmbench_pair_loop(n, ops, size, align, priv, alloc, free,
-				    false);
-}
-
 static __always_inline void *kmalloc_block(void *priv, size_t size)
 {
 	return kmalloc(size, GFP_KERNEL);
@@ -747,8 +741,8 @@ static __always_inline void cache_free_block(void *cache, void *p)
 
 static void kmalloc_op(struct mmbench_ctx *ctx)
 {
-	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->verify, ctx->arg, 0, NULL,
-			  kmalloc_block, kfree_block);
+	MMBENCH_VERIFIED(ctx->verify, mmbench_pair, &ctx->n, ctx->ops,
+			 ctx->arg, 0, NULL, kmalloc_block, kfree_block);
 }
 
 /* A cache of its own: SLAB_NO_MERGE keeps it from aliasing kmalloc's. */
@@ -784,8 +778,8 @@ static void cache_teardown(struct mmbench_ctx *ctx)
 
 static void kmem_cache_op(struct mmbench_ctx *ctx)
 {
-	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->verify, ctx->arg, 0,
-			  ctx->cache, cache_block, cache_free_block);
+	MMBENCH_VERIFIED(ctx->verify, mmbench_pair, &ctx->n, ctx->ops,
+			 ctx->arg, 0, ctx->cache, cache_block, cache_free_block);
 }
 
 static __always_inline void kmem_cache_bulk_loop(struct mmbench_ctx *ctx,
@@ -874,15 +868,15 @@ static void page_frag_teardown(struct mmbench_ctx *ctx)
 
 static void page_frag_op(struct mmbench_ctx *ctx)
 {
-	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->verify, ctx->arg, 0,
-			  &ctx->frag, frag_block, frag_free_block);
+	MMBENCH_VERIFIED(ctx->verify, mmbench_pair, &ctx->n, ctx->ops,
+			 ctx->arg, 0, &ctx->frag, frag_block, frag_free_block);
 }
 
 static void page_frag_aligned_op(struct mmbench_ctx *ctx)
 {
-	mmbench_pair_loop(&ctx->n, ctx->ops, ctx->verify, ctx->arg,
-			  MMBENCH_FRAG_ALIGN, &ctx->frag, frag_aligned_block,
-			  frag_free_block);
+	MMBENCH_VERIFIED(ctx->verify, mmbench_pair, &ctx->n, ctx->ops,
+			 ctx->arg, MMBENCH_FRAG_ALIGN, &ctx->frag,
+			 frag_aligned_block, frag_free_block);
 }
 
 /* series: end */
@@ -1276,26 +1270,17 @@ static void team_op(struct mmbench_ctx *ctx)
 }
 
 /* The same hot pair on every CPU at once, each with its own frag cache. */
-static void pages_pair_work(struct mmbench_worker *w)
-{
-	mmbench_pair_loop(&w->n, w->team->ops, w->team->verify,
-			  MMBENCH_TEAM_SIZE, 0, NULL, page_block,
-			  page_free_block);
+#define MMBENCH_PAIR_WORK(name, priv, alloc, free)			\
+static void name##_pair_work(struct mmbench_worker *w)			\
+{									\
+	MMBENCH_VERIFIED(w->team->verify, mmbench_pair, &w->n,	\
+			 w->team->ops, MMBENCH_TEAM_SIZE, 0, priv, alloc,\
+			 free);						\
 }
 
-static void kmalloc_pair_work(struct mmbench_worker *w)
-{
-	mmbench_pair_loop(&w->n, w->team->ops, w->team->verify,
-			  MMBENCH_TEAM_SIZE, 0, NULL, kmalloc_block,
-			  kfree_block);
-}
-
-static void frag_pair_work(struct mmbench_worker *w)
-{
-	mmbench_pair_loop(&w->n, w->team->ops, w->team->verify,
-			  MMBENCH_TEAM_SIZE, 0, &w->frag, frag_block,
-			  frag_free_block);
-}
+MMBENCH_PAIR_WORK(pages, NULL, page_block, page_free_block)
+MMBENCH_PAIR_WORK(kmalloc, NULL, kmalloc_block, kfree_block)
+MMBENCH_PAIR_WORK(frag, &w->frag, frag_block, frag_free_block)
 
 /*
  * Remote free: push_cpu allocates and passes each block (an error pointer
@@ -1303,8 +1288,8 @@ static void frag_pair_work(struct mmbench_worker *w)
  * verification pass marks, checks and counts each block.
  */
 static __always_inline void
-__mmbench_push_loop(struct mmbench_worker *w, void *priv,
-		    void *(*alloc)(void *priv, size_t size), const bool verify)
+mmbench_push_loop(struct mmbench_worker *w, void *priv,
+		  void *(*alloc)(void *priv, size_t size), const bool verify)
 {
 	u64 failed = w->n.failed;
 	void *p;
@@ -1328,8 +1313,8 @@ __mmbench_push_loop(struct mmbench_worker *w, void *priv,
 }
 
 static __always_inline void
-__mmbench_pop_loop(struct mmbench_worker *w,
-		   void (*free)(void *priv, void *p), const bool verify)
+mmbench_pop_loop(struct mmbench_worker *w, void (*free)(void *priv, void *p),
+		 const bool verify)
 {
 	u32 i, failed = 0;
 	void *p;
@@ -1352,34 +1337,16 @@ __mmbench_pop_loop(struct mmbench_worker *w,
 		w->n.frees += i - failed;
 }
 
-static __always_inline void
-mmbench_push_loop(struct mmbench_worker *w, void *priv,
-		  void *(*alloc)(void *priv, size_t size))
-{
-	if (w->team->verify)
-		__mmbench_push_loop(w, priv, alloc, true);
-	else
-		__mmbench_push_loop(w, priv, alloc, false);
-}
-
-static __always_inline void
-mmbench_pop_loop(struct mmbench_worker *w, void (*free)(void *priv, void *p))
-{
-	if (w->team->verify)
-		__mmbench_pop_loop(w, free, true);
-	else
-		__mmbench_pop_loop(w, free, false);
-}
-
 /* A remote-free pair's works; a page_frag cache is push_cpu's alone. */
 #define MMBENCH_REMOTE_WORK(name, priv, alloc, free)			\
 static void name##_push_work(struct mmbench_worker *w)			\
 {									\
-	mmbench_push_loop(w, priv, alloc);				\
+	MMBENCH_VERIFIED(w->team->verify, mmbench_push, w, priv,	\
+			 alloc);					\
 }									\
 static void name##_pop_work(struct mmbench_worker *w)			\
 {									\
-	mmbench_pop_loop(w, free);					\
+	MMBENCH_VERIFIED(w->team->verify, mmbench_pop, w, free);	\
 }
 
 MMBENCH_REMOTE_WORK(pages, NULL, page_block, page_free_block)
