@@ -94,7 +94,6 @@
 #define MMBENCH_MAX_SAMPLE_NS	(100 * NSEC_PER_MSEC)
 #define MMBENCH_NAME_LEN	48
 #define MMBENCH_REASON_LEN	192
-#define MMBENCH_LIST_LEN	256
 
 /* Files a row has beside the ones every row has. */
 #define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
@@ -113,24 +112,29 @@
 #define MMBENCH_SHOWS_TEAM	BIT(8)	/* team_cpus */
 /* series: end */
 
-/* A list parameter: a benchmark with one has a row per value. */
+/*
+ * A list parameter (module_param_array()): a benchmark with one has a row
+ * per value.  mmbench_list_check() holds the values to @min..@max, each
+ * once.
+ */
 struct mmbench_list {
-	u32 vals[MMBENCH_MAX_LIST];
+	unsigned int vals[MMBENCH_MAX_LIST];
 	unsigned int nr;
-	u32 min;
-	u32 max;
+	unsigned int min;
+	unsigned int max;
+	const char *param;
 	const char *suffix;
 	unsigned int shows;	/* MMBENCH_SHOWS_* of its rows */
 };
 
 static struct mmbench_list mmbench_delays = {
-	.vals = { 0, 50, 200, 1000, 5000 }, .nr = 5,
+	.vals = { 0, 50, 200, 1000, 5000 }, .nr = 5, .param = "delays",
 	.max = MMBENCH_MAX_DELAY_NS, .suffix = "", .shows = MMBENCH_SHOWS_DELAY,
 };
 
 /* series: page_alloc */
 static struct mmbench_list mmbench_orders = {
-	.vals = { 0, 1, 2, 3, MMBENCH_HIGH_ORDER }, .nr = 5,
+	.vals = { 0, 1, 2, 3, MMBENCH_HIGH_ORDER }, .nr = 5, .param = "orders",
 	.max = MAX_PAGE_ORDER, .suffix = "order", .shows = MMBENCH_SHOWS_ORDER,
 };
 
@@ -138,7 +142,7 @@ static struct mmbench_list mmbench_orders = {
 /* series: page_alloc */
 static struct mmbench_list mmbench_bulk = {
 	.vals = { 16, 64, 256 }, .nr = 3, .min = 1, .max = MMBENCH_MAX_BULK,
-	.suffix = "", .shows = MMBENCH_SHOWS_BULK,
+	.param = "bulk", .suffix = "", .shows = MMBENCH_SHOWS_BULK,
 };
 
 static unsigned int mmbench_batch = 1024;
@@ -158,15 +162,15 @@ struct mmbench_counts {
 /* series: slab */
 static struct mmbench_list mmbench_sizes = {
 	.vals = { 8, 64, 96, 192, 1000, 4096, KMALLOC_MAX_CACHE_SIZE },
-	.nr = 7, .min = 1, .max = KMALLOC_MAX_CACHE_SIZE, .suffix = "",
-	.shows = MMBENCH_SHOWS_SIZE,
+	.nr = 7, .min = 1, .max = KMALLOC_MAX_CACHE_SIZE, .param = "sizes",
+	.suffix = "", .shows = MMBENCH_SHOWS_SIZE,
 };
 
 /* series: end */
 /* series: page_frag */
 static struct mmbench_list mmbench_frag_sizes = {
 	.vals = { 64, 250, 2048 }, .nr = 3, .min = 1, .max = PAGE_SIZE,
-	.suffix = "", .shows = MMBENCH_SHOWS_SIZE,
+	.param = "frag_sizes", .suffix = "", .shows = MMBENCH_SHOWS_SIZE,
 };
 
 /* series: end */
@@ -1494,85 +1498,49 @@ static const struct mmbench_bench mmbench_benches[] = {
 /* ---- parameters ---- */
 
 static DECLARE_BITMAP(mmbench_selected, MMBENCH_NR);
-static char mmbench_selected_str[MMBENCH_LIST_LEN] = "all";
+static char *mmbench_names[MMBENCH_NR] = { "all" };
+static unsigned int mmbench_nr_names = 1;
 static unsigned int mmbench_iterations;
 static unsigned int mmbench_samples = 9;
 static unsigned int mmbench_sample_us = 2000;
 static unsigned int mmbench_budget_ms = 60000;
 static int mmbench_cpu = -1;
-static char mmbench_slow_into_str[MMBENCH_LIST_LEN];
+static char *mmbench_slow_into[MMBENCH_MAX_LIST];
+static unsigned int mmbench_nr_slow_into;
 
-/* Copy @val, trimmed, to @buf of MMBENCH_LIST_LEN, or say it is too long. */
-static char *mmbench_list_copy(const char *param, const char *val, char *buf)
+/* benchmarks=: "all", or names of the table but the baseline, each once. */
+static int mmbench_select(void)
 {
-	if (strscpy(buf, val, MMBENCH_LIST_LEN) < 0) {
-		pr_err("%s: list longer than %d characters\n", param,
-		       MMBENCH_LIST_LEN - 1);
-		return NULL;
-	}
-	return strim(buf);
-}
-
-/* The string parameters show what they were given. */
-static int mmbench_str_get(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%s\n", (const char *)kp->arg);
-}
-
-/* Benchmark names, comma-separated, or "all"; not the baseline. */
-static int benchmarks_set(const char *val, const struct kernel_param *kp)
-{
-	char buf[MMBENCH_LIST_LEN];
-	DECLARE_BITMAP(sel, MMBENCH_NR);
-	const char *p, *s;
-	size_t len;
+	const char *name;
+	unsigned int n;
 	int i;
 
-	s = mmbench_list_copy(kp->name, val, buf);
-	if (!s)
-		return -EINVAL;
-	if (!strcmp(s, "all")) {
+	if (mmbench_nr_names == 1 && !strcmp(mmbench_names[0], "all")) {
 		bitmap_fill(mmbench_selected, MMBENCH_NR);
-		strscpy(mmbench_selected_str, "all");
 		return 0;
 	}
-	bitmap_zero(sel, MMBENCH_NR);
-	for (p = s; ; p += len + 1) {
-		len = strcspn(p, ",");
-		if (!len) {
-			pr_err("%s: empty name in '%s'\n", kp->name, s);
-			return -EINVAL;
-		}
+	for (n = 0; n < mmbench_nr_names; n++) {
+		name = mmbench_names[n];
 		for (i = MMBENCH_NR - 1; i >= 0; i--)
-			if (strlen(mmbench_benches[i].name) == len &&
-			    !strncmp(mmbench_benches[i].name, p, len))
+			if (!strcmp(mmbench_benches[i].name, name))
 				break;
-		if (!i) {
-			pr_err("%s: the baseline always runs; do not name it\n",
-			       kp->name);
-			return -EINVAL;
-		}
-		if (i < 0) {
-			pr_err("%s: unknown benchmark '%.*s'\n", kp->name,
-			       (int)len, p);
-			return -EINVAL;
-		}
-		if (__test_and_set_bit(i, sel)) {
-			pr_err("%s: '%.*s' given twice\n", kp->name, (int)len, p);
-			return -EINVAL;
-		}
-		if (!p[len])
-			break;
+		if (!*name)
+			pr_err("benchmarks: empty name\n");
+		else if (!i)
+			pr_err("benchmarks: the baseline always runs; do not name it\n");
+		else if (i < 0)
+			pr_err("benchmarks: unknown benchmark '%s'\n", name);
+		else if (__test_and_set_bit(i, mmbench_selected))
+			pr_err("benchmarks: '%s' given twice\n", name);
+		else
+			continue;
+		return -EINVAL;
 	}
-	bitmap_copy(mmbench_selected, sel, MMBENCH_NR);
-	strscpy(mmbench_selected_str, s);
 	return 0;
 }
 
-static const struct kernel_param_ops benchmarks_ops = {
-	.set = benchmarks_set, .get = mmbench_str_get,
-};
-module_param_cb(benchmarks, &benchmarks_ops, mmbench_selected_str, 0444);
+module_param_array_named(benchmarks, mmbench_names, charp, &mmbench_nr_names,
+			 0444);
 MODULE_PARM_DESC(benchmarks,
 		 "Comma-separated benchmark names, or \"all\" (default all)");
 
@@ -1678,15 +1646,12 @@ MODULE_PARM_DESC(inject_stall_ms,
 
 static int cpus_set(const char *val, const struct kernel_param *kp)
 {
-	char buf[MMBENCH_LIST_LEN], *s = mmbench_list_copy(kp->name, val, buf);
 	cpumask_var_t mask;
 	int err, ret = -EINVAL;
 
-	if (!s)
-		return -EINVAL;
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
-	err = cpulist_parse(s, mask);
+	err = cpulist_parse(val, mask);
 	if (err == -ERANGE)
 		pr_err("%s: '%s' names a CPU above %u, the last this machine can have\n",
 		       kp->name, val, nr_cpu_ids - 1);
@@ -1723,71 +1688,24 @@ MODULE_PARM_DESC(cpus,
 		 "CPUs of the multi-CPU benchmarks, a list such as 0-3,6; a pair (the remote-free rows, ptr_ring_remote) takes its two lowest-numbered online CPUs, the first allocating, the second freeing (default: all online)");
 
 /* series: end */
-static int u32_list_set(const char *val, const struct kernel_param *kp)
-{
-	struct mmbench_list *l = kp->arg;
-	u32 v[MMBENCH_MAX_LIST];
-	char buf[MMBENCH_LIST_LEN], *s = mmbench_list_copy(kp->name, val, buf);
-	char *tok;
-	unsigned int n = 0, i;
-
-	if (!s)
-		return -EINVAL;
-	while ((tok = strsep(&s, ","))) {
-		if (n == MMBENCH_MAX_LIST) {
-			pr_err("%s: more than %d values\n", kp->name,
-			       MMBENCH_MAX_LIST);
-			return -EINVAL;
-		}
-		if (parse_uint(kp->name, tok, l->min, l->max, &v[n]))
-			return -EINVAL;
-		for (i = 0; i < n; i++) {
-			if (v[i] == v[n]) {
-				pr_err("%s: %u given twice\n", kp->name, v[n]);
-				return -EINVAL;
-			}
-		}
-		n++;
-	}
-	memcpy(l->vals, v, n * sizeof(v[0]));
-	l->nr = n;
-	return 0;
-}
-
-static int u32_list_get(char *buffer, const struct kernel_param *kp)
-{
-	const struct mmbench_list *l = kp->arg;
-	unsigned int i;
-	int len = 0;
-
-	for (i = 0; i < l->nr; i++)
-		len += sysfs_emit_at(buffer, len, "%s%u", i ? "," : "",
-				     l->vals[i]);
-	return len + sysfs_emit_at(buffer, len, "\n");
-}
-
-static const struct kernel_param_ops u32_list_ops = {
-	.set = u32_list_set, .get = u32_list_get,
-};
-
-module_param_cb(delays, &u32_list_ops, &mmbench_delays, 0444);
+module_param_array_named(delays, mmbench_delays.vals, uint, &mmbench_delays.nr, 0444);
 MODULE_PARM_DESC(delays,
 		 "Comma-separated D in ns for the ndelay benchmarks, up to 8, each 0..100000 (default 0,50,200,1000,5000)");
 /* series: page_alloc */
-module_param_cb(orders, &u32_list_ops, &mmbench_orders, 0444);
+module_param_array_named(orders, mmbench_orders.vals, uint, &mmbench_orders.nr, 0444);
 MODULE_PARM_DESC(orders,
 		 "Comma-separated page orders for the page allocator benchmarks, up to 8, each 0..MAX_PAGE_ORDER (default 0,1,2,3,9)");
-module_param_cb(bulk, &u32_list_ops, &mmbench_bulk, 0444);
+module_param_array_named(bulk, mmbench_bulk.vals, uint, &mmbench_bulk.nr, 0444);
 MODULE_PARM_DESC(bulk,
 		 "Comma-separated objects per bulk call, up to 8, each 1..1024 (default 16,64,256)");
 /* series: end */
 /* series: slab */
-module_param_cb(sizes, &u32_list_ops, &mmbench_sizes, 0444);
+module_param_array_named(sizes, mmbench_sizes.vals, uint, &mmbench_sizes.nr, 0444);
 MODULE_PARM_DESC(sizes,
 		 "Comma-separated object sizes in bytes for kmalloc and kmem_cache, up to 8, each 1..KMALLOC_MAX_CACHE_SIZE (default 8,64,96,192,1000,4096,8192)");
 /* series: end */
 /* series: page_frag */
-module_param_cb(frag_sizes, &u32_list_ops, &mmbench_frag_sizes, 0444);
+module_param_array_named(frag_sizes, mmbench_frag_sizes.vals, uint, &mmbench_frag_sizes.nr, 0444);
 MODULE_PARM_DESC(frag_sizes,
 		 "Comma-separated page_frag fragment sizes in bytes, up to 8, each 1..PAGE_SIZE (default 64,250,2048)");
 /* series: end */
@@ -2898,40 +2816,32 @@ err:
 
 /* ---- rows ---- */
 
-/*
- * slow_into=ROW:STEPS[,ROW:STEPS...]: check the list, and with @apply give
- * each row named its steps.  The rows exist only at init: a name is
- * checked then, the syntax when the parameter is set.
- */
-static int mmbench_slow_into(const char *val, bool apply)
+/* slow_into=ROW:STEPS,...: give each row named its steps. */
+static int mmbench_slow_into_apply(void)
 {
-	char buf[MMBENCH_LIST_LEN], *s, *entry, *colon;
+	unsigned int steps, n, i;
 	struct mmbench_row *row;
-	unsigned int steps, i;
+	const char *entry, *colon;
+	int len;
 
-	s = mmbench_list_copy("slow_into", val, buf);
-	if (!s)
-		return -EINVAL;
-	if (!*s)
-		return 0;
-	while ((entry = strsep(&s, ","))) {
+	for (n = 0; n < mmbench_nr_slow_into; n++) {
+		entry = mmbench_slow_into[n];
 		colon = strrchr(entry, ':');
 		if (!colon || colon == entry) {
 			pr_err("slow_into: '%s' is not ROW:STEPS\n", entry);
 			return -EINVAL;
 		}
-		*colon = '\0';
 		if (parse_uint("slow_into", colon + 1, 1, MMBENCH_MAX_SLOW,
 			       &steps))
 			return -EINVAL;
-		if (!apply)
-			continue;
+		len = colon - entry;
 		for (i = 0; i < mmbench_nr_rows; i++)
-			if (!strcmp(mmbench_rows[i].name, entry))
+			if (strlen(mmbench_rows[i].name) == len &&
+			    !strncmp(mmbench_rows[i].name, entry, len))
 				break;
 		row = &mmbench_rows[i];
 		if (i == mmbench_nr_rows || !i || row->slow) {
-			pr_err("slow_into: %s: %s\n", entry,
+			pr_err("slow_into: %.*s: %s\n", len, entry,
 			       i == mmbench_nr_rows ? "no such row in this load" :
 			       !i ? "the baseline is what others are judged against" :
 			       "given twice");
@@ -2939,8 +2849,8 @@ static int mmbench_slow_into(const char *val, bool apply)
 		}
 /* series: cpus */
 		if (row->bench->team) {
-			pr_err("slow_into: %s: runs on several CPUs, which time themselves\n",
-			       entry);
+			pr_err("slow_into: %.*s: runs on several CPUs, which time themselves\n",
+			       len, entry);
 			return -EINVAL;
 		}
 /* series: end */
@@ -2950,21 +2860,32 @@ static int mmbench_slow_into(const char *val, bool apply)
 	return 0;
 }
 
-static int slow_into_set(const char *val, const struct kernel_param *kp)
-{
-	int ret = mmbench_slow_into(val, false);
-
-	if (!ret)
-		strscpy(mmbench_slow_into_str, val);
-	return ret;
-}
-
-static const struct kernel_param_ops slow_into_ops = {
-	.set = slow_into_set, .get = mmbench_str_get,
-};
-module_param_cb(slow_into, &slow_into_ops, mmbench_slow_into_str, 0444);
+module_param_array_named(slow_into, mmbench_slow_into, charp,
+			 &mmbench_nr_slow_into, 0444);
 MODULE_PARM_DESC(slow_into,
-		 "Test only: ROW:STEPS,... adds STEPS (1..10000) dependent ALU operations, timed, to each op of ROW: a known regression (alu_chain measures 1000 of them)");
+		 "Test only: ROW:STEPS,... (up to 8) adds STEPS (1..10000) dependent ALU operations, timed, to each op of ROW: a known regression (alu_chain measures 1000 of them)");
+
+/* The values of list parameter @l are in range, each once; or -EINVAL. */
+static int mmbench_list_check(const struct mmbench_list *l)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < l->nr; i++) {
+		if (l->vals[i] < l->min || l->vals[i] > l->max) {
+			pr_err("%s: '%u' is not a number from %u to %u\n",
+			       l->param, l->vals[i], l->min, l->max);
+			return -EINVAL;
+		}
+		for (j = 0; j < i; j++) {
+			if (l->vals[j] == l->vals[i]) {
+				pr_err("%s: %u given twice\n", l->param,
+				       l->vals[i]);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
 
 static void mmbench_add_row(const struct mmbench_bench *b, u32 arg)
 {
@@ -3001,10 +2922,13 @@ static int mmbench_build_rows(void)
 	const struct mmbench_bench *b;
 	u32 d;
 
-	for (i = 0; i < MMBENCH_NR; i++)
+	for (i = 0; i < MMBENCH_NR; i++) {
+		b = &mmbench_benches[i];
+		if (b->list && mmbench_list_check(b->list))
+			return -EINVAL;
 		if (!i || test_bit(i, mmbench_selected))
-			max += mmbench_benches[i].list ?
-			       mmbench_benches[i].list->nr : 1;
+			max += b->list ? b->list->nr : 1;
+	}
 	mmbench_rows = kvcalloc(max, sizeof(*mmbench_rows), GFP_KERNEL);
 	if (!mmbench_rows)
 		return -ENOMEM;
@@ -3022,16 +2946,16 @@ static int mmbench_build_rows(void)
 	for (i = 0; i < mmbench_nr_rows; i++)
 		mmbench_rows[i].sample_ps = mmbench_sample_buf +
 					    i * mmbench_samples;
-	return mmbench_slow_into(mmbench_slow_into_str, true);
+	return mmbench_slow_into_apply();
 }
 
 static int __init test_mmbench_init(void)
 {
 	int ret;
 
-	/* The parameter's default "all" is not parsed at load. */
-	if (!strcmp(mmbench_selected_str, "all"))
-		bitmap_fill(mmbench_selected, MMBENCH_NR);
+	ret = mmbench_select();
+	if (ret)
+		return ret;
 	mmbench_debug_options();
 /* series: page_alloc */
 	if (mmbench_make_it_fail && !IS_ENABLED(CONFIG_FAULT_INJECTION)) {

@@ -59,7 +59,7 @@ def team_benchmarks(source=MODULE_SOURCE):
 
 def parameters(source=MODULE_SOURCE):
     """Names of the module's parameters (module_param*() in the source)."""
-    return set(re.findall(r"^module_param(?:_cb|_named)?\((\w+),",
+    return set(re.findall(r"^module_param(?:_cb|_named|_array_named)?\((\w+),",
                           source.read_text(), re.M))
 
 
@@ -115,12 +115,12 @@ KERNEL_CONSTANTS = {"MAX_PAGE_ORDER": 10, "KMALLOC_MAX_CACHE_SIZE": 8192,
 
 
 def list_ranges(source=MODULE_SOURCE):
-    """{parameter: (min, max)} of the module's list parameters (u32_list_ops
-    with a struct mmbench_list), and the most values a list takes."""
+    """{parameter: (min, max)} of the module's list parameters (arrays of
+    a struct mmbench_list), and the most values a list takes."""
     text = source.read_text()
     ranges = {}
-    for name, var in re.findall(r"^module_param_cb\((\w+), &u32_list_ops,"
-                                r"\s*&(\w+),", text, re.M):
+    for name, var in re.findall(r"^module_param_array_named\((\w+), "
+                                r"(\w+)\.vals,", text, re.M):
         m = re.search(rf"struct mmbench_list {var} = \{{([^;]*?)\n\}};",
                       text, re.S)
         if not m:
@@ -186,14 +186,7 @@ def check_cpu_values(params, ncpus):
 
 def check_parameter_values(params, source=MODULE_SOURCE):
     """Refuse a value the module would refuse, for its ranged unsigned
-    parameters (param_set_uint_minmax()): a number within the range; and
-    a list longer than the module copies (MMBENCH_LIST_LEN)."""
-    most = (_number("MMBENCH_LIST_LEN", source.read_text()) or 256) - 1
-    lists = set(list_ranges(source)[0]) | {"benchmarks", "cpus", "slow_into"}
-    for name, value in params.items():
-        if name in lists and len(value) > most:
-            raise Failure(f"--param {name}={value[:40]}...: {len(value)} "
-                          f"characters, the module takes at most {most}")
+    parameters (param_set_uint_minmax()): a number within the range."""
     for name, (lo, hi) in uint_ranges(source).items():
         if name not in params:
             continue

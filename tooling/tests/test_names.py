@@ -118,12 +118,12 @@ class Refused(support.Options, unittest.TestCase):
                             params=["slow_into=inc_dec_zone_page_state:1"])
         cli.check_options(side.args)
 
-    def test_a_value_longer_than_the_module_copies(self):
+    def test_every_benchmark_named_is_taken(self):
+        # benchmarks= is an array parameter of one entry per benchmark:
+        # no length limit of its own (there was one of 255 characters).
         names_ = ",".join(b for b in names.benchmarks() if b != "baseline")
         self.assertGreater(len(names_), 255)
-        self.refused("--param", f"benchmarks={names_}",
-                     says=f"{len(names_)} characters, the module takes at "
-                          "most 255")
+        self.accepted("--param", f"benchmarks={names_}")
 
     def refused_measure(self, *argv, says):
         rc, out = support.options_only("measure", "--accel", "tcg", *argv)
