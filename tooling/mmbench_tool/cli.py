@@ -90,6 +90,8 @@ def _add_guest_options(p):
 
 # Commands that run the kselftest, which loads the module once a case.
 KSELFTEST = ("run", "test", "lava", "verdicts", "bench")
+# The most MMBENCH_PARAMS the kselftest takes (its build_params()).
+KSELFTEST_PARAMS_MAX = 960
 
 
 def check_options(a):
@@ -132,6 +134,19 @@ def check_options(a):
                       "case's benchmark alone, so every other case's load "
                       "would refuse the row; slow_into is for ./mmbench "
                       "measure (--b-param slow_into=...)")
+    if "make_it_fail" in params:
+        raise Failure(f"--param make_it_fail={params['make_it_fail']}: test "
+                      "only, for fault injection: ./mmbench test runs it "
+                      "(tooling/guest/faults.sh) in the debug kernel's "
+                      "guest, with failslab and fail_page_alloc set up; "
+                      "a kernel without fault injection refuses it")
+    joined = " ".join(module_params(a))
+    if getattr(a, "command", None) in KSELFTEST and \
+            not getattr(a, "loads_only", False) and \
+            len(joined) > KSELFTEST_PARAMS_MAX:
+        raise Failure(f"--param: the module parameters come to {len(joined)} "
+                      f"characters; the kselftest takes MMBENCH_PARAMS of "
+                      f"at most {KSELFTEST_PARAMS_MAX}")
     names.check_selection(params, benches)
     names.check_parameter_values(params)
     names.check_list_values(params)

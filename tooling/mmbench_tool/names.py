@@ -158,27 +158,28 @@ def check_list_values(params, source=MODULE_SOURCE):
             seen.add(number)
 
 
-def _cpu_list(value):
-    """The CPUs of a list such as 0-3,6, or None where it is not one."""
-    cpus = set()
+def _last_cpu(value):
+    """The highest CPU of a list such as 0-3,6, or None where it is not
+    one (its ranges are not expanded: 0-4294967295 is one number)."""
+    last = None
     for part in value.split(","):
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        m = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", part)
         if not m or (m.group(2) and int(m.group(2)) < int(m.group(1))):
             return None
-        cpus.update(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
-    return cpus
+        last = max(last or 0, int(m.group(2) or m.group(1)))
+    return last
 
 
 def check_cpu_values(params, ncpus):
     """Refuse CPUs the guest of @ncpus CPUs does not have."""
     value = params.get("cpu")
-    if value is not None and (not re.fullmatch(r"-1|\d+", value) or
+    if value is not None and (not re.fullmatch(r"-1|[0-9]+", value) or
                               int(value) >= ncpus):
         raise Failure(f"--param cpu={value}: want -1 or an online CPU of "
                       f"the guest's {ncpus} (--cpus), 0 to {ncpus - 1}")
     if "cpus" in params:
-        cpus = _cpu_list(params["cpus"])
-        if not cpus or max(cpus) >= ncpus:
+        last = _last_cpu(params["cpus"])
+        if last is None or last >= ncpus:
             raise Failure(f"--param cpus={params['cpus']}: want a list such "
                           f"as 0-3,6 of the guest's CPUs (--cpus {ncpus}), "
                           f"0 to {ncpus - 1}")
@@ -209,6 +210,10 @@ def check_slow_into(params, source=MODULE_SOURCE):
     selected = params.get("benchmarks", "all").split(",")
     text = source.read_text()
     hi = _number("MMBENCH_MAX_SLOW", text)
+    most = _number("MMBENCH_MAX_LIST", text) or 8
+    if len(value.split(",")) > most:
+        raise Failure(f"--param slow_into={value}: more than {most} "
+                      "entries")
     benches = benchmarks(source)
     seen = set()
     for entry in value.split(","):

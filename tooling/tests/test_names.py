@@ -161,6 +161,31 @@ class Refused(support.Options, unittest.TestCase):
         self.accepted("--param", "sizes=64,0x60", "--param", "orders=0,10",
                       "--param", "delays=0,1,2,3,4,5,6,7")
 
+    def test_what_a_new_user_tried(self):
+        # make_it_fail is faults.sh's, in the debug kernel's guest.
+        for value in ("1", "Y", "0"):
+            self.refused("--param", f"make_it_fail={value}",
+                         says=f"make_it_fail={value}: test only, for fault "
+                              "injection")
+        # The module's array holds 8 entries.
+        nine = ",".join(f"kmalloc_{s}:1" for s in
+                        (8, 64, 96, 192, 1000, 4096, 8192)) + \
+            ",count_vm_event:1,count_vm_events:1"
+        self.refused_measure("--param", f"slow_into={nine}",
+                             says="more than 8 entries")
+        # Digits the kernel reads: ASCII only.
+        self.refused("--param", "cpu=\u0661", says="want -1 or an online CPU")
+        self.refused("--param", "cpus=\u0661", says="want a list such as")
+        # A range is not expanded to be checked.
+        self.refused("--param", "cpus=0-4294967295",
+                     says="want a list such as 0-3,6")
+        # The kselftest's MMBENCH_PARAMS holds 960 characters; bench.sh's
+        # loads (measure) take more.
+        cpus = ",".join(["0"] * 500)
+        self.refused("--param", f"cpus={cpus}",
+                     says="the kselftest takes MMBENCH_PARAMS of at most 960")
+        self.accepted_measure("--param", f"cpus={cpus}")
+
     def test_cpus_of_the_guest(self):
         for param in ("cpu=2", "cpu=-2", "cpu=x"):
             self.refused("--param", param, says="want -1 or an online CPU "
