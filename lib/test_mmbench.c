@@ -2826,6 +2826,12 @@ static int mmbench_slow_into_apply(void)
 
 	for (n = 0; n < mmbench_nr_slow_into; n++) {
 		entry = mmbench_slow_into[n];
+		/* Its value in sysfs, 8 entries of them, fits a page. */
+		if (strlen(entry) > MMBENCH_NAME_LEN + 6) {
+			pr_err("slow_into: '%.20s...' is longer than ROW:STEPS can be\n",
+			       entry);
+			return -EINVAL;
+		}
 		colon = strrchr(entry, ':');
 		if (!colon || colon == entry) {
 			pr_err("slow_into: '%s' is not ROW:STEPS\n", entry);
@@ -2836,8 +2842,8 @@ static int mmbench_slow_into_apply(void)
 			return -EINVAL;
 		len = colon - entry;
 		for (i = 0; i < mmbench_nr_rows; i++)
-			if (strlen(mmbench_rows[i].name) == len &&
-			    !strncmp(mmbench_rows[i].name, entry, len))
+			if (!strncmp(mmbench_rows[i].name, entry, len) &&
+			    !mmbench_rows[i].name[len])
 				break;
 		row = &mmbench_rows[i];
 		if (i == mmbench_nr_rows || !i || row->slow) {

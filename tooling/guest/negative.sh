@@ -83,7 +83,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..107"
+echo "1..108"
 refused iterations=100000001 "iterations: '100000001' is not a number from"
 refused iterations=-5 "iterations: '-5' is not a number from"
 refused iterations=1e3 "iterations: '1e3' is not a number from"
@@ -112,6 +112,8 @@ refused slow_into=:5 "slow_into: ':5' is not ROW:STEPS"
 refused slow_into=count_vm_event:5, "slow_into: '' is not ROW:STEPS"
 refused slow_into=count_vm_event:0 "slow_into: '0' is not a number from 1 to 10000"
 refused slow_into=count_vm_event:10001 "slow_into: '10001' is not a number from 1 to 10000"
+# Padded with zeros, 8 such entries would overflow the page of its value.
+refused slow_into=count_vm_event:$(printf '%0100d' 5) "is longer than ROW:STEPS can be"
 refused "benchmarks=count_vm_event slow_into=inc_zone_page_state:5" "slow_into: inc_zone_page_state: no such row in this load"
 refused "benchmarks=count_vm_event slow_into=baseline:5" "slow_into: baseline: the baseline is what others are judged against"
 refused "benchmarks=count_vm_event slow_into=count_vm_event:5,count_vm_event:6" "slow_into: count_vm_event: given twice"

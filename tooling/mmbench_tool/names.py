@@ -97,6 +97,19 @@ def uint_ranges(source=MODULE_SOURCE):
     return ranges
 
 
+def kstrtobool(value):
+    """@value as the kernel's kstrtobool() reads it (y, t, 1, on; n, f,
+    0, off: by its first characters), or None where it refuses it."""
+    first, second = (value + "  ")[0].lower(), (value + "  ")[1].lower()
+    if first in "yt1":
+        return True
+    if first in "nf0":
+        return False
+    if first == "o" and second in "nf":
+        return second == "n"
+    return None
+
+
 def kstrtouint(value):
     """@value as the kernel's kstrtouint(value, 0) reads it (decimal, 0x
     hex, 0 octal, one leading +), or None where it refuses it."""
@@ -214,6 +227,12 @@ def check_slow_into(params, source=MODULE_SOURCE):
     if len(value.split(",")) > most:
         raise Failure(f"--param slow_into={value}: more than {most} "
                       "entries")
+    longest = (_number("MMBENCH_NAME_LEN", text) or 48) + 6
+    for entry in value.split(","):
+        if len(entry) > longest:
+            raise Failure(f"--param slow_into={value[:60]}...: an entry "
+                          f"over {longest} characters, longer than "
+                          "ROW:STEPS can be")
     benches = benchmarks(source)
     seen = set()
     for entry in value.split(","):

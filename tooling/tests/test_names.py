@@ -162,11 +162,22 @@ class Refused(support.Options, unittest.TestCase):
                       "--param", "delays=0,1,2,3,4,5,6,7")
 
     def test_what_a_new_user_tried(self):
-        # make_it_fail is faults.sh's, in the debug kernel's guest.
-        for value in ("1", "Y", "0"):
+        # make_it_fail is faults.sh's, in the debug kernel's guest; the
+        # stock kernels refuse it true, any kernel a non-boolean.
+        for value in ("1", "Y", "on", "true"):
             self.refused("--param", f"make_it_fail={value}",
                          says=f"make_it_fail={value}: test only, for fault "
                               "injection")
+        for value in ("2", "banana", "-1", "o"):
+            self.refused("--param", f"make_it_fail={value}",
+                         says="want a boolean as the kernel reads it")
+        self.accepted("--param", "make_it_fail=0")
+        self.accepted("--debug-kernel", "--param", "make_it_fail=1")
+        # An entry longer than a row name and its steps (its sysfs value
+        # must fit a page).
+        self.refused_measure("--param",
+                             "slow_into=kmalloc_64:" + "0" * 60 + "1",
+                             says="longer than ROW:STEPS can be")
         # The module's array holds 8 entries.
         nine = ",".join(f"kmalloc_{s}:1" for s in
                         (8, 64, 96, 192, 1000, 4096, 8192)) + \
@@ -179,12 +190,18 @@ class Refused(support.Options, unittest.TestCase):
         # A range is not expanded to be checked.
         self.refused("--param", "cpus=0-4294967295",
                      says="want a list such as 0-3,6")
-        # The kselftest's MMBENCH_PARAMS holds 960 characters; bench.sh's
+        # The kselftest's parameters hold 1023 characters, 900 of them the
+        # user's (but benchmarks=); bench.sh's
         # loads (measure) take more.
-        cpus = ",".join(["0"] * 500)
+        cpus = ",".join(["0"] * 450)
         self.refused("--param", f"cpus={cpus}",
-                     says="the kselftest takes MMBENCH_PARAMS of at most 960")
+                     says="the kselftest takes at most 900 besides its own")
         self.accepted_measure("--param", f"cpus={cpus}")
+        # Its own benchmarks= is not counted: the kselftest replaces it.
+        cpus = ",".join(["0"] * 440)
+        every = ",".join(b for b in names.benchmarks() if b != "baseline")
+        self.accepted("--param", f"cpus={cpus}", "--param",
+                      f"benchmarks={every}")
 
     def test_cpus_of_the_guest(self):
         for param in ("cpu=2", "cpu=-2", "cpu=x"):

@@ -808,8 +808,8 @@ static void load_for_case(struct __test_metadata *_metadata,
 		SKIP(return, "must be run as root to load %s", MODNAME);
 	ret = build_params(filter, ours, params, sizeof(params));
 	ASSERT_LE(0, ret) {
-		TH_LOG("MMBENCH_PARAMS is longer than %zu characters",
-		       sizeof(params) - 64);
+		TH_LOG("MMBENCH_PARAMS with the case's own parameters: over %zu characters",
+		       sizeof(params) - 1);
 	}
 	if (!ret)
 		SKIP(return, "%s is not in the benchmarks= of MMBENCH_PARAMS",
