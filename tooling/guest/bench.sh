@@ -29,6 +29,10 @@ echo "MMBENCH-BENCH guest release=$(uname -r)"
 echo "MMBENCH-BENCH guest clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 echo "MMBENCH-BENCH guest cpu_model=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)"
 echo "MMBENCH-BENCH guest cpus=$(grep -c '^processor' /proc/cpuinfo 2>/dev/null)"
+echo "MMBENCH-BENCH guest cmdline=$(cat /proc/cmdline 2>/dev/null)"
+kaslr=on
+grep -qw nokaslr /proc/cmdline 2>/dev/null && kaslr=off
+echo "MMBENCH-BENCH guest kaslr=$kaslr"
 
 # A load's files and log lines leave gzipped, in base64 between markers
 # (the host's bench.Unpacker): printed as they are, they took a third of

@@ -19,9 +19,11 @@ class Arch:
         self.guest_port = guest_port
         self.kvm = kvm
 
-    def command(self, kernel, initrd, cpus, memory, kvm, console):
+    def command(self, kernel, initrd, cpus, memory, kvm, console,
+                kernel_args=()):
         """The QEMU command line of a guest that writes the kernel console
-        to the file @console and its results on stdout."""
+        to the file @console and its results on stdout; @kernel_args: more
+        of the kernel's command line."""
         if kvm and not self.kvm:
             raise ValueError(f"KVM cannot run an {self.name} guest here")
         accel = ["-accel", "kvm", "-cpu", "host"] if kvm else \
@@ -30,8 +32,9 @@ class Arch:
                 ["-smp", str(cpus), "-m", str(memory),
                  "-nodefaults", "-display", "none", "-no-reboot",
                  "-kernel", str(kernel), "-initrd", str(initrd),
-                 "-append", f"console={self.console} panic=-1 oops=panic "
-                            "loglevel=5",
+                 "-append", " ".join([f"console={self.console}",
+                                     "panic=-1 oops=panic loglevel=5",
+                                     *kernel_args]),
                  "-serial", f"file:{console}"] + self.port)
 
 

@@ -33,7 +33,7 @@ COST_KEYS = ("arch", "accel", "qemu_cpu", "cpu_model", "debug",
              "emulated")
 # Keys that may change costs but may be what is being compared: said.
 WARN_KEYS = ("preempt", "init_on_alloc", "init_on_free", "clocksource",
-             "host_cpu")
+             "host_cpu", "kaslr")
 # The module parameters that decide what a load's median is the median
 # of, and their defaults: a median of 3 samples is not one of 9 (TCG's
 # skewed noise lifts the former), so archives that differ in one are

@@ -157,6 +157,12 @@ def check_options(a):
         raise Failure(f"--param: the module parameters come to {own} "
                       f"characters; the kselftest takes at most "
                       f"{KSELFTEST_PARAMS_MAX} besides its own")
+    for word in getattr(a, "kernel_arg", []):
+        # One word of QEMU's -append: no blank, quote or shell character.
+        if not re.fullmatch(r"[A-Za-z0-9_.,:=/+-]{1,200}", word):
+            raise Failure(f"--kernel-arg {word!r}: want one word of the "
+                          "kernel's command line, such as nokaslr or "
+                          "mitigations=off")
     names.check_selection(params, benches)
     names.check_parameter_values(params)
     names.check_list_values(params)
@@ -440,7 +446,9 @@ class Setup:
                 try:
                     guest.boot(self.kernel, image, cpus, memory, kvm,
                                console, show, self.args.timeout,
-                               arch=self.arch)
+                               arch=self.arch,
+                               kernel_args=getattr(self.args, "kernel_arg",
+                                                   ()))
                 except guest.GuestTimeout as e:
                     return e.seconds
             # A kernel that died before /init ran tested nothing: TCG
@@ -1254,6 +1262,17 @@ def cmd_export(args):
 
 
 def _add_measure_options(p):
+    p.add_argument("--kernel-arg", action="append",
+                   default=[], metavar="ARG",
+                   help="a word more on both kernels' command line, "
+                        "repeatable, e.g. mitigations=off (the guests' "
+                        "/proc/cmdline is in the archives' fingerprint)")
+    p.add_argument("--kaslr", action="store_true",
+                   help="boot with KASLR, as the kernels are shipped: "
+                        "without it (the default) the guests boot with "
+                        "nokaslr, the kernel's and the module's code at the "
+                        "same addresses every boot (README, \"Boots without "
+                        "KASLR\")")
     p.add_argument("--boots", type=int, default=measure.DEFAULT_BOOTS,
                    help="boots a kernel, alternating (default "
                         f"{measure.DEFAULT_BOOTS})")

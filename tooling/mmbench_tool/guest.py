@@ -222,14 +222,15 @@ def kvm_works(kernel, reprobe=False):
 
 
 def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout,
-         arch=X86_64):
+         arch=X86_64, kernel_args=()):
     """Boot the @arch guest; feed each line of its result port to @on_line.
 
     The kernel console goes to the file @console.  Returns QEMU's exit
     status; raises GuestTimeout when the guest runs past @timeout seconds,
     once every line it printed has gone to @on_line.
     """
-    cmd = arch.command(kernel, initrd, cpus, memory, kvm, console)
+    cmd = arch.command(kernel, initrd, cpus, memory, kvm, console,
+                       kernel_args)
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     expired = threading.Event()

@@ -63,6 +63,11 @@ class Side:
         a.debug_kernel = getattr(args, "debug_kernel", False) and not kernel
         # A side's guest loads the module (bench.sh), never the kselftest.
         a.loads_only = True
+        # The same code layout every boot, unless asked: a row's cost
+        # moves less from boot to boot (README, "Boots without KASLR").
+        a.kernel_arg = list(dict.fromkeys(
+            ([] if getattr(args, "kaslr", False) else ["nokaslr"]) +
+            list(getattr(args, "kernel_arg", []))))
         self.args = a
         self.setup = Setup(a)
 

@@ -27,6 +27,16 @@ class CommandLines(unittest.TestCase):
             arch.X86_64.command("K", "I", 2, 1024, True, "C")[:5],
             ["qemu-system-x86_64", "-accel", "kvm", "-cpu", "host"])
 
+    def test_more_of_the_kernel_command_line(self):
+        cmd = arch.X86_64.command("K", "I", 2, 1024, False, "C",
+                                  ["nokaslr"])
+        self.assertEqual(cmd[cmd.index("-append") + 1],
+                         "console=ttyS0 panic=-1 oops=panic loglevel=5 "
+                         "nokaslr")
+        cmd = arch.ARM64.command("K", "I", 2, 1024, False, "C", ["nokaslr"])
+        self.assertIn("console=ttyAMA0 panic=-1 oops=panic loglevel=5 "
+                      "nokaslr", cmd)
+
     def test_arm64_virt_tcg(self):
         cmd = arch.ARM64.command("K", "I", 2, 1024, False, "C")
         self.assertEqual(cmd[:7], ["qemu-system-aarch64", "-accel", "tcg",

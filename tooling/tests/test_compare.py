@@ -301,6 +301,15 @@ class Verdicts(unittest.TestCase):
         self.assertFalse(c.not_comparable)
         self.assertIn("preempt", [k for k, _, _ in c.warnings])
 
+    def test_kaslr_said_not_refused(self):
+        # Boots with and without KASLR (--kernel-arg nokaslr): the layout
+        # may move a row's cost from boot to boot, said but compared.
+        rng = random.Random(7)
+        c = compare.Comparison(synthetic(rng, fp=dict(FP, kaslr="on")),
+                               synthetic(rng, fp=dict(FP, kaslr="off")))
+        self.assertFalse(c.not_comparable)
+        self.assertIn("kaslr", [k for k, _, _ in c.warnings])
+
     def test_no_change_when_precise(self):
         rng = random.Random(9)
         kw = {"factor_sd": 0.02, "boot_sd": 0.0, "outliers": 0.0,
@@ -377,6 +386,7 @@ class Verdicts(unittest.TestCase):
 GUEST = """MMBENCH-BENCH guest boot_id=1234-abcd
 MMBENCH-BENCH guest clocksource=tsc
 MMBENCH-BENCH guest cpu_model=QEMU Virtual CPU version 2.5+
+MMBENCH-BENCH guest kaslr=off
 MMBENCH-BENCH load=1 run_ms=1300
 MMBENCH-BENCH load=1 sysfs=fingerprint/release=6.12.117+deb12-cloud-amd64
 MMBENCH-BENCH load=1 sysfs=fingerprint/debug=none
@@ -413,6 +423,7 @@ class Archive(unittest.TestCase):
         self.assertEqual(head["fingerprint"]["release"],
                          "6.12.117+deb12-cloud-amd64")
         self.assertEqual(head["fingerprint"]["clocksource"], "tsc")
+        self.assertEqual(head["fingerprint"]["kaslr"], "off")
         self.assertEqual(head["fingerprint"]["emulated"], "yes")
         rows = {r["row"]: r for r in recs if r["type"] == "row"}
         k = rows["kmalloc_64"]
@@ -808,6 +819,38 @@ class Sampling(unittest.TestCase):
             except support.Reached:
                 pass
         return measure.Side("A", args["a"]).args.param
+
+    def test_kernel_args_reach_both_sides(self):
+        from mmbench_tool import cli, measure
+        args = {}
+
+        def keep(a):
+            args["a"] = a
+            raise support.Reached
+        with unittest.mock.patch.object(measure, "cmd_measure",
+                                        side_effect=keep):
+            try:
+                cli.main(["measure", "--kernel-arg", "nokaslr",
+                          "--kernel-arg", "mitigations=off"])
+            except support.Reached:
+                pass
+        for name in "AB":
+            self.assertEqual(measure.Side(name, args["a"]).args.kernel_arg,
+                             ["nokaslr", "mitigations=off"])
+        # Without KASLR unless --kaslr.
+        with unittest.mock.patch.object(measure, "cmd_measure",
+                                        side_effect=keep):
+            for argv, want in (([], ["nokaslr"]), (["--kaslr"], [])):
+                try:
+                    cli.main(["measure"] + argv)
+                except support.Reached:
+                    pass
+                self.assertEqual(measure.Side("A", args["a"]).args.kernel_arg,
+                                 want)
+        for bad in ("a b", "x;reboot", '"q"', ""):
+            rc, out = support.options_only("measure", "--kernel-arg", bad)
+            self.assertEqual(rc, 2, bad)
+            self.assertIn("want one word of the kernel's command line", out)
 
     def test_measure_takes_fewer_samples_unless_told(self):
         from mmbench_tool import measure
