@@ -31,7 +31,9 @@ echo "MMBENCH-BENCH guest cpu_model=$(sed -n 's/^model name[[:space:]]*: *//p' /
 echo "MMBENCH-BENCH guest cpus=$(grep -c '^processor' /proc/cpuinfo 2>/dev/null)"
 echo "MMBENCH-BENCH guest cmdline=$(cat /proc/cmdline 2>/dev/null)"
 kaslr=on
-grep -qw nokaslr /proc/cmdline 2>/dev/null && kaslr=off
+case " $(cat /proc/cmdline 2>/dev/null) " in
+*" nokaslr "*) kaslr=off ;;
+esac
 echo "MMBENCH-BENCH guest kaslr=$kaslr"
 
 # A load's files and log lines leave gzipped, in base64 between markers

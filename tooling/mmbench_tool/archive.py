@@ -244,10 +244,11 @@ class Archive:
         return cls(runs, rows, loads, ", ".join(map(str, wheres)))
 
     def fingerprint(self):
-        """{key: set of values} over the runs."""
+        """{key: set of values} over the runs; kaslr "on" for runs that do
+        not say (guests booted with KASLR before the key was written)."""
         fp = {}
         for run in self.runs:
-            for k, v in run.get("fingerprint", {}).items():
+            for k, v in ({"kaslr": "on"} | run.get("fingerprint", {})).items():
                 fp.setdefault(k, set()).add(str(v))
         return fp
 

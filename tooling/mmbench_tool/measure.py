@@ -236,9 +236,37 @@ def exit_status(c):
     return 2 if c.only_a or c.only_b else 0
 
 
+# Words of the kernel's command line the guests' own settings hold:
+# --kernel-arg may not undo them.
+OWN_KERNEL_ARGS = ("console", "panic", "oops", "loglevel", "init", "rdinit")
+
+
+def check_kernel_args(args):
+    """Refuse --kernel-arg words that are not one parameter of the
+    kernel's (an unknown NAME=VALUE of capitals would reach /init as an
+    environment variable), that undo the guests' own, or that do not fit
+    the command line; and --kaslr with nokaslr."""
+    words = getattr(args, "kernel_arg", [])
+    for word in words:
+        name = word.split("=", 1)[0] if isinstance(word, str) else ""
+        if not isinstance(word, str) or not re.fullmatch(
+                r"[a-z0-9_.-]+(=[A-Za-z0-9_.,:/+-]*)?", word):
+            raise Failure(f"--kernel-arg {word!r}: want one parameter of "
+                          "the kernel's command line, NAME or NAME=VALUE "
+                          "(NAME in lower case), such as mitigations=off")
+        if name in OWN_KERNEL_ARGS:
+            raise Failure(f"--kernel-arg {word}: {name}= is the guests' "
+                          "own (the console and what a crash does)")
+    if sum(len(w) + 1 for w in words) > 1024:
+        raise Failure("--kernel-arg: over 1024 characters in all")
+    if getattr(args, "kaslr", False) and "nokaslr" in words:
+        raise Failure("--kaslr and --kernel-arg nokaslr: one or the other")
+
+
 def check_counts(args):
-    """Refuse --boots and --comparisons out of range before anything is
-    built (--loads: check_options)."""
+    """Refuse --boots, --comparisons and --kernel-arg out of range before
+    anything is built (--loads: check_options)."""
+    check_kernel_args(args)
     if not 1 <= args.boots <= 50:
         raise Failure("--boots must be from 1 to 50")
     if not 1 <= getattr(args, "comparisons", 1) <= 100:

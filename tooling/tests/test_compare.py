@@ -301,6 +301,13 @@ class Verdicts(unittest.TestCase):
         self.assertFalse(c.not_comparable)
         self.assertIn("preempt", [k for k, _, _ in c.warnings])
 
+    def test_an_archive_without_kaslr_booted_with_it(self):
+        # Archives from before the key: their guests had KASLR on.
+        rng = random.Random(8)
+        c = compare.Comparison(synthetic(rng),
+                               synthetic(rng, fp=dict(FP, kaslr="off")))
+        self.assertIn(("kaslr", ["on"], ["off"]), c.warnings)
+
     def test_kaslr_said_not_refused(self):
         # Boots with and without KASLR (--kernel-arg nokaslr): the layout
         # may move a row's cost from boot to boot, said but compared.
@@ -847,10 +854,28 @@ class Sampling(unittest.TestCase):
                     pass
                 self.assertEqual(measure.Side("A", args["a"]).args.kernel_arg,
                                  want)
-        for bad in ("a b", "x;reboot", '"q"', ""):
-            rc, out = support.options_only("measure", "--kernel-arg", bad)
-            self.assertEqual(rc, 2, bad)
-            self.assertIn("want one word of the kernel's command line", out)
+        for bad in ("a b", "x;reboot", '"q"', "", "MMBENCH_KMSG=/dev/null",
+                    "\u00e9", "nokaslr\n"):
+            for cmd in (["measure"], ["compare-check", "aa"]):
+                rc, out = support.options_only(*cmd, "--kernel-arg", bad)
+                self.assertEqual(rc, 2, bad)
+                self.assertIn("want one parameter of the kernel's command "
+                              "line", out)
+        for own in ("init=/bin/sh", "rdinit=/bin/sh", "console=tty0",
+                    "panic=0", "oops=continue", "loglevel=8"):
+            rc, out = support.options_only("measure", "--kernel-arg", own)
+            self.assertEqual(rc, 2, own)
+            self.assertIn("is the guests' own", out)
+        rc, out = support.options_only("measure", "--kernel-arg=--")
+        self.assertEqual(rc, 2)
+        rc, out = support.options_only("measure", *["--kernel-arg",
+                                                    "x=" + "y" * 200] * 6)
+        self.assertEqual(rc, 2)
+        self.assertIn("over 1024 characters in all", out)
+        rc, out = support.options_only("measure", "--kaslr", "--kernel-arg",
+                                       "nokaslr")
+        self.assertEqual(rc, 2)
+        self.assertIn("one or the other", out)
 
     def test_measure_takes_fewer_samples_unless_told(self):
         from mmbench_tool import measure
