@@ -812,7 +812,9 @@ class Sampling(unittest.TestCase):
         c = compare.Comparison(a, synthetic(rng))
         self.assertEqual([k for k, _, _ in c.not_comparable], ["sampling"])
 
-    def side_params(self, *argv):
+    @staticmethod
+    def measure_args(*argv):
+        """The options ./mmbench measure @argv would measure with."""
         from mmbench_tool import cli, measure
         args = {}
 
@@ -825,35 +827,23 @@ class Sampling(unittest.TestCase):
                 cli.main(["measure"] + list(argv))
             except support.Reached:
                 pass
-        return measure.Side("A", args["a"]).args.param
+        return args["a"]
+
+    def side_params(self, *argv):
+        from mmbench_tool import measure
+        return measure.Side("A", self.measure_args(*argv)).args.param
 
     def test_kernel_args_reach_both_sides(self):
-        from mmbench_tool import cli, measure
-        args = {}
-
-        def keep(a):
-            args["a"] = a
-            raise support.Reached
-        with unittest.mock.patch.object(measure, "cmd_measure",
-                                        side_effect=keep):
-            try:
-                cli.main(["measure", "--kernel-arg", "nokaslr",
-                          "--kernel-arg", "mitigations=off"])
-            except support.Reached:
-                pass
+        from mmbench_tool import measure
+        args = self.measure_args("--kernel-arg", "nokaslr",
+                                 "--kernel-arg", "mitigations=off")
         for name in "AB":
-            self.assertEqual(measure.Side(name, args["a"]).args.kernel_arg,
+            self.assertEqual(measure.Side(name, args).args.kernel_arg,
                              ["nokaslr", "mitigations=off"])
         # Without KASLR unless --kaslr.
-        with unittest.mock.patch.object(measure, "cmd_measure",
-                                        side_effect=keep):
-            for argv, want in (([], ["nokaslr"]), (["--kaslr"], [])):
-                try:
-                    cli.main(["measure"] + argv)
-                except support.Reached:
-                    pass
-                self.assertEqual(measure.Side("A", args["a"]).args.kernel_arg,
-                                 want)
+        for argv, want in (([], ["nokaslr"]), (["--kaslr"], [])):
+            self.assertEqual(measure.Side("A", self.measure_args(*argv))
+                             .args.kernel_arg, want)
         for bad in ("a b", "x;reboot", '"q"', "", "MMBENCH_KMSG=/dev/null",
                     "\u00e9", "nokaslr\n"):
             for cmd in (["measure"], ["compare-check", "aa"]):
