@@ -248,12 +248,13 @@ def check_kernel_args(args):
     the command line; and --kaslr with nokaslr."""
     words = getattr(args, "kernel_arg", [])
     for word in words:
-        name = word.split("=", 1)[0] if isinstance(word, str) else ""
+        # (argparse stores --kernel-arg=-- as a list.)
         if not isinstance(word, str) or not re.fullmatch(
                 r"[a-z0-9_.-]+(=[A-Za-z0-9_.,:/+-]*)?", word):
             raise Failure(f"--kernel-arg {word!r}: want one parameter of "
                           "the kernel's command line, NAME or NAME=VALUE "
                           "(NAME in lower case), such as mitigations=off")
+        name = word.split("=", 1)[0]
         if name in OWN_KERNEL_ARGS:
             raise Failure(f"--kernel-arg {word}: {name}= is the guests' "
                           "own (the console and what a crash does)")
