@@ -2,6 +2,13 @@
 this x86_64 host and emulated by QEMU's TCG."""
 
 
+# Under -icount TCG runs the vCPUs in turn on one host thread, and the
+# guest's clocks (TSC, HPET, ...) advance 2^shift ns an instruction:
+# shift=0, one nanosecond.  sleep=off: an idle guest's clock jumps to its
+# next timer instead of waiting for the host's.
+ICOUNT = "shift=0,sleep=off"
+
+
 class Arch:
     """What booting a guest of one architecture takes.
 
@@ -20,14 +27,20 @@ class Arch:
         self.kvm = kvm
 
     def command(self, kernel, initrd, cpus, memory, kvm, console,
-                kernel_args=()):
+                kernel_args=(), icount=False):
         """The QEMU command line of a guest that writes the kernel console
         to the file @console and its results on stdout; @kernel_args: more
-        of the kernel's command line."""
+        of the kernel's command line; @icount: under TCG, the guest's
+        clocks count its instructions (one a nanosecond) instead of
+        following the host's."""
         if kvm and not self.kvm:
             raise ValueError(f"KVM cannot run an {self.name} guest here")
+        if kvm and icount:
+            raise ValueError("icount is TCG's: not with KVM")
         accel = ["-accel", "kvm", "-cpu", "host"] if kvm else \
             ["-accel", "tcg"] + self.machine
+        if icount:
+            accel += ["-icount", ICOUNT]
         return ([self.qemu] + accel +
                 ["-smp", str(cpus), "-m", str(memory),
                  "-nodefaults", "-display", "none", "-no-reboot",

@@ -31,6 +31,10 @@ FILE = "archive.jsonl"
 # that differ in one are NOT COMPARABLE.
 COST_KEYS = ("arch", "accel", "qemu_cpu", "cpu_model", "debug",
              "emulated")
+# The accelerator of a TCG guest whose clocks count instructions
+# (--accel icount): its ns/op are instructions an op, not comparable with
+# a guest's whose clocks follow the host's.
+ICOUNT_ACCEL = "tcg-icount"
 # Keys that may change costs but may be what is being compared: said.
 WARN_KEYS = ("preempt", "init_on_alloc", "init_on_free", "clocksource",
              "host_cpu", "kaslr")
@@ -102,7 +106,8 @@ def records(lines, host_facts, params, boot=None):
     fp.update({k: v for k, v in guest_facts.items() if k != "boot_id"})
     fp.update(host_facts)
     if "emulated" not in fp or fp["emulated"] == "unknown":
-        fp["emulated"] = "yes" if host_facts.get("accel") == "tcg" else \
+        fp["emulated"] = "yes" if host_facts.get("accel") in \
+            ("tcg", ICOUNT_ACCEL) else \
             fp.get("emulated", "unknown")
     boot_id = guest_facts.get("boot_id") or boot or "unknown"
     head = {"type": "run", "schema": SCHEMA, "boot": boot_id,

@@ -68,10 +68,13 @@ def _add_guest_options(p):
                    metavar="NAME=VALUE",
                    help="extra test_mmbench parameter, repeatable, e.g. "
                         "--param iterations=10000 --param cpu=1")
-    p.add_argument("--accel", choices=("auto", "kvm", "tcg"),
+    p.add_argument("--accel", choices=("auto", "kvm", "tcg", "icount"),
                    default="auto",
                    help="QEMU accelerator; auto probes KVM with a time "
-                        "limit and falls back to TCG (default auto)")
+                        "limit and falls back to TCG; icount: TCG whose "
+                        "guest clocks count instructions, one a "
+                        "nanosecond, so that ns/op are instructions an op "
+                        "(x86_64; see the README) (default auto)")
     p.add_argument("--ceiling", action="append", default=[],
                    metavar="BENCHMARK=NS",
                    help="ns/op ceiling for one benchmark, repeatable "
@@ -123,6 +126,14 @@ def check_options(a):
     if a.accel == "kvm" and not arch.kvm:
         raise Failure(f"--accel kvm: an {arch.name} guest cannot run under "
                       "KVM on this x86_64 host; it runs under TCG")
+    if a.accel == "icount" and arch is not archmod.X86_64:
+        raise Failure(f"--accel icount: tried with x86_64 guests only, not "
+                      f"with --arch {arch.name}")
+    if a.accel == "icount" and getattr(a, "command", None) not in \
+            (None, "measure", "compare-check"):
+        raise Failure("--accel icount: for measure and compare-check, "
+                      "which compare two kernels' instructions; the "
+                      "suite's checks and ceilings are of time")
     for opt, p in (("--kernel", a.kernel), ("--headers", a.headers)):
         if p and not p.exists():
             raise Failure(f"{opt} {p}: does not exist")
@@ -343,7 +354,10 @@ class Setup:
             (self.arch.machine[i + 1] for i, w in
              enumerate(self.arch.machine) if w == "-cpu"),
             "QEMU's default")
-        return {"arch": self.arch.name, "accel": "kvm" if kvm else "tcg",
+        accel = "kvm" if kvm else "tcg"
+        if getattr(self.args, "accel", None) == "icount":
+            accel = archive.ICOUNT_ACCEL
+        return {"arch": self.arch.name, "accel": accel,
                 "qemu_cpu": cpu, "kernel_image": str(self.kernel),
                 "host_cpu": archive.host_cpu()}
 
@@ -434,15 +448,18 @@ class Setup:
     def _boot_twice(self, image, cpus, memory, kvm, console, show, lines):
         """Boot; once more if the kernel died before /init ran.  Returns
         the --timeout in seconds if the guest ran past it, else None."""
+        icount = self.args.accel == "icount"
         for attempt in (1, 2):
-            with Phase(f"guest ({'KVM' if kvm else 'TCG'}, {cpus} CPUs, "
+            with Phase(f"guest ({'KVM' if kvm else 'TCG'}"
+                       f"{', icount' if icount else ''}, {cpus} CPUs, "
                        f"{memory} MiB)"):
                 try:
                     guest.boot(self.kernel, image, cpus, memory, kvm,
                                console, show, self.args.timeout,
                                arch=self.arch,
                                kernel_args=getattr(self.args, "kernel_arg",
-                                                   ()))
+                                                   ()),
+                               icount=icount)
                 except guest.GuestTimeout as e:
                     return e.seconds
             # A kernel that died before /init ran tested nothing: TCG
@@ -1206,10 +1223,10 @@ def cmd_lava(args):
         raise Failure("./mmbench lava runs the job on Debian's stock 6.12 "
                       "cloud kernel for x86_64: not with --kernel, "
                       "--debug-kernel or --arch")
-    if args.accel == "kvm":
+    if args.accel in ("kvm", "icount"):
         raise Failure("./mmbench lava's device runs QEMU under TCG (its "
-                      "qemu command has no KVM options): not with --accel "
-                      "kvm")
+                      "qemu command has neither KVM's nor -icount's "
+                      f"options): not with --accel {args.accel}")
     setup.prepare()
     checks, results, found = lava_guest(setup)
     Phase.report()

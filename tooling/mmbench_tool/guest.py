@@ -222,7 +222,7 @@ def kvm_works(kernel, reprobe=False):
 
 
 def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout,
-         arch=X86_64, kernel_args=()):
+         arch=X86_64, kernel_args=(), icount=False):
     """Boot the @arch guest; feed each line of its result port to @on_line.
 
     The kernel console goes to the file @console.  Returns QEMU's exit
@@ -230,7 +230,7 @@ def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout,
     once every line it printed has gone to @on_line.
     """
     cmd = arch.command(kernel, initrd, cpus, memory, kvm, console,
-                       kernel_args)
+                       kernel_args, icount)
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     expired = threading.Event()

@@ -37,6 +37,16 @@ class CommandLines(unittest.TestCase):
         self.assertIn("console=ttyAMA0 panic=-1 oops=panic loglevel=5 "
                       "nokaslr", cmd)
 
+    def test_icount(self):
+        # TCG whose guest clocks count instructions, one a nanosecond.
+        cmd = arch.X86_64.command("K", "I", 2, 1024, False, "C", (), True)
+        self.assertEqual(cmd[:5], ["qemu-system-x86_64", "-accel", "tcg",
+                                   "-icount", "shift=0,sleep=off"])
+        self.assertNotIn("-icount", arch.X86_64.command("K", "I", 2, 1024,
+                                                        False, "C"))
+        with self.assertRaises(ValueError):
+            arch.X86_64.command("K", "I", 2, 1024, True, "C", (), True)
+
     def test_arm64_virt_tcg(self):
         cmd = arch.ARM64.command("K", "I", 2, 1024, False, "C")
         self.assertEqual(cmd[:7], ["qemu-system-aarch64", "-accel", "tcg",

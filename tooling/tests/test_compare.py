@@ -287,7 +287,8 @@ class Verdicts(unittest.TestCase):
 
     def test_debug_options_and_emulation_not_comparable(self):
         rng = random.Random(5)
-        for key, value in (("debug", "kasan lockdep"), ("accel", "kvm")):
+        for key, value in (("debug", "kasan lockdep"), ("accel", "kvm"),
+                           ("accel", archive.ICOUNT_ACCEL)):
             c = compare.Comparison(synthetic(rng),
                                    synthetic(rng, fp=dict(FP, **{key: value})))
             self.assertEqual([k for k, _, _ in c.not_comparable], [key])
@@ -832,6 +833,31 @@ class Sampling(unittest.TestCase):
     def side_params(self, *argv):
         from mmbench_tool import measure
         return measure.Side("A", self.measure_args(*argv)).args.param
+
+    def test_icount_said_in_the_fingerprint(self):
+        # --accel icount: x86_64 and TCG only; its archives say so.
+        from mmbench_tool import cli
+        for cmd in (["measure"], ["compare-check", "aa"]):
+            rc, out = support.options_only(*cmd, "--accel", "icount")
+            self.assertIsNone(rc, out)
+            rc, out = support.options_only(*cmd, "--accel", "icount",
+                                           "--arch", "arm64")
+            self.assertEqual(rc, 2, out)
+            self.assertIn("x86_64 guests only", out)
+        for cmd in ("run", "test", "bench", "verdicts"):
+            rc, out = support.options_only(cmd, "--accel", "icount")
+            self.assertEqual(rc, 2, out)
+            self.assertIn("for measure and compare-check", out)
+        rc, out = support.options_only("lava", "--accel", "icount")
+        self.assertEqual(rc, 2, out)
+        self.assertIn("not with --accel icount", out)
+        setup = cli.Setup(self.measure_args("--accel", "icount"))
+        setup.kernel = "K"
+        facts = setup.host_facts()
+        self.assertEqual(facts["accel"], "tcg-icount")
+        recs = archive.records([], facts, {})
+        self.assertEqual(recs[0]["fingerprint"]["emulated"], "yes")
+        self.assertEqual(recs[0]["fingerprint"]["accel"], "tcg-icount")
 
     def test_kernel_args_reach_both_sides(self):
         from mmbench_tool import measure
