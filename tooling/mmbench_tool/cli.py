@@ -74,7 +74,8 @@ def _add_guest_options(p):
                         "limit and falls back to TCG; icount: TCG whose "
                         "guest clocks count instructions, one a "
                         "nanosecond, so that ns/op are instructions an op "
-                        "(x86_64; see the README) (default auto)")
+                        "(measure and compare-check only, x86_64; see the "
+                        "README) (default auto)")
     p.add_argument("--ceiling", action="append", default=[],
                    metavar="BENCHMARK=NS",
                    help="ns/op ceiling for one benchmark, repeatable "
@@ -126,14 +127,14 @@ def check_options(a):
     if a.accel == "kvm" and not arch.kvm:
         raise Failure(f"--accel kvm: an {arch.name} guest cannot run under "
                       "KVM on this x86_64 host; it runs under TCG")
-    if a.accel == "icount" and arch is not archmod.X86_64:
-        raise Failure(f"--accel icount: tried with x86_64 guests only, not "
-                      f"with --arch {arch.name}")
     if a.accel == "icount" and getattr(a, "command", None) not in \
-            (None, "measure", "compare-check"):
+            ("measure", "compare-check"):
         raise Failure("--accel icount: for measure and compare-check, "
                       "which compare two kernels' instructions; the "
                       "suite's checks and ceilings are of time")
+    if a.accel == "icount" and arch is not archmod.X86_64:
+        raise Failure(f"--accel icount: tried with x86_64 guests only, not "
+                      f"with --arch {arch.name}")
     for opt, p in (("--kernel", a.kernel), ("--headers", a.headers)):
         if p and not p.exists():
             raise Failure(f"{opt} {p}: does not exist")
