@@ -1154,6 +1154,12 @@ def compare_guests(args):
     except (Failure, ValueError) as e:
         checks = [(False, "compare: a known regression in real guests",
                    str(e))]
+    try:
+        checks += measure.icount_checks(args,
+                                        guest.results_dir("-compare-icount"))
+    except (Failure, ValueError) as e:
+        checks += [(False, "compare --accel icount: three instructions "
+                    "found in real guests", str(e))]
     say(f"compare guests: {time.monotonic() - start:.0f} s in all")
     return checks
 

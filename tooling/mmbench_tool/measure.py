@@ -913,3 +913,50 @@ def test_checks(args, results):
          "compare: the archive's LAVA test cases are well formed",
          f"see ./mmbench fleet {files['A']}"),
     ]
+
+
+# ./mmbench test's comparison of instructions (--accel icount): one chain
+# step, three instructions, added to each op of CI_ROW is found.
+ICOUNT_BOOTS = 2
+ICOUNT_LOADS = 3
+
+
+def icount_checks(args, results):
+    """The checks ./mmbench test makes of --accel icount on real guests:
+    the stock kernel (A) against itself with slow_into adding one chain
+    step to each op of CI_ROW (B), in boots A, B, A, B; returns
+    [(ok, what, why)]."""
+    args = copy.copy(args)
+    args.param, args.env, args.ceiling = [], [], []
+    # A comparison of two kernels, as measure makes it.
+    args.accel, args.command = "icount", "measure"
+    sel = f"benchmarks={CI_BENCHMARKS}"
+    a = Side("A", args, params=[sel])
+    b = Side("B", args, params=[sel, f"slow_into={CI_ROW}:1"])
+    for s in (a, b):
+        s.args.debug_kernel = False
+        s.prepare()
+    results.mkdir(parents=True, exist_ok=True)
+    files = alternate([a, b], ICOUNT_BOOTS, ICOUNT_LOADS, results)
+    c = run_compare([files["A"]], [files["B"]], compare.DEFAULT_NORM,
+                    results, plot=False)
+    where = f"see {results}/compare.txt"
+    r = {r.row: r for r in c.rows}.get(CI_ROW)
+    others = [x for x in c.judged() if x.row not in (CI_ROW, CALIBRATION)]
+    flagged = [f"{x.row} {x.verdict} {x.change:+.1f} %" for x in others
+               if x.verdict in (compare.REGRESSION, compare.IMPROVEMENT)]
+    accel = {side: archive.Archive.read(f).fingerprint().get("accel")
+             for side, f in files.items()}
+    return [
+        (accel == {"A": {archive.ICOUNT_ACCEL}, "B": {archive.ICOUNT_ACCEL}},
+         "compare --accel icount: the archives say accel "
+         f"{archive.ICOUNT_ACCEL}", f"{accel}; see {results}"),
+        (r is not None and r.verdict == compare.REGRESSION and
+         r.change is not None and 1 < r.change < 10,
+         f"compare --accel icount: REGRESSION for {CI_ROW} with three "
+         "instructions more an op (slow_into, one step)",
+         f"{r.verdict} {r.change:+.1f} % [{r.lo:+.1f}, {r.hi:+.1f}]; {where}"
+         if r and r.change is not None else f"no figures; {where}"),
+        (not flagged, "compare --accel icount: no other row flagged",
+         "; ".join(flagged) + f"; {where}"),
+    ]
