@@ -1,5 +1,7 @@
 """./mmbench run judges what the guest printed (a fake QEMU prints it)."""
+import tempfile
 import unittest
+from pathlib import Path
 
 import support
 
@@ -51,3 +53,53 @@ class Selection(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Fragmented(unittest.TestCase):
+    """The checks of the suite run in a fragmented guest (fragment.sh)."""
+
+    def checks(self, high):
+        import types
+
+        from mmbench_tool import cli
+        lines = ["MMBENCH-FRAGMENT hugepages=57 free_kb=13104 "
+                 "top_free_order=8",
+                 "# selftests: mm/mmbench: mmbench_test", "# TAP version 13",
+                 "# 1..1"]
+        for name in ("alloc_pages", "alloc_pages_batch"):
+            for o in range(4):
+                lines.append(f"# # {name}_order{o}.status=pass")
+            for o in (9, 10):
+                status, reason = high[f"{name}_order{o}"]
+                lines += [f"# # {name}_order{o}.status={status}",
+                          f"# # {name}_order{o}.reason={reason}"]
+        lines += ["# ok 1 mmbench.alloc_pages.run",
+                  "ok 1 selftests: mm/mmbench: mmbench_test",
+                  "MMBENCH-FRAGMENT-SUITE-END rc=0",
+                  "MMBENCH-FRAGMENT-RELEASED top_free_order=10"]
+        with tempfile.TemporaryDirectory() as d:
+            got = cli.fragmented(types.SimpleNamespace(fragment=lines),
+                                 Path(d))
+        return {what.split(" (")[0]: (ok, what) for ok, what, _ in got}
+
+    def test_a_block_made_meanwhile_is_no_fault(self):
+        failed = ("unsupported", "5 allocation calls failed, 0 objects "
+                  "allocated: short of memory")
+        rows = {f"{n}_order{o}": failed for n in ("alloc_pages",
+                                                  "alloc_pages_batch")
+                for o in (9, 10)}
+        key = "fragmented: orders 9 and 10 report unsupported: " \
+              "allocations failed"
+        self.assertTrue(self.checks(rows)[key][0])
+        # The kernel found an order-9 block (compaction): it passes.
+        made = dict(rows, alloc_pages_order9=("pass", ""))
+        ok, what = self.checks(made)[key]
+        self.assertTrue(ok)
+        self.assertIn("made a block for alloc_pages_order9", what)
+        # A fail, or an unsupported row for another reason, is wrong.
+        for bad in (("fail", "counter off by 1"), ("unsupported", "other")):
+            self.assertFalse(self.checks(
+                dict(rows, alloc_pages_order10=bad))[key][0])
+        # Blocks made for every one of them: the state was not fragmented.
+        self.assertFalse(self.checks(
+            {r: ("pass", "") for r in rows})[key][0])
