@@ -822,14 +822,15 @@ CI_BOOTS = 2
 CI_LOADS = 8
 
 
-def test_checks(args, results):
-    """The checks ./mmbench test makes of compare on real guests: the
-    stock kernel (A) against itself with slow_into making CI_ROW CI_PCT %
-    slower (B), in boots A, B, A, B; returns [(ok, what, why)]."""
-    deps.ensure(COMPARE_PACKAGES)
-    # Its own selection, none of the options' parameters or ceilings.
+def _ci_sides(args, results, **options):
+    """./mmbench test's two sides, prepared: the stock kernel (A) and
+    the stock kernel with slow_into adding one chain step to each op of
+    CI_ROW (B), CI_BENCHMARKS only; none of the options' parameters or
+    ceilings; @options: more options of both."""
     args = copy.copy(args)
     args.param, args.env, args.ceiling = [], [], []
+    for name, value in options.items():
+        setattr(args, name, value)
     sel = f"benchmarks={CI_BENCHMARKS}"
     a = Side("A", args, params=[sel])
     b = Side("B", args, params=[sel, f"slow_into={CI_ROW}:1"])
@@ -838,6 +839,15 @@ def test_checks(args, results):
         s.args.debug_kernel = False
         s.prepare()
     results.mkdir(parents=True, exist_ok=True)
+    return a, b
+
+
+def test_checks(args, results):
+    """The checks ./mmbench test makes of compare on real guests: the
+    stock kernel (A) against itself with slow_into making CI_ROW CI_PCT %
+    slower (B), in boots A, B, A, B; returns [(ok, what, why)]."""
+    deps.ensure(COMPARE_PACKAGES)
+    a, b = _ci_sides(args, results)
     files = alternate([a], 1, CI_LOADS, results)
     step, rows = calibrate(archive.Archive.read(files["A"]), (CI_ROW,))
     steps = max(1, round(CI_PCT / 100 * rows[CI_ROW] / step))
@@ -926,17 +936,8 @@ def icount_checks(args, results):
     the stock kernel (A) against itself with slow_into adding one chain
     step to each op of CI_ROW (B), in boots A, B, A, B; returns
     [(ok, what, why)]."""
-    args = copy.copy(args)
-    args.param, args.env, args.ceiling = [], [], []
     # A comparison of two kernels, as measure makes it.
-    args.accel, args.command = "icount", "measure"
-    sel = f"benchmarks={CI_BENCHMARKS}"
-    a = Side("A", args, params=[sel])
-    b = Side("B", args, params=[sel, f"slow_into={CI_ROW}:1"])
-    for s in (a, b):
-        s.args.debug_kernel = False
-        s.prepare()
-    results.mkdir(parents=True, exist_ok=True)
+    a, b = _ci_sides(args, results, accel="icount", command="measure")
     files = alternate([a, b], ICOUNT_BOOTS, ICOUNT_LOADS, results)
     c = run_compare([files["A"]], [files["B"]], compare.DEFAULT_NORM,
                     results, plot=False)
