@@ -721,7 +721,8 @@ class DiedGuest(unittest.TestCase):
                     self.assertTrue((Path(d) / died / "console.log")
                                     .exists(), died)
             with tempfile.TemporaryDirectory() as d:
-                with self.assertRaisesRegex(Failure, "did not finish"):
+                with self.assertRaisesRegex(Failure, "did not finish "
+                                            r"\(.*double fault"):
                     self.boot(d, [self.out(False)] * 4, retry, "icount",
                               fault)
         # Another death stops measure at once in this mode too.
@@ -729,6 +730,27 @@ class DiedGuest(unittest.TestCase):
             with self.assertRaisesRegex(Failure, "did not finish"):
                 self.boot(d, [self.out(False), self.out(True)], False,
                           "icount")
+
+    def test_icount_check_not_judged_for_the_emulator(self):
+        from mmbench_tool import measure
+        from mmbench_tool.common import Failure
+        args = Sampling.measure_args()
+        for why, judged in (("Oops: double fault: 0000", False),
+                            ("Oops: general protection fault", True)):
+            with tempfile.TemporaryDirectory() as d, \
+                    unittest.mock.patch.object(
+                        measure, "_ci_sides", return_value=(None, None)), \
+                    unittest.mock.patch.object(
+                        measure, "alternate", side_effect=Failure(
+                            f"kernel A, boot 1: the guest did not finish "
+                            f"([ 3.0] {why}); see x")):
+                if judged:
+                    with self.assertRaises(Failure):
+                        measure.icount_checks(args, Path(d))
+                    continue
+                (ok, what, _), = measure.icount_checks(args, Path(d))
+                self.assertTrue(ok)
+                self.assertIn("not judged", what)
 
     def test_icount_reaches_qemu(self):
         from mmbench_tool import cli, guest
