@@ -1314,6 +1314,23 @@ def _add_measure_options(p):
                         "kernels\")")
 
 
+
+def unused_options(a, unused=()):
+    """Refuse options of @a that boot guests (and those of @unused, dest
+    names of _add_measure_options()) given with other than their
+    defaults, for a command that boots none and would ignore them."""
+    p = argparse.ArgumentParser(add_help=False)
+    _add_guest_options(p)
+    _add_arch_option(p)
+    _add_measure_options(p)
+    kept = ("boots", "loads", "norm")
+    for dest, default in vars(p.parse_args([])).items():
+        if (dest not in kept or dest in unused) and \
+                getattr(a, dest, default) != default:
+            raise Failure(f"--{dest.replace('_', '-')}: this boots no "
+                          "guest and would ignore it (the archives say "
+                          "how theirs were measured)")
+
 def _add_compare_commands(sub):
     p = sub.add_parser(
         "measure", help="measure two kernels in alternating boots and "
@@ -1371,18 +1388,21 @@ def _add_compare_commands(sub):
     p = sub.add_parser(
         "compare-check", help="how far compare's verdicts hold (a "
         "benchmark, not a test)",
-        description="aa: the stock kernel against itself, --comparisons "
-        "times, counting REGRESSION and IMPROVEMENT verdicts (goal: at "
+        description="aa: the stock kernel (or --kernel's) against itself, "
+        "--comparisons times, counting REGRESSION and IMPROVEMENT verdicts (goal: at "
         "most 1 in all), and each row's minimum detectable effect; known: "
         "slow_into making inc_dec_zone_page_state, kmalloc_64 and "
         "alloc_pages_order0 2, 5 and 10 % slower (calibrated against "
         "alu_chain in a first boot), each level compared with the stock "
-        "kernel --comparisons times: the detection rate of each; split: "
+        "kernel (or --kernel's) --comparisons times: the detection rate "
+        "of each; split: "
         "no guest, the boots of one kernel's archives (--reuse FOLDER) "
         "drawn --boots a side into --comparisons A/A comparisons (no boot "
         "on both sides), per normalisation the comparisons that flag a "
         "row, the median minimum detectable "
-        "effect and how often +5 and +10 % added to three rows is found.",
+        "effect and how often +5 and +10 % added to three rows is found. "
+        "split and --reuse boot nothing: they refuse the options that "
+        "say how to boot a guest.",
         epilog="exit status (aa: the goal of at most 1 false verdict; the MDE and +2 % figures are printed, not judged): 0 goal met, 1 missed, 2 a step failed or NOT COMPARABLE")
     p.add_argument("what", choices=("aa", "known", "split"))
     _add_guest_options(p)

@@ -392,9 +392,14 @@ def slow_into(step, rows, pct):
 
 
 def cmd_compare_check(args):
+    from .cli import check_options, unused_options
     check_counts(args)
-    if args.what != "split" and not getattr(args, "reuse", None):
-        from .cli import check_options
+    if args.what == "split":
+        unused_options(args, ("loads", "norm"))
+    elif getattr(args, "reuse", None):
+        unused_options(args, ("boots",) if args.what == "aa" else
+                       ("boots", "loads"))
+    else:
         check_options(args)
     deps.ensure(COMPARE_PACKAGES)
     if args.what == "split":
@@ -445,11 +450,19 @@ def _comparison(d, sides, args):
     return d
 
 
+def _kernel_of(args):
+    """The kernel of compare-check's sides: --kernel's, or the stock
+    one (as Side's options)."""
+    return {"kernel": args.kernel, "headers": args.headers,
+            "release": args.release}
+
+
 def check_aa(args, results):
-    """The stock kernel against itself, @args.comparisons times."""
+    """The stock kernel (or --kernel) against itself, @args.comparisons
+    times."""
     sides = None
     if not args.reuse:
-        sides = [Side("A", args), Side("B", args)]
+        sides = [Side(n, args, **_kernel_of(args)) for n in "AB"]
         for s in sides:
             s.prepare()
     total = {}
@@ -605,7 +618,7 @@ def check_known(args, results):
     # benchmarks of the rows slowed and alu_chain only.
     base = []
     if not args.reuse:
-        cal = Side("A", args, params=[
+        cal = Side("A", args, **_kernel_of(args), params=[
             "benchmarks=" + ",".join(sorted(set(KNOWN_ROWS.values()))) +
             f",{CALIBRATION}"])
         cal.prepare()
@@ -628,8 +641,9 @@ def check_known(args, results):
         say(f"+{pct} %: slow_into={value} ({got})")
     sides = None
     if not args.reuse:
-        sides = [Side("A", args, params=base)] + [
-            Side(f"B{pct}", args, params=base + [f"slow_into={value}"])
+        sides = [Side("A", args, **_kernel_of(args), params=base)] + [
+            Side(f"B{pct}", args, **_kernel_of(args),
+                 params=base + [f"slow_into={value}"])
             for pct, value in levels.items()]
         for s in sides:
             s.prepare()

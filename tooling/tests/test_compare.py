@@ -654,6 +654,57 @@ class CheckReuse(unittest.TestCase):
                           text)
 
 
+class CheckOptions(unittest.TestCase):
+    """compare-check boots what it is told, and refuses what it would
+    ignore."""
+
+    def test_aa_and_known_boot_the_kernel_given(self):
+        import argparse
+
+        from mmbench_tool import measure
+        args = argparse.Namespace(reuse=None, kernel=Path("K"),
+                                  headers=Path("H"), release="R",
+                                  comparisons=1, boots=1, loads=2)
+        with tempfile.TemporaryDirectory() as d:
+            for check in (measure.check_aa, measure.check_known):
+                with unittest.mock.patch.object(measure, "Side") as side, \
+                        unittest.mock.patch.object(
+                            measure, "alternate",
+                            side_effect=support.Reached):
+                    with self.assertRaises(support.Reached):
+                        check(args, Path(d))
+                self.assertTrue(side.call_args_list)
+                for call in side.call_args_list:
+                    self.assertEqual((call.kwargs["kernel"],
+                                      call.kwargs["headers"],
+                                      call.kwargs["release"]),
+                                     (Path("K"), Path("H"), "R"), check)
+
+    def test_what_booting_nothing_ignores_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            for what, opts in (
+                    (["split"], [["--accel", "icount"], ["--kaslr"],
+                                 ["--kernel-arg", "mitigations=off"],
+                                 ["--param", "samples=9"], ["--cpus", "1"],
+                                 ["--loads", "4"], ["--norm", "none"],
+                                 ["--arch", "arm64"], ["--debug-kernel"]]),
+                    (["aa"], [["--accel", "tcg"], ["--boots", "3"],
+                              ["--env", "MMBENCH_REPEAT=2"]]),
+                    (["known"], [["--loads", "4"], ["--timeout", "60"]])):
+                for opt in opts:
+                    rc, out = support.options_only(
+                        "compare-check", *what, "--reuse", d, *opt)
+                    self.assertEqual(rc, 2, (what, opt, out))
+                    self.assertIn(f"{opt[0]}: this boots no guest", out)
+            for what, opt in ((["split"], ["--boots", "3"]),
+                              (["aa"], ["--loads", "4"]),
+                              (["aa"], ["--norm", "none"]),
+                              (["aa"], ["--boots", "8"])):
+                rc, out = support.options_only(
+                    "compare-check", *what, "--reuse", d, *opt)
+                self.assertIsNone(rc, (what, opt, out))
+
+
 class DiedGuest(unittest.TestCase):
     """compare-check boots a guest that died once more, saying why;
     measure (a developer's comparison) stops there."""
@@ -1048,8 +1099,13 @@ class ReuseRefusals(unittest.TestCase):
 
     def args(self, d, what="aa", comparisons=2):
         import argparse
+
+        from mmbench_tool import measure
+        # --boots (and with known --loads) as their defaults: --reuse
+        # refuses what it would ignore.
         return argparse.Namespace(reuse=str(d), comparisons=comparisons,
-                                  boots=3, loads=8, what=what,
+                                  boots=measure.DEFAULT_BOOTS,
+                                  loads=measure.DEFAULT_LOADS, what=what,
                                   norm=compare.DEFAULT_NORM)
 
     def test_missing_comparisons_or_folders(self):
