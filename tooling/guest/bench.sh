@@ -35,6 +35,12 @@ case " $(cat /proc/cmdline 2>/dev/null) " in
 *" nokaslr "*) kaslr=off ;;
 esac
 echo "MMBENCH-BENCH guest kaslr=$kaslr"
+# Words of the command line the kernel did not know (a misspelt
+# --kernel-arg): it hands them to init and says so once, in the log.
+unknown=$(dmesg | sed -n 's/^.*Unknown kernel command line parameters "\(.*\)", will be passed to user space.*$/\1/p' | head -n 1)
+if [ -n "$unknown" ]; then
+	echo "MMBENCH-BENCH guest unknown_params=$unknown"
+fi
 
 # A load's files and log lines leave gzipped, in base64 between markers
 # (the host's bench.Unpacker): printed as they are, they took a third of

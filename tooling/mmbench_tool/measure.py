@@ -10,7 +10,7 @@ import statistics
 import time
 from pathlib import Path
 
-from . import archive, compare, deps, fleet, guest, plots
+from . import archive, bench, compare, deps, fleet, guest, plots
 from .common import Failure, Phase, say
 
 COMPARE_PACKAGES = {
@@ -108,6 +108,27 @@ def died_why(d):
     return "no oops or panic in console.log"
 
 
+def unknown_kernel_args(side, lines, d):
+    """Say which --kernel-arg words the kernel of @side's guest (its
+    MMBENCH-BENCH @lines) did not know.  It passes them to init, so a
+    misspelt one changes nothing; but some that work are read by arch
+    code alone and said too (nospectre_v2, noxsave; nokaslr, which
+    measure adds and whose effect the fingerprint's kaslr shows, is left
+    out): said, not refused.  Returns the words said."""
+    said = bench.parse_prefixed(lines, "guest ").get("unknown_params")
+    if not said:
+        return []
+    bad = [w for w in side.args.kernel_arg
+           if w in said.split() and w != "nokaslr"]
+    if bad:
+        say(f"warning: kernel {side.name} did not know --kernel-arg "
+            f"{' '.join(bad)} (\"Unknown kernel command line parameters\" "
+            "in its log): if misspelt, it changed nothing; a few that work "
+            "are read by arch code alone and said too (nospectre_v2). "
+            f"See {d}")
+    return bad
+
+
 def alternate(sides, boots, loads, results, first=1, retry=False):
     """Boot each side in turn, @boots rounds (A, B, A, B, ...), loading
     the module @loads times a boot; each boot's archive goes to
@@ -166,6 +187,8 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
                 say(f"kernel {s.name}, boot {i}: the guest did not finish "
                     f"({died_why(died)}; see {died}): booting it again")
             lines = out.lines if isinstance(out.lines, list) else []
+            if i == first:
+                unknown_kernel_args(s, lines, d)
             bad = [line for line in lines
                    if line.startswith("MMBENCH-GZ-ERROR")]
             if bad:

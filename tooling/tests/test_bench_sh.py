@@ -63,6 +63,38 @@ class Params(unittest.TestCase):
         self.assertIn("MMBENCH-BENCH load=1 insmod failed: cpus: 'x' is "
                       "not a CPU list such as 0-3,6\n", out)
 
+    def test_unknown_kernel_parameters_said(self):
+        # The kernel's notice of words it passed to init (dmesg over a
+        # file that stands for the kernel log); nothing when there is none.
+        for log, want in (
+                ('[ 0.1] Unknown kernel command line parameters "nokaslr '
+                 'mitigation=off", will be passed to user space.\n',
+                 "MMBENCH-BENCH guest unknown_params=nokaslr "
+                 "mitigation=off\n"),
+                ("[ 0.1] Linux version 6.12\n", None)):
+            with tempfile.TemporaryDirectory() as tmp:
+                bin_dir = Path(tmp) / "bin"
+                bin_dir.mkdir()
+                kmsg = Path(tmp) / "kmsg"
+                kmsg.write_text(log)
+                for name, body in (("insmod", "exit 1"),
+                                   ("dmesg", 'cat "$MMBENCH_KMSG"'),
+                                   ("uname", "echo 6.12-fake")):
+                    (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+                    (bin_dir / name).chmod(0o755)
+                env = dict(os.environ,
+                           PATH=f"{bin_dir}:{os.environ['PATH']}",
+                           MMBENCH_LOADS="1", MMBENCH_PARAMS="",
+                           MMBENCH_SUITE="0", MMBENCH_KMSG=str(kmsg))
+                out = subprocess.run(["dash", str(BENCH_SH)], env=env,
+                                     text=True, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, timeout=60,
+                                     check=False).stdout
+                if want:
+                    self.assertIn(want, out)
+                else:
+                    self.assertNotIn("unknown_params", out)
+
     def test_params_as_they_are(self):
         for params in ("", "samples=3 benchmarks=all",
                        "benchmarks=kmalloc,inc_dec_zone_page_state",

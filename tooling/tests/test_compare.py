@@ -756,6 +756,34 @@ class DiedGuest(unittest.TestCase):
             with self.assertRaisesRegex(Failure, "did not finish"):
                 self.boot(d, [self.out(False), self.out(True)], False)
 
+    def test_a_kernel_arg_the_kernel_did_not_know(self):
+        # A misspelt --kernel-arg changes nothing: said after the first
+        # boot, naming it; not nokaslr (x86 reads it before parse_args(),
+        # so the kernel calls it unknown) nor the guests' own words.
+        from mmbench_tool import measure
+        said = ["MMBENCH-BENCH guest unknown_params=nokaslr "
+                "mitigation=off MMBENCH_LOADS=2"]
+        for kernel_arg, want in ((["nokaslr", "mitigation=off"],
+                                  ["mitigation=off"]),
+                                 (["nokaslr"], [])):
+            with tempfile.TemporaryDirectory() as d:
+                out = self.out(True)
+                out.lines = said
+                side = self.side([out])
+                side.args.kernel_arg = kernel_arg
+                text = io.StringIO()
+                with unittest.mock.patch("mmbench_tool.cli.save_archive",
+                                         return_value=[]), \
+                        contextlib.redirect_stdout(text):
+                    measure.alternate([side], 1, 2, Path(d))
+                if want:
+                    self.assertIn("warning: kernel A did not know "
+                                  "--kernel-arg mitigation=off", text.getvalue())
+                else:
+                    self.assertNotIn("did not know", text.getvalue())
+                self.assertEqual(measure.unknown_kernel_args(side, said, d),
+                                 want)
+
     def test_icount_boots_a_double_fault_four_times(self):
         # QEMU 7.2's icount mode double-faults a guest now and then: up to
         # four boots, in measure too, for that death alone.
