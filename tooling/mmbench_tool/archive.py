@@ -180,7 +180,35 @@ def _files(where):
 
 def _number_or_none(v):
     return v is None or (isinstance(v, (int, float)) and
-                         not isinstance(v, bool) and v == v)
+                         not isinstance(v, bool) and math.isfinite(v))
+
+
+# A row's name as the module makes it (a sysfs directory; a "+" in the
+# rows of modules before 2026-12-01, <bench>+ndelay_<D>): nothing that a
+# shell line of the fleets' formats would read as more than a word.
+ROW_NAME = re.compile(r"[a-z_][a-z0-9_+]*")
+# Figures of a row record that are a number or null.
+ROW_FIGURES = ("median", "net", "mad", "noise", "net_cycles")
+
+
+def _bad_row(rec):
+    """Why row record @rec cannot be one, or None."""
+    name = rec.get("row")
+    if not isinstance(name, str) or not ROW_NAME.fullmatch(name):
+        return f"a row record whose row is not a row's name: {name!r:.60}"
+    for key in ROW_FIGURES:
+        if not _number_or_none(rec.get(key)):
+            return f"row {name}: {key} is not a finite number"
+    median = rec.get("median")
+    if rec.get("status") == "pass" and (median is None or median <= 0):
+        return f"row {name}: passed with a median of {median}, not a " \
+               "positive number"
+    samples = rec.get("sample_ns", [])
+    if not isinstance(samples, (list, type(None))) or \
+            not all(_number_or_none(v) and v is not None
+                    for v in samples or []):
+        return f"row {name}: sample_ns is not a list of finite numbers"
+    return None
 
 
 def _bad_record(rec):
@@ -192,16 +220,19 @@ def _bad_record(rec):
             return "a run record whose fingerprint or params is not an object"
         if "boot" not in rec:
             return "a run record without its boot"
+        if rec.get("schema", SCHEMA) != SCHEMA:
+            return f"schema {rec.get('schema')!r:.20}: this mmbench reads " \
+                   f"schema {SCHEMA}"
     if kind in ("row", "load"):
         if not isinstance(rec.get("load"), int) or \
-                isinstance(rec.get("load"), bool) or "boot" not in rec:
+                isinstance(rec.get("load"), bool) or "boot" not in rec or \
+                rec.get("load") < 1:
             return f"a {kind} record without its boot, or whose load is " \
-                   "not a number"
+                   "not a number from 1"
     if kind == "row":
-        if not isinstance(rec.get("row"), str) or \
-                not _number_or_none(rec.get("median")):
-            return "a row record without its row, or with a median not a " \
-                   "number"
+        why = _bad_row(rec)
+        if why:
+            return why
     if kind in ("run", "row", "load") and \
             not isinstance(rec.get("boot"), (str, int)):
         return f"a {kind} record whose boot is not a string"

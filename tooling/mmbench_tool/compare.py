@@ -279,6 +279,14 @@ def icc(units):
     return statistics.median(found.values()), found
 
 
+def boots_of(units):
+    """How many boots of @units have two loads or more."""
+    loads = {}
+    for boot, _load in units:
+        loads[boot] = loads.get(boot, 0) + 1
+    return sum(1 for n in loads.values() if n >= 2)
+
+
 def design_effect(units, rho):
     """1 + (mean loads per boot - 1) * rho."""
     boots = {}
@@ -463,7 +471,12 @@ class Comparison:
         self.units_a, self.units_b = na, nb
         (self.icc_a, rows_icc_a), (self.icc_b, rows_icc_b) = icc(na), icc(nb)
         pooled = [x for x in (self.icc_a, self.icc_b) if x is not None]
-        rho = _mean(pooled) if pooled else 0.0
+        # Neither kernel has two boots of two loads: the spread between
+        # boots is not measured, and the loads of a boot count as one.
+        self.icc_known = bool(pooled) or \
+            max(boots_of(na), boots_of(nb)) >= 2
+        rho = _mean(pooled) if pooled else \
+            (0.0 if self.icc_known else 1.0)
         self.icc = rho
         self.deff_a = design_effect(na, rho)
         self.deff_b = design_effect(nb, rho)
@@ -556,8 +569,12 @@ class Comparison:
                       else "")
                    + (f", {len(self.excluded)} changed rows left out"
                       if self.excluded else "") +
-                   f"; intra-boot correlation {self.icc:.2f}, design "
-                   f"effect A {self.deff_a:.2f}, B {self.deff_b:.2f}")
+                   f"; intra-boot correlation {self.icc:.2f}"
+                   + ("" if self.icc_known else
+                      " (unknown: fewer than 2 boots of 2 loads a kernel; "
+                      "a boot's loads count as one)") +
+                   f", design effect A {self.deff_a:.2f}, B "
+                   f"{self.deff_b:.2f}")
         if any(self.dropped_loads.values()):
             out.append(f"loads a busy host slowed (their rows disagree), "
                        f"left out: "

@@ -299,8 +299,10 @@ def check_counts(args):
     """Refuse --boots, --comparisons and --kernel-arg out of range before
     anything is built (--loads: check_options)."""
     check_kernel_args(args)
-    if not 1 <= args.boots <= 50:
-        raise Failure("--boots must be from 1 to 50")
+    if not 2 <= args.boots <= 50:
+        raise Failure("--boots must be from 2 to 50: a comparison's unit "
+                      "is the boot, and the spread between boots needs two "
+                      "a kernel")
     if not 1 <= getattr(args, "comparisons", 1) <= 100:
         raise Failure("--comparisons must be from 1 to 100")
     if args.loads is not None and not 2 <= args.loads <= 50:
@@ -369,7 +371,10 @@ def cmd_fleet(args):
     try:
         arch = archive.Archive.read(args.archive)
     except (ValueError, OSError) as e:
-        raise Failure(str(e)) from e
+        raise Failure(f"{args.archive}: {e}" if str(args.archive)
+                      not in str(e) else str(e)) from e
+    if not arch.rows:
+        raise Failure(f"{args.archive}: no row record: no figures to give")
     if archive.ICOUNT_ACCEL in arch.fingerprint().get("accel", ()):
         raise Failure(f"{args.archive}: measured with --accel icount, its "
                       "ns/op are instructions an op; the fleet formats "
@@ -435,7 +440,8 @@ def cmd_compare_check(args):
         if args.what == "aa":
             return check_aa(args, results)
         return check_known(args, results)
-    except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError, OSError,
+            ArithmeticError) as e:
         raise Failure(f"compare-check {args.what}: {e}") from e
 
 
@@ -497,6 +503,9 @@ def check_aa(args, results):
         d = _comparison(results / f"aa{n:02d}", sides, args)
         a = archive.Archive.read(d / "A.jsonl")
         b = archive.Archive.read(d / "B.jsonl")
+        if args.reuse:
+            one_setup(archive.Archive(a.runs + b.runs, [], []), d,
+                      said=True)
         measured = max((r.get("load", 0) for r in a.rows), default=0)
         if args.reuse:
             # As if each boot had had only --loads loads.
@@ -764,6 +773,32 @@ def draw_splits(boots, per_side, comparisons):
     return out
 
 
+def one_setup(arch, where, said=False):
+    """Refuse @arch (the archives at @where) if its boots differ in what
+    makes an A/A comparison one: the kernel, a key that changes costs
+    (archive.COST_KEYS: --accel icount's among them), or the module's
+    parameters (slow_into, benchmarks=, samples=, ...).  @said: but for
+    what compare says NOT COMPARABLE (the cost keys, the sampling)."""
+    fp = arch.fingerprint()
+    keys = ("release", "kernel_image") + ((() if said else
+                                           archive.COST_KEYS))
+    for key in keys:
+        if len(fp.get(key, ())) > 1:
+            raise Failure(f"{where}: boots of more than one {key} ("
+                          + ", ".join(sorted(map(str, fp[key])))
+                          + "): not one kernel against itself")
+    sampling = tuple(f"{name}=" for name, _ in archive.SAMPLING) \
+        if said else ()
+    params = {" ".join(sorted(p for p in (r.get("params") or {})
+                              .get("module") or []
+                              if not p.startswith(sampling)))
+              for r in arch.runs}
+    if len(params) > 1:
+        raise Failure(f"{where}: boots loaded with other module parameters "
+                      "(" + "; ".join(sorted(p or "none" for p in params))
+                      + "): not one kernel against itself")
+
+
 def check_split(args):
     """A/A on measured data without booting: the boots of one kernel's
     archives (--reuse: a folder of ./mmbench measure of the stock kernel
@@ -782,9 +817,11 @@ def check_split(args):
     files = sorted(d.glob("*.jsonl"))
     if not files:
         raise Failure(f"{d}: no *.jsonl archive in it")
-    pool = archive.Archive.read(*files)
-    if len(pool.fingerprint().get("release", ())) > 1:
-        raise Failure(f"{d}: archives of more than one kernel")
+    try:
+        pool = archive.Archive.read(*files)
+    except (ValueError, OSError) as e:
+        raise Failure(f"compare-check split: {e}") from e
+    one_setup(pool, d)
     boots = sorted({r["boot"] for r in pool.rows})
     splits = draw_splits(boots, args.boots, args.comparisons)
     say(f"{len(boots)} boots, {len(pool.rows)} row records: "

@@ -489,9 +489,33 @@ class Archive(unittest.TestCase):
             '{"type": "row", "boot": "b", "load": null, "row": "r", '
             '"median": 1.5}': "load is not a number",
             '{"type": "row", "boot": "b", "load": 1, "row": "r", '
-            '"median": true}': "median not a number",
+            '"median": true}': "median is not a finite number",
             '{"type": "row", "boot": "b", "load": 1, "row": "r", '
-            '"median": NaN}': "median not a number",
+            '"median": NaN}': "median is not a finite number",
+            # What a new user's trial slipped past compare and fleet.
+            '{"type": "row", "boot": "b", "load": 1, "row": "r", '
+            '"median": 1e999}': "median is not a finite number",
+            '{"type": "row", "boot": "b", "load": 1, "row": "r", '
+            '"median": Infinity}': "median is not a finite number",
+            '{"type": "row", "boot": "b", "load": 1, "row": "r", '
+            '"median": 0, "status": "pass"}': "passed with a median of 0",
+            '{"type": "row", "boot": "b", "load": 1, "row": "r", '
+            '"median": -5, "status": "pass"}': "passed with a median of -5",
+            '{"type": "row", "boot": "b", "load": 1, "row": "r", '
+            '"median": null, "status": "pass"}': "passed with a median of "
+                                                 "None",
+            '{"type": "row", "boot": "b", "load": 1, "row": "r", '
+            '"median": 1, "net": "x"}': "net is not a finite number",
+            '{"type": "row", "boot": "b", "load": 1, "row": "a b;rm -rf x", '
+            '"median": 1.5}': "row is not a row's name",
+            '{"type": "row", "boot": "b", "load": 1, "row": "r", '
+            '"median": 1.5, "sample_ns": {"a": 1}}': "sample_ns is not a list",
+            '{"type": "row", "boot": "b", "load": 1, "row": "r", '
+            '"median": 1.5, "sample_ns": [1, null]}': "sample_ns is not a list",
+            '{"type": "row", "boot": "b", "load": 0, "row": "r", '
+            '"median": 1.5}': "not a number from 1",
+            '{"type": "run", "boot": "c", "schema": 2}': "reads schema 1",
+            '{"type": "run", "boot": "c", "schema": "one"}': "reads schema 1",
             '{"type": "row", "boot": ["b"], "load": 1, "row": "r", '
             '"median": 1.5}': "boot is not a string",
             '{"type": "run", "boot": "c", "fingerprint": "x"}':
@@ -703,6 +727,108 @@ class CheckOptions(unittest.TestCase):
                 rc, out = support.options_only(
                     "compare-check", *what, "--reuse", d, *opt)
                 self.assertIsNone(rc, (what, opt, out))
+
+
+class NotAnAA(unittest.TestCase):
+    """What a new user's trial found compare-check and fleet took: bad
+    archives (a traceback, exit 1), and folders that are no A/A."""
+
+    def write(self, d, name, arch):
+        archive.write(Path(d) / name, arch.runs + arch.rows)
+
+    def test_split_refuses_bad_or_mixed_archives(self):
+        from mmbench_tool import measure
+        from mmbench_tool.common import Failure
+        rng = random.Random(71)
+        args = unittest.mock.Mock(reuse=None, boots=2, comparisons=2)
+        for bad in ("[]\n", "garbage\n", b"\xff\xfe\n"):
+            with tempfile.TemporaryDirectory() as d:
+                args.reuse = d
+                p = Path(d) / "x.jsonl"
+                if isinstance(bad, bytes):
+                    p.write_bytes(bad)
+                else:
+                    p.write_text(bad)
+                with self.assertRaisesRegex(Failure, "compare-check split"):
+                    measure.check_split(args)
+        slowed = synthetic(rng)
+        for r in slowed.runs:
+            r["params"] = {"module": ["slow_into=kmalloc_64:30"]}
+        icount = synthetic(rng, fp=dict(FP, accel=archive.ICOUNT_ACCEL))
+        for other, says in ((slowed, "other module parameters"),
+                            (icount, "more than one accel")):
+            with tempfile.TemporaryDirectory() as d:
+                args.reuse = d
+                self.write(d, "A.jsonl", synthetic(rng))
+                self.write(d, "B.jsonl", other)
+                with self.assertRaisesRegex(Failure, says):
+                    measure.check_split(args)
+
+    def test_aa_reuse_refuses_a_slowed_side(self):
+        from mmbench_tool import measure
+        from mmbench_tool.common import Failure
+        rng = random.Random(72)
+        with tempfile.TemporaryDirectory() as d:
+            c = Path(d) / "aa01"
+            c.mkdir()
+            b = synthetic(rng)
+            for r in b.runs:
+                r["params"] = {"module": ["samples=3",
+                                          "slow_into=kmalloc_64:30"]}
+            self.write(c, "A.jsonl", synthetic(rng))
+            self.write(c, "B.jsonl", b)
+            args = ReuseRefusals().args(d, "aa", 1)
+            with unittest.mock.patch.object(measure.deps, "ensure"), \
+                    self.assertRaisesRegex(Failure, "slow_into=kmalloc_64"):
+                measure.cmd_compare_check(args)
+
+    def test_known_reuse_with_a_bad_calibration(self):
+        from mmbench_tool import measure
+        from mmbench_tool.common import Failure
+        with tempfile.TemporaryDirectory() as d:
+            (Path(d) / "calibration.json").write_text(
+                '{"step_ns": 0, "rows": {"kmalloc_64": 180}}\n')
+            args = ReuseRefusals().args(d, "known", 1)
+            with unittest.mock.patch.object(measure, "_check_reuse"), \
+                    unittest.mock.patch.object(measure.deps, "ensure"), \
+                    self.assertRaisesRegex(Failure, "compare-check known"):
+                measure.cmd_compare_check(args)
+
+    def test_fleet_refuses_an_archive_without_rows(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = Path(d) / "a.jsonl"
+            p.write_text('{"type": "run", "boot": "b"}\n')
+            rc, out = support.options_only("fleet", str(p))
+            self.assertEqual(rc, 2, out)
+            self.assertIn("no row record", out)
+
+
+class OneBoot(unittest.TestCase):
+    """A comparison's unit is the boot: with one boot a kernel the spread
+    between boots is unknown, and the loads of a boot count as one (a
+    new user's measure --boots 1 counted them as independent)."""
+
+    def test_one_boot_a_kernel(self):
+        rng = random.Random(81)
+        a = synthetic(rng, boots=1, loads=8)
+        b = synthetic(rng, boots=1, loads=8, shift={"row03": 5})
+        c = compare.Comparison(a, b)
+        self.assertEqual(c.icc, 1.0)
+        # Every load kept of the one boot counts as one.
+        self.assertEqual((c.deff_a, c.deff_b),
+                         (len(c.units_a), len(c.units_b)))
+        self.assertIn("intra-boot correlation 1.00 (unknown: fewer than 2 "
+                      "boots of 2 loads a kernel", "\n".join(c.report()))
+        # Two boots a kernel: measured as before.
+        c = compare.Comparison(synthetic(rng, boots=2), synthetic(rng,
+                                                                 boots=2))
+        self.assertNotIn("unknown", "\n".join(c.report()))
+
+    def test_measure_refuses_one_boot(self):
+        for cmd in (["measure"], ["compare-check", "aa"]):
+            rc, out = support.options_only(*cmd, "--boots", "1")
+            self.assertEqual(rc, 2, out)
+            self.assertIn("--boots must be from 2 to 50", out)
 
 
 class DiedGuest(unittest.TestCase):
