@@ -1343,7 +1343,8 @@ def _add_compare_commands(sub):
         "compare does. Both sides are sampled alike: samples, sample_us, "
         "iterations and budget_ms go in --param, not --a-param or "
         "--b-param. Without "
-        "--a-kernel or --b-kernel a side is Debian's stock 6.12 kernel; "
+        "--a-kernel (with --a-headers) or --b-kernel a side is --kernel's, "
+        "or Debian's stock 6.12 kernel; "
         "--a-param and --b-param are module parameters of one side only "
         "(e.g. --b-param slow_into=kmalloc_64:40, a known regression).",
         epilog="exit status: 0 no regression, 1 a REGRESSION, 2 bad "

@@ -221,11 +221,47 @@ def guest_time(folders):
 
 
 def _side_args(args, which):
+    """Side()'s options of side @which ("a" or "b"): its own kernel
+    (--a-kernel with --a-headers and --a-release, never mixed with
+    --kernel's), else --kernel's (both sides'), else the stock one."""
     g = lambda k: getattr(args, f"{which}_{k}", None)  # noqa: E731
-    return {"kernel": g("kernel") or args.kernel,
-            "headers": g("headers") or args.headers,
-            "release": g("release") or args.release,
-            "params": g("param") or []}
+    own = any(g(k) for k in ("kernel", "headers", "release"))
+    src = (lambda k: g(k)) if own else (lambda k: getattr(args, k))
+    return {"kernel": src("kernel"), "headers": src("headers"),
+            "release": src("release"), "params": g("param") or []}
+
+
+def check_sides(args):
+    """Refuse --a-/--b- kernel options that do not go together, naming
+    them (check_options() would name --kernel), before anything is
+    installed."""
+    for w in ("a", "b"):
+        g = lambda k: getattr(args, f"{w}_{k}", None)  # noqa: E731
+        if bool(g("kernel")) != bool(g("headers")):
+            raise Failure(f"--{w}-kernel and --{w}-headers go together")
+        if g("release") and not g("headers"):
+            raise Failure(f"--{w}-release goes with --{w}-kernel and "
+                          f"--{w}-headers")
+        for opt in ("kernel", "headers"):
+            if g(opt) and not Path(g(opt)).exists():
+                raise Failure(f"--{w}-{opt} {g(opt)}: does not exist")
+        if g("kernel") and getattr(args, "debug_kernel", False):
+            raise Failure(f"--debug-kernel boots the debug kernel on both "
+                          f"sides: not with --{w}-kernel")
+
+
+def same_selection(sides):
+    """Refuse, before anything boots, sides that would run other
+    benchmarks: compare calls a row measured in one kernel only an
+    error."""
+    from .cli import module_params
+    got = {s.name: dict(p.split("=", 1) for p in module_params(s.args))
+           .get("benchmarks", "all") for s in sides}
+    if len(set(got.values())) > 1:
+        raise Failure("the kernels would run other benchmarks (" +
+                      "; ".join(f"{k}: {v}" for k, v in got.items()) +
+                      "), and compare calls a row measured in one kernel "
+                      "only an error: give benchmarks= to both (--param)")
 
 
 def run_compare(a_files, b_files, norm, outdir, plot=True, quiet=False):
@@ -311,6 +347,7 @@ def check_counts(args):
 
 def cmd_measure(args):
     check_counts(args)
+    check_sides(args)
     sides = [Side("A", args, **_side_args(args, "a")),
              Side("B", args, **_side_args(args, "b"))]
     # Both sides' options before either is built.
@@ -319,6 +356,7 @@ def cmd_measure(args):
         check_options(s.args)
         module_params(s.args)
     same_sampling(sides)
+    same_selection(sides)
     with Phase("packages (compare)"):
         deps.ensure(COMPARE_PACKAGES)
     for s in sides:
@@ -420,7 +458,7 @@ def slow_into(step, rows, pct):
 
 
 def cmd_compare_check(args):
-    from .cli import check_options, unused_options
+    from .cli import check_options, module_params, unused_options
     check_counts(args)
     if args.what == "split":
         unused_options(args, ("loads", "norm"))
@@ -429,6 +467,10 @@ def cmd_compare_check(args):
                        ("boots", "loads"))
     else:
         check_options(args)
+        if args.what == "known" and any(
+                p.startswith("slow_into=") for p in module_params(args)):
+            raise Failure("--param slow_into: compare-check known slows "
+                          "its rows itself, by the calibrated amounts")
     deps.ensure(COMPARE_PACKAGES)
     if args.what == "split":
         return check_split(args)

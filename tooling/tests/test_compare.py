@@ -831,6 +831,53 @@ class OneBoot(unittest.TestCase):
             self.assertIn("--boots must be from 2 to 50", out)
 
 
+class SideOptions(unittest.TestCase):
+    """measure's options of one side: named as given, never mixed with
+    --kernel's, and refused before anything boots when the two sides
+    would not compare (a new user's trial)."""
+
+    def test_refused_naming_the_option(self):
+        with tempfile.TemporaryDirectory() as d:
+            k = Path(d) / "vmlinuz"
+            k.write_text("")
+            for argv, says in (
+                    (["--a-kernel", str(k)], "--a-kernel and --a-headers "
+                                             "go together"),
+                    (["--b-headers", d], "--b-kernel and --b-headers go "
+                                         "together"),
+                    (["--a-release", "6.1"], "--a-release goes with"),
+                    (["--a-kernel", "/nonexistent/k", "--a-headers", d],
+                     "--a-kernel /nonexistent/k: does not exist"),
+                    (["--debug-kernel", "--a-kernel", str(k),
+                      "--a-headers", d], "not with --a-kernel"),
+                    (["--a-param", "benchmarks=kmalloc", "--b-param",
+                      "benchmarks=kmalloc,inc_dec_zone_page_state"],
+                     "would run other benchmarks")):
+                rc, out = support.options_only("measure", *argv)
+                self.assertEqual(rc, 2, (argv, out))
+                self.assertIn(says, out, argv)
+        rc, out = support.options_only("compare-check", "known", "--param",
+                                       "slow_into=kmalloc_64:5")
+        self.assertEqual(rc, 2, out)
+        self.assertIn("slows its rows itself", out)
+
+    def test_a_side_kernel_not_mixed_with_kernel(self):
+        import argparse
+
+        from mmbench_tool import measure
+        args = argparse.Namespace(kernel="K", headers="H", release="R",
+                                  a_kernel="K2", a_headers="H2",
+                                  a_release=None, a_param=[],
+                                  b_kernel=None, b_headers=None,
+                                  b_release=None, b_param=[])
+        self.assertEqual(measure._side_args(args, "a"),
+                         {"kernel": "K2", "headers": "H2", "release": None,
+                          "params": []})
+        self.assertEqual(measure._side_args(args, "b"),
+                         {"kernel": "K", "headers": "H", "release": "R",
+                          "params": []})
+
+
 class DiedGuest(unittest.TestCase):
     """compare-check boots a guest that died once more, saying why;
     measure (a developer's comparison) stops there."""
