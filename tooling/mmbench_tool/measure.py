@@ -284,6 +284,10 @@ def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
     (outdir / "compare.txt").write_text("\n".join(text) + "\n")
     (outdir / "compare.json").write_text(
         json.dumps(c.as_json(), indent=1, default=str) + "\n")
+    if not plot:
+        # An earlier compare's plots are not this table's.
+        (outdir / "forest.png").unlink(missing_ok=True)
+        shutil.rmtree(outdir / "samples", ignore_errors=True)
     if plot:
         made = plots.forest(c, outdir / "forest.png")
         made += plots.samples(c, a, b, outdir / "samples")
@@ -317,7 +321,7 @@ def check_kernel_args(args):
     for word in words:
         # (argparse stores --kernel-arg=-- as a list.)
         if not isinstance(word, str) or not re.fullmatch(
-                r"[a-z0-9_.-]+(=[A-Za-z0-9_.,:/+-]*)?", word):
+                r"[a-z0-9_][a-z0-9_.-]*(=[A-Za-z0-9_.,:/+-]*)?", word):
             raise Failure(f"--kernel-arg {word!r}: want one parameter of "
                           "the kernel's command line, NAME or NAME=VALUE "
                           "(NAME in lower case), such as mitigations=off")
@@ -549,6 +553,10 @@ def check_aa(args, results):
             one_setup(archive.Archive(a.runs + b.runs, [], []), d,
                       said=True)
         measured = max((r.get("load", 0) for r in a.rows), default=0)
+        if args.reuse and args.loads > measured:
+            raise Failure(f"--loads {args.loads}: {d} has {measured} "
+                          "loads a boot; --reuse takes each boot's first "
+                          "--loads, as if no more had been measured")
         if args.reuse:
             # As if each boot had had only --loads loads.
             a, b = a.where(loads=args.loads), b.where(loads=args.loads)

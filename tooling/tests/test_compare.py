@@ -676,6 +676,12 @@ class CheckReuse(unittest.TestCase):
             text = (Path(d) / "check.txt").read_text()
             self.assertIn("(3 boots x 5 loads of the 8 measured a kernel",
                           text)
+            # More than measured: said, not taken for what is there.
+            args.loads = 9
+            with unittest.mock.patch.object(measure, "Side"), \
+                    self.assertRaisesRegex(Exception, "--loads 9: .* has 8 "
+                                           "loads a boot"):
+                measure.check_aa(args, Path(d))
 
 
 class CheckOptions(unittest.TestCase):
@@ -876,6 +882,25 @@ class SideOptions(unittest.TestCase):
         self.assertEqual(measure._side_args(args, "b"),
                          {"kernel": "K", "headers": "H", "release": "R",
                           "params": []})
+
+
+class StalePlots(unittest.TestCase):
+    def test_no_plots_removes_an_earlier_compares(self):
+        # A new user's --no-plots left the forest.png of an earlier
+        # compare beside the new compare.txt.
+        from mmbench_tool import measure
+        rng = random.Random(91)
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d)
+            (out / "forest.png").write_text("old")
+            (out / "samples").mkdir()
+            (out / "samples" / "r.png").write_text("old")
+            measure.compare_archives(synthetic(rng), synthetic(rng),
+                                     compare.DEFAULT_NORM, out, plot=False,
+                                     quiet=True)
+            self.assertTrue((out / "compare.txt").exists())
+            self.assertFalse((out / "forest.png").exists())
+            self.assertFalse((out / "samples").exists())
 
 
 class DiedGuest(unittest.TestCase):
@@ -1226,6 +1251,10 @@ class Sampling(unittest.TestCase):
             self.assertIn("is the guests' own", out)
         rc, out = support.options_only("measure", "--kernel-arg=--")
         self.assertEqual(rc, 2)
+        for dash in ("--kernel-arg=--foo", "--kernel-arg=-x", "--kernel-arg=.a"):
+            rc, out = support.options_only("measure", dash)
+            self.assertEqual(rc, 2, dash)
+            self.assertIn("want one parameter", out)
         rc, out = support.options_only("measure", *["--kernel-arg",
                                                     "x=" + "y" * 200] * 6)
         self.assertEqual(rc, 2)
