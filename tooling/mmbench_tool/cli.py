@@ -1420,9 +1420,13 @@ def _add_compare_commands(sub):
         "fleet", help="an archive's figures for LAVA, KCIDB or LKP",
         description="Print an archive's rows in a fleet's format (README, "
         "\"Metric names\"): lava (lava-test-case commands with "
-        "measurement and units), kcidb (JSON) or lkp (key: value).")
+        "measurement and units), kcidb (JSON) or lkp (key: value).",
+        epilog="exit status: 0 printed, 2 not an archive, an archive "
+        "without rows, or one of --accel icount (its ns/op are "
+        "instructions)")
     p.add_argument("archive", type=Path)
-    p.add_argument("--format", choices=fleet.FORMATS, default="lava")
+    p.add_argument("--format", choices=fleet.FORMATS, default="lava",
+                   help="default lava")
     p.set_defaults(func=measure.cmd_fleet)
 
 
