@@ -471,13 +471,13 @@ class Comparison:
         self.units_a, self.units_b = na, nb
         (self.icc_a, rows_icc_a), (self.icc_b, rows_icc_b) = icc(na), icc(nb)
         pooled = [x for x in (self.icc_a, self.icc_b) if x is not None]
-        # Neither kernel has two boots of two loads: the spread between
-        # boots is not measured, and the loads of a boot count as one.
-        self.icc_known = bool(pooled) or \
-            max(boots_of(na), boots_of(nb)) >= 2
-        rho = _mean(pooled) if pooled else \
-            (0.0 if self.icc_known else 1.0)
+        rho = _mean(pooled) if pooled else 0.0
         self.icc = rho
+        # A kernel with fewer than two boots of two loads: the spread
+        # between its boots is not measured, and no design effect makes
+        # up for it (a boot's offset is no noise of its loads).
+        self.one_boot = [side for side, units in (("A", na), ("B", nb))
+                         if boots_of(units) < 2]
         self.deff_a = design_effect(na, rho)
         self.deff_b = design_effect(nb, rho)
         rows_a = set(r for u in na.values() for r in u)
@@ -510,6 +510,8 @@ class Comparison:
         for r, rej, q in zip(tested, rejected, adjusted):
             r.significant, r.q = rej, q
             decide(r, m)
+            if self.one_boot and r.verdict != INCONCLUSIVE:
+                r.verdict, r.more_loads = INCONCLUSIVE, None
             if self.not_comparable:
                 r.verdict = NOT_COMPARABLE
 
@@ -569,12 +571,14 @@ class Comparison:
                       else "")
                    + (f", {len(self.excluded)} changed rows left out"
                       if self.excluded else "") +
-                   f"; intra-boot correlation {self.icc:.2f}"
-                   + ("" if self.icc_known else
-                      " (unknown: fewer than 2 boots of 2 loads a kernel; "
-                      "a boot's loads count as one)") +
-                   f", design effect A {self.deff_a:.2f}, B "
-                   f"{self.deff_b:.2f}")
+                   f"; intra-boot correlation {self.icc:.2f}, design "
+                   f"effect A {self.deff_a:.2f}, B {self.deff_b:.2f}")
+        if self.one_boot:
+            out.append(f"{' and '.join(self.one_boot)}: fewer than 2 boots "
+                       "of 2 loads, so the spread between boots is "
+                       "unknown: every row INCONCLUSIVE; measure 2 boots "
+                       "or more a kernel (more loads of one boot do not "
+                       "help)")
         if any(self.dropped_loads.values()):
             out.append(f"loads a busy host slowed (their rows disagree), "
                        f"left out: "
@@ -593,7 +597,9 @@ class Comparison:
                            f"{'':>5}  {r.verdict} ({r.why})")
                 continue
             verdict = r.verdict
-            if r.verdict == INCONCLUSIVE and r.more_loads is not None:
+            if self.one_boot and r.verdict == INCONCLUSIVE:
+                verdict += " (one boot: measure more boots)"
+            elif r.verdict == INCONCLUSIVE and r.more_loads is not None:
                 verdict += (f" (more than {MORE_LOADS_CAP} more loads a "
                             "kernel would decide)"
                             if r.more_loads >= MORE_LOADS_CAP else

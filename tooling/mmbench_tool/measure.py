@@ -257,7 +257,7 @@ def same_selection(sides):
     from .cli import module_params
     got = {s.name: dict(p.split("=", 1) for p in module_params(s.args))
            .get("benchmarks", "all") for s in sides}
-    if len(set(got.values())) > 1:
+    if len({frozenset(v.split(",")) for v in got.values()}) > 1:
         raise Failure("the kernels would run other benchmarks (" +
                       "; ".join(f"{k}: {v}" for k, v in got.items()) +
                       "), and compare calls a row measured in one kernel "
@@ -284,10 +284,11 @@ def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
     (outdir / "compare.txt").write_text("\n".join(text) + "\n")
     (outdir / "compare.json").write_text(
         json.dumps(c.as_json(), indent=1, default=str) + "\n")
-    if not plot:
-        # An earlier compare's plots are not this table's.
-        (outdir / "forest.png").unlink(missing_ok=True)
-        shutil.rmtree(outdir / "samples", ignore_errors=True)
+    # An earlier compare's plots are not this table's: its forest and
+    # its rows' sample plots go (nothing else of the folder).
+    (outdir / "forest.png").unlink(missing_ok=True)
+    for old in (outdir / "samples").glob("*.png"):
+        old.unlink()
     if plot:
         made = plots.forest(c, outdir / "forest.png")
         made += plots.samples(c, a, b, outdir / "samples")
@@ -505,6 +506,16 @@ def _check_reuse(results, args):
     missing = [f"{prefix}{n:02d}/{f}" for n in range(1, args.comparisons + 1)
                for f in files
                if not (results / f"{prefix}{n:02d}" / f).is_file()]
+    if not missing and args.what == "aa":
+        # Each comparison one kernel against itself, all before any
+        # folder's files are rewritten.
+        for n in range(1, args.comparisons + 1):
+            d = results / f"{prefix}{n:02d}"
+            try:
+                pair = archive.Archive.read(d / "A.jsonl", d / "B.jsonl")
+            except (ValueError, OSError) as e:
+                raise Failure(f"compare-check aa: {e}") from e
+            one_setup(pair, d, said=True)
     if missing:
         have = len([d for d in results.glob(f"{prefix}[0-9][0-9]")
                     if d.is_dir()]) if results.is_dir() else 0
@@ -549,14 +560,7 @@ def check_aa(args, results):
         d = _comparison(results / f"aa{n:02d}", sides, args)
         a = archive.Archive.read(d / "A.jsonl")
         b = archive.Archive.read(d / "B.jsonl")
-        if args.reuse:
-            one_setup(archive.Archive(a.runs + b.runs, [], []), d,
-                      said=True)
         measured = max((r.get("load", 0) for r in a.rows), default=0)
-        if args.reuse and args.loads > measured:
-            raise Failure(f"--loads {args.loads}: {d} has {measured} "
-                          "loads a boot; --reuse takes each boot's first "
-                          "--loads, as if no more had been measured")
         if args.reuse:
             # As if each boot had had only --loads loads.
             a, b = a.where(loads=args.loads), b.where(loads=args.loads)
@@ -584,7 +588,9 @@ def check_aa(args, results):
     cut = f" of the {measured} measured" if loads < measured else ""
     mdes = _mde_table(results, args.comparisons, "aa",
                       timed=f"{measured} loads a boot" if cut else None)
-    summary = [f"A/A: {args.comparisons} comparisons of the stock kernel "
+    who = args.kernel if getattr(args, "kernel", None) else \
+        "one kernel" if args.reuse else "the stock kernel"
+    summary = [f"A/A: {args.comparisons} comparisons of {who} "
                f"with itself ({boots} boots x {loads} loads{cut} a "
                f"kernel, normalised by {args.norm}): {false} REGRESSION or "
                f"IMPROVEMENT verdicts in all (goal: at most 1); " +
@@ -755,8 +761,12 @@ def check_known(args, results):
             line = f"known {n:2d}, +{pct:2d} %: " + "; ".join(got)
             lines.append(line)
             print(line, flush=True)
+    # The shape measured (with --reuse, the archives', not the options').
+    a = archive.Archive.read(results / "known01" / "A.jsonl")
     summary = [f"known regressions ({args.comparisons} comparisons a "
-               f"level, {args.boots} boots x {args.loads} loads a kernel):"]
+               f"level, {len(a.runs)} boots x "
+               f"{max((r.get('load', 0) for r in a.rows), default=0)} "
+               "loads a kernel):"]
     for row in KNOWN_ROWS:
         summary.append(f"  {row:<24} " + ", ".join(
             f"+{pct} %: {detected[(row, pct)]}/{args.comparisons}"
@@ -823,12 +833,26 @@ def draw_splits(boots, per_side, comparisons):
     return out
 
 
+def _module_params(run, said):
+    """A run record's module parameters as one string: the sampling
+    ones as archive.sampling() has them (unless @said: compare calls
+    those NOT COMPARABLE itself), "unknown" for a record without."""
+    params = run.get("params")
+    module = params.get("module") if isinstance(params, dict) else None
+    if not isinstance(module, list):
+        return "unknown"
+    names = tuple(f"{name}=" for name, _ in archive.SAMPLING)
+    rest = sorted(str(p) for p in module if not str(p).startswith(names))
+    return " ".join(([] if said else [archive.sampling(module)]) + rest)
+
+
 def one_setup(arch, where, said=False):
     """Refuse @arch (the archives at @where) if its boots differ in what
     makes an A/A comparison one: the kernel, a key that changes costs
     (archive.COST_KEYS: --accel icount's among them), or the module's
-    parameters (slow_into, benchmarks=, samples=, ...).  @said: but for
-    what compare says NOT COMPARABLE (the cost keys, the sampling)."""
+    parameters (slow_into, benchmarks=, samples=, ...), or if rows come
+    from a boot without its run record.  @said: but for what compare
+    says NOT COMPARABLE (the cost keys, the sampling)."""
     fp = arch.fingerprint()
     keys = ("release", "kernel_image") + ((() if said else
                                            archive.COST_KEYS))
@@ -837,16 +861,20 @@ def one_setup(arch, where, said=False):
             raise Failure(f"{where}: boots of more than one {key} ("
                           + ", ".join(sorted(map(str, fp[key])))
                           + "): not one kernel against itself")
-    sampling = tuple(f"{name}=" for name, _ in archive.SAMPLING) \
-        if said else ()
-    params = {" ".join(sorted(p for p in (r.get("params") or {})
-                              .get("module") or []
-                              if not p.startswith(sampling)))
-              for r in arch.runs}
+    params = {_module_params(r, said) for r in arch.runs}
+    if said:
+        # What compare cannot know it says NOT COMPARABLE itself.
+        params.discard("unknown")
     if len(params) > 1:
         raise Failure(f"{where}: boots loaded with other module parameters "
                       "(" + "; ".join(sorted(p or "none" for p in params))
                       + "): not one kernel against itself")
+    booted = {r.get("boot") for r in arch.runs}
+    lost = sorted({str(r.get("boot")) for r in arch.rows
+                   if r.get("boot") not in booted})
+    if lost and not said:
+        raise Failure(f"{where}: rows of boot {lost[0]} without its run "
+                      "record: how it was measured is unknown")
 
 
 def check_split(args):

@@ -331,7 +331,7 @@ class Verdicts(unittest.TestCase):
 
     def test_inconclusive_says_how_many_loads(self):
         rng = random.Random(10)
-        kw = {"boots": 1, "loads": 4, "outliers": 0.0}
+        kw = {"boots": 2, "loads": 3, "outliers": 0.0}
         c = compare.Comparison(synthetic(rng, **kw),
                                synthetic(rng, shift={"row20": 4}, **kw))
         r = {r.row: r for r in c.rows}["row20"]
@@ -676,12 +676,7 @@ class CheckReuse(unittest.TestCase):
             text = (Path(d) / "check.txt").read_text()
             self.assertIn("(3 boots x 5 loads of the 8 measured a kernel",
                           text)
-            # More than measured: said, not taken for what is there.
-            args.loads = 9
-            with unittest.mock.patch.object(measure, "Side"), \
-                    self.assertRaisesRegex(Exception, "--loads 9: .* has 8 "
-                                           "loads a boot"):
-                measure.check_aa(args, Path(d))
+
 
 
 class CheckOptions(unittest.TestCase):
@@ -695,15 +690,27 @@ class CheckOptions(unittest.TestCase):
         args = argparse.Namespace(reuse=None, kernel=Path("K"),
                                   headers=Path("H"), release="R",
                                   comparisons=1, boots=1, loads=2)
+        rows = {r: 100.0 for r in measure.KNOWN_ROWS}
         with tempfile.TemporaryDirectory() as d:
             for check in (measure.check_aa, measure.check_known):
+                # known: past its calibration boot, to the boots of A and
+                # of each slowed B.
                 with unittest.mock.patch.object(measure, "Side") as side, \
                         unittest.mock.patch.object(
                             measure, "alternate",
-                            side_effect=support.Reached):
+                            side_effect=[{"A": Path(d) / "cal.jsonl"},
+                                         support.Reached]
+                            if check is measure.check_known else
+                            support.Reached), \
+                        unittest.mock.patch.object(
+                            measure, "calibrate", return_value=(1.2, rows)), \
+                        unittest.mock.patch.object(measure.archive.Archive,
+                                                   "read"):
                     with self.assertRaises(support.Reached):
                         check(args, Path(d))
-                self.assertTrue(side.call_args_list)
+                self.assertEqual(len(side.call_args_list),
+                                 2 if check is measure.check_aa else
+                                 2 + len(measure.KNOWN_PCTS))
                 for call in side.call_args_list:
                     self.assertEqual((call.kwargs["kernel"],
                                       call.kwargs["headers"],
@@ -761,14 +768,28 @@ class NotAnAA(unittest.TestCase):
         for r in slowed.runs:
             r["params"] = {"module": ["slow_into=kmalloc_64:30"]}
         icount = synthetic(rng, fp=dict(FP, accel=archive.ICOUNT_ACCEL))
+        lost = synthetic(rng)
+        lost = archive.Archive(lost.runs[1:], lost.rows, [])
         for other, says in ((slowed, "other module parameters"),
-                            (icount, "more than one accel")):
+                            (icount, "more than one accel"),
+                            (lost, "without its run record")):
             with tempfile.TemporaryDirectory() as d:
                 args.reuse = d
                 self.write(d, "A.jsonl", synthetic(rng))
                 self.write(d, "B.jsonl", other)
                 with self.assertRaisesRegex(Failure, says):
                     measure.check_split(args)
+
+    def test_split_pools_the_default_sampling_given_or_not(self):
+        from mmbench_tool import measure
+        rng = random.Random(73)
+        a, b = synthetic(rng), synthetic(rng)
+        for r in b.runs:
+            r["params"] = {"module": ["samples=9"]}
+        for r in a.runs:
+            r["params"] = {"module": []}
+        measure.one_setup(archive.Archive(a.runs + b.runs, a.rows + b.rows,
+                                          []), "x")
 
     def test_aa_reuse_refuses_a_slowed_side(self):
         from mmbench_tool import measure
@@ -781,7 +802,10 @@ class NotAnAA(unittest.TestCase):
             for r in b.runs:
                 r["params"] = {"module": ["samples=3",
                                           "slow_into=kmalloc_64:30"]}
-            self.write(c, "A.jsonl", synthetic(rng))
+            a = synthetic(rng)
+            for r in a.runs:
+                r["params"] = {"module": ["samples=3"]}
+            self.write(c, "A.jsonl", a)
             self.write(c, "B.jsonl", b)
             args = ReuseRefusals().args(d, "aa", 1)
             with unittest.mock.patch.object(measure.deps, "ensure"), \
@@ -809,26 +833,42 @@ class NotAnAA(unittest.TestCase):
             self.assertIn("no row record", out)
 
 
+def measure_exit(c):
+    from mmbench_tool import measure
+    return measure.exit_status(c)
+
+
 class OneBoot(unittest.TestCase):
     """A comparison's unit is the boot: with one boot a kernel the spread
     between boots is unknown, and the loads of a boot count as one (a
     new user's measure --boots 1 counted them as independent)."""
 
     def test_one_boot_a_kernel(self):
+        # One boot a kernel, little noise within it and a boot offset a
+        # row of its own (quiet guests: icount, KASLR on): the loads
+        # agree, and only more boots would show the offset.
         rng = random.Random(81)
-        a = synthetic(rng, boots=1, loads=8)
-        b = synthetic(rng, boots=1, loads=8, shift={"row03": 5})
-        c = compare.Comparison(a, b)
-        self.assertEqual(c.icc, 1.0)
-        # Every load kept of the one boot counts as one.
-        self.assertEqual((c.deff_a, c.deff_b),
-                         (len(c.units_a), len(c.units_b)))
-        self.assertIn("intra-boot correlation 1.00 (unknown: fewer than 2 "
-                      "boots of 2 loads a kernel", "\n".join(c.report()))
-        # Two boots a kernel: measured as before.
-        c = compare.Comparison(synthetic(rng, boots=2), synthetic(rng,
-                                                                 boots=2))
-        self.assertNotIn("unknown", "\n".join(c.report()))
+        for sides in ((1, 1), (1, 3), (3, 1)):
+            a = synthetic(rng, boots=sides[0], loads=8, factor_sd=0.001,
+                          boot_sd=0.03, outliers=0, busy=0)
+            b = synthetic(rng, boots=sides[1], loads=8, factor_sd=0.001,
+                          boot_sd=0.03, outliers=0, busy=0,
+                          shift={"row03": 30})
+            c = compare.Comparison(a, b)
+            self.assertEqual({r.verdict for r in c.rows},
+                             {compare.INCONCLUSIVE}, sides)
+            text = "\n".join(c.report())
+            self.assertIn("fewer than 2 boots of 2 loads, so the spread "
+                          "between boots is unknown", text)
+            self.assertIn("(one boot: measure more boots)", text)
+            self.assertNotIn("more loads a kernel would decide", text)
+            self.assertEqual(measure_exit(c), 0)
+        # Two boots a kernel: judged as before.
+        c = compare.Comparison(synthetic(rng, boots=2), synthetic(
+            rng, boots=2, shift={"row03": 30}))
+        self.assertNotIn("spread between boots is unknown",
+                         "\n".join(c.report()))
+        self.assertIn(compare.REGRESSION, {r.verdict for r in c.rows})
 
     def test_measure_refuses_one_boot(self):
         for cmd in (["measure"], ["compare-check", "aa"]):
@@ -862,6 +902,11 @@ class SideOptions(unittest.TestCase):
                 rc, out = support.options_only("measure", *argv)
                 self.assertEqual(rc, 2, (argv, out))
                 self.assertIn(says, out, argv)
+        # The same benchmarks in another order are the same selection.
+        rc, out = support.options_only(
+            "measure", "--a-param", "benchmarks=kmalloc,alu_chain",
+            "--b-param", "benchmarks=alu_chain,kmalloc")
+        self.assertIsNone(rc, out)
         rc, out = support.options_only("compare-check", "known", "--param",
                                        "slow_into=kmalloc_64:5")
         self.assertEqual(rc, 2, out)
@@ -900,7 +945,15 @@ class StalePlots(unittest.TestCase):
                                      quiet=True)
             self.assertTrue((out / "compare.txt").exists())
             self.assertFalse((out / "forest.png").exists())
-            self.assertFalse((out / "samples").exists())
+            self.assertFalse(list((out / "samples").glob("*.png")))
+            # Nothing else of a user's folder.
+            (out / "samples" / "notes.txt").write_text("mine")
+            (out / "samples" / "r.png").write_text("old")
+            measure.compare_archives(synthetic(rng), synthetic(rng),
+                                     compare.DEFAULT_NORM, out, plot=False,
+                                     quiet=True)
+            self.assertTrue((out / "samples" / "notes.txt").exists())
+            self.assertFalse((out / "samples" / "r.png").exists())
 
 
 class DiedGuest(unittest.TestCase):
