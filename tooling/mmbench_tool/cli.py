@@ -1314,7 +1314,6 @@ def _add_measure_options(p):
                         "kernels\")")
 
 
-
 def unused_options(a, unused=()):
     """Refuse options of @a that boot guests (and those of @unused, dest
     names of _add_measure_options()) given with other than their
@@ -1330,6 +1329,7 @@ def unused_options(a, unused=()):
             raise Failure(f"--{dest.replace('_', '-')}: this boots no "
                           "guest and would ignore it (the archives say "
                           "how theirs were measured)")
+
 
 def _add_compare_commands(sub):
     p = sub.add_parser(
