@@ -473,11 +473,11 @@ class Comparison:
         pooled = [x for x in (self.icc_a, self.icc_b) if x is not None]
         rho = _mean(pooled) if pooled else 0.0
         self.icc = rho
-        # A kernel with fewer than two boots of two loads: the spread
-        # between its boots is not measured, and no design effect makes
-        # up for it (a boot's offset is no noise of its loads).
+        # A kernel whose loads all come from one boot: the spread
+        # between its boots is not seen at all, and no design effect
+        # makes up for it (a boot's offset is no noise of its loads).
         self.one_boot = [side for side, units in (("A", na), ("B", nb))
-                         if boots_of(units) < 2]
+                         if len({boot for boot, _load in units}) < 2]
         self.deff_a = design_effect(na, rho)
         self.deff_b = design_effect(nb, rho)
         rows_a = set(r for u in na.values() for r in u)
@@ -510,7 +510,7 @@ class Comparison:
         for r, rej, q in zip(tested, rejected, adjusted):
             r.significant, r.q = rej, q
             decide(r, m)
-            if self.one_boot and r.verdict != INCONCLUSIVE:
+            if self.one_boot:
                 r.verdict, r.more_loads = INCONCLUSIVE, None
             if self.not_comparable:
                 r.verdict = NOT_COMPARABLE
@@ -573,10 +573,10 @@ class Comparison:
                       if self.excluded else "") +
                    f"; intra-boot correlation {self.icc:.2f}, design "
                    f"effect A {self.deff_a:.2f}, B {self.deff_b:.2f}")
-        if self.one_boot:
-            out.append(f"{' and '.join(self.one_boot)}: fewer than 2 boots "
-                       "of 2 loads, so the spread between boots is "
-                       "unknown: every row INCONCLUSIVE; measure 2 boots "
+        if self.one_boot and not self.not_comparable:
+            out.append(f"{' and '.join(self.one_boot)}: every load from "
+                       "one boot, so the spread between boots is unknown: "
+                       "every row INCONCLUSIVE, no answer; measure 2 boots "
                        "or more a kernel (more loads of one boot do not "
                        "help)")
         if any(self.dropped_loads.values()):
@@ -598,7 +598,7 @@ class Comparison:
                 continue
             verdict = r.verdict
             if self.one_boot and r.verdict == INCONCLUSIVE:
-                verdict += " (one boot: measure more boots)"
+                verdict += " (one boot a kernel: measure more boots)"
             elif r.verdict == INCONCLUSIVE and r.more_loads is not None:
                 verdict += (f" (more than {MORE_LOADS_CAP} more loads a "
                             "kernel would decide)"
@@ -632,6 +632,7 @@ class Comparison:
 
     def as_json(self):
         return {"norm": self.norm, "icc": self.icc,
+                "one_boot": self.one_boot,
                 "dropped_loads": self.dropped_loads,
                 "excluded_from_factor": self.excluded,
                 "design_effect": [self.deff_a, self.deff_b],

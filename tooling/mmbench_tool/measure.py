@@ -129,6 +129,24 @@ def unknown_kernel_args(side, lines, d):
     return bad
 
 
+def short_of_loads(lines, loads):
+    """Why a guest that finished ran fewer than @loads loads (its
+    MMBENCH-BENCH @lines: a shell that bench.sh ran in died, as QEMU's
+    icount mode does now and then), or None; None for @lines that are
+    not a list (nothing to tell)."""
+    if not isinstance(lines, list):
+        return None
+    done = {m.group(1) for m in (re.match(r"MMBENCH-BENCH load=(\d+) "
+                                          r"(?:run_ms=|insmod failed)", line)
+                                 for line in lines) if m}
+    if len(done) >= loads:
+        return None
+    trap = next((line.strip() for line in lines
+                 if re.search(r"traps: |segfault at", line)), None)
+    return f"ran {len(done)} of {loads} loads" + \
+        (f" ({trap})" if trap else "")
+
+
 def alternate(sides, boots, loads, results, first=1, retry=False):
     """Boot each side in turn, @boots rounds (A, B, A, B, ...), loading
     the module @loads times a boot; each boot's archive goes to
@@ -171,21 +189,31 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
                 took = getattr(out, "guest_s", None)
                 guest_s[s.name] += took if isinstance(took, (int, float)) \
                     else time.monotonic() - start
+                short = None
                 if not out.timed_out and out.finished:
-                    break
-                emulation = icount and "double fault" in died_why(d)
+                    short = short_of_loads(out.lines, loads)
+                    if short and not icount:
+                        say(f"warning: kernel {s.name}, boot {i}: {short}; "
+                            f"its archive has those; see {d}")
+                    if not short or not icount:
+                        break
+                # A guest that finished short of its loads in icount mode:
+                # the emulator's fault that did not kill it, taken as one.
+                emulation = icount and (bool(short) or
+                                        "double fault" in died_why(d))
                 if not (retry or emulation) or attempt == tries:
                     raise Failure(f"kernel {s.name}, boot {i}: the guest "
-                                  f"did not finish ({died_why(d)}); "
-                                  f"see {d}")
+                                  + (short or "did not finish (" +
+                                     died_why(d) + ")") + f"; see {d}")
                 died = d.with_name(d.name + "-died" +
                                    (str(attempt) if attempt > 1 else ""))
                 if died.exists():
                     shutil.rmtree(died)
                 d.rename(died)
                 d.mkdir()
-                say(f"kernel {s.name}, boot {i}: the guest did not finish "
-                    f"({died_why(died)}; see {died}): booting it again")
+                why = short or f"did not finish ({died_why(died)})"
+                say(f"kernel {s.name}, boot {i}: the guest {why}; see "
+                    f"{died}: booting it again")
             lines = out.lines if isinstance(out.lines, list) else []
             if i == first:
                 unknown_kernel_args(s, lines, d)
@@ -299,13 +327,13 @@ def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
 
 
 def exit_status(c):
-    """2 not comparable; 1 a regression; 2 a row measured in one kernel
-    only (no answer for it); else 0."""
+    """2 not comparable; 1 a regression; 2 a kernel measured in one boot
+    or a row measured in one kernel only (no answer for it); else 0."""
     if c.not_comparable:
         return 2
     if c.regressions():
         return 1
-    return 2 if c.only_a or c.only_b else 0
+    return 2 if c.one_boot or c.only_a or c.only_b else 0
 
 
 # Words of the kernel's command line the guests' own settings hold:
@@ -405,6 +433,9 @@ def cmd_compare(args):
     say(f"results in {outdir}")
     if c.not_comparable:
         say("NOT COMPARABLE: exit status 2")
+    elif c.one_boot:
+        say("every load of a kernel from one boot: no answer, exit "
+            "status 2")
     elif not c.regressions() and (c.only_a or c.only_b):
         say("rows measured in one kernel only: exit status 2")
     return exit_status(c)
@@ -836,11 +867,14 @@ def draw_splits(boots, per_side, comparisons):
 def _module_params(run, said):
     """A run record's module parameters as one string: the sampling
     ones as archive.sampling() has them (unless @said: compare calls
-    those NOT COMPARABLE itself), "unknown" for a record without."""
+    those NOT COMPARABLE itself); none (the defaults) for a record
+    without."""
     params = run.get("params")
     module = params.get("module") if isinstance(params, dict) else None
     if not isinstance(module, list):
-        return "unknown"
+        # Before archives said their parameters: read, as compare reads
+        # them, as the module's defaults.
+        module = []
     names = tuple(f"{name}=" for name, _ in archive.SAMPLING)
     rest = sorted(str(p) for p in module if not str(p).startswith(names))
     return " ".join(([] if said else [archive.sampling(module)]) + rest)
@@ -862,9 +896,6 @@ def one_setup(arch, where, said=False):
                           + ", ".join(sorted(map(str, fp[key])))
                           + "): not one kernel against itself")
     params = {_module_params(r, said) for r in arch.runs}
-    if said:
-        # What compare cannot know it says NOT COMPARABLE itself.
-        params.discard("unknown")
     if len(params) > 1:
         raise Failure(f"{where}: boots loaded with other module parameters "
                       "(" + "; ".join(sorted(p or "none" for p in params))
@@ -1053,7 +1084,8 @@ def test_checks(args, results):
          if r and r.change is not None else f"no figures; {where}"),
         # Undecided, another row's false discovery (one is let pass
         # below) still makes a regression found.
-        (exit_status(c) == (1 if not undecided or c.regressions() else 0),
+        (exit_status(c) == (1 if not undecided or c.regressions() else
+                            2 if c.one_boot else 0),
          "compare: exit status 1 (a regression)" if not undecided else
          "compare: exit status 1 if a row is a REGRESSION, else 0",
          f"{exit_status(c)}; {where}"),
