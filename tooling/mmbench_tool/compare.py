@@ -279,14 +279,6 @@ def icc(units):
     return statistics.median(found.values()), found
 
 
-def boots_of(units):
-    """How many boots of @units have two loads or more."""
-    loads = {}
-    for boot, _load in units:
-        loads[boot] = loads.get(boot, 0) + 1
-    return sum(1 for n in loads.values() if n >= 2)
-
-
 def design_effect(units, rho):
     """1 + (mean loads per boot - 1) * rho."""
     boots = {}

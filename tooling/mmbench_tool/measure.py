@@ -129,6 +129,11 @@ def unknown_kernel_args(side, lines, d):
     return bad
 
 
+# What alternate() says when QEMU's icount mode spoilt every boot tried
+# (a double fault, or a guest cut short of its loads).
+ICOUNT_FAULT = "QEMU's icount fault"
+
+
 def short_of_loads(lines, loads):
     """Why a guest that finished ran fewer than @loads loads (its
     MMBENCH-BENCH @lines: a shell that bench.sh ran in died, as QEMU's
@@ -204,7 +209,9 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
                 if not (retry or emulation) or attempt == tries:
                     raise Failure(f"kernel {s.name}, boot {i}: the guest "
                                   + (short or "did not finish (" +
-                                     died_why(d) + ")") + f"; see {d}")
+                                     died_why(d) + ")") + f"; see {d}"
+                                  + (f" ({attempt} tries; {ICOUNT_FAULT})"
+                                     if emulation else ""))
                 died = d.with_name(d.name + "-died" +
                                    (str(attempt) if attempt > 1 else ""))
                 if died.exists():
@@ -400,6 +407,7 @@ def cmd_measure(args):
     c = run_compare([files["A"]], [files["B"]], args.norm, results)
     say(f"results in {results} (A.jsonl, B.jsonl, compare.txt, "
         "forest.png)")
+    say_no_answer(c)
     return exit_status(c)
 
 
@@ -431,6 +439,12 @@ def cmd_compare(args):
     except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
         raise Failure(f"compare: {e}") from e
     say(f"results in {outdir}")
+    say_no_answer(c)
+    return exit_status(c)
+
+
+def say_no_answer(c):
+    """Say why comparison @c exits 2, when it does."""
     if c.not_comparable:
         say("NOT COMPARABLE: exit status 2")
     elif c.one_boot:
@@ -438,7 +452,6 @@ def cmd_compare(args):
             "status 2")
     elif not c.regressions() and (c.only_a or c.only_b):
         say("rows measured in one kernel only: exit status 2")
-    return exit_status(c)
 
 
 def cmd_fleet(args):
@@ -1087,7 +1100,8 @@ def test_checks(args, results):
         (exit_status(c) == (1 if not undecided or c.regressions() else
                             2 if c.one_boot else 0),
          "compare: exit status 1 (a regression)" if not undecided else
-         "compare: exit status 1 if a row is a REGRESSION, else 0",
+         "compare: exit status 1 if a row is a REGRESSION, else 0 (2 "
+         "when a kernel's loads all came from one boot)",
          f"{exit_status(c)}; {where}"),
         (undecided or (r is not None and r.change is not None and
          all(x.change is None or x.change < r.change for x in others)),
@@ -1126,12 +1140,12 @@ def icount_checks(args, results):
     try:
         files = alternate([a, b], ICOUNT_BOOTS, ICOUNT_LOADS, results)
     except Failure as e:
-        # Four boots in a row killed by QEMU's icount fault: the
-        # emulator's doing, not the kernel's.
-        if "double fault" not in str(e):
+        # Four boots in a row killed or cut short by QEMU's icount
+        # fault: the emulator's doing, not the kernel's.
+        if ICOUNT_FAULT not in str(e):
             raise
         return [(True, "compare --accel icount (not judged: QEMU's "
-                 "icount double fault killed every boot tried)", str(e))]
+                 "icount fault spoilt every boot tried)", str(e))]
     c = run_compare([files["A"]], [files["B"]], compare.DEFAULT_NORM,
                     results, plot=False)
     where = f"see {results}/compare.txt"

@@ -1088,6 +1088,16 @@ class DiedGuest(unittest.TestCase):
                 self.assertIn("ran 1 of 2 loads", text.getvalue())
                 self.assertEqual((Path(d) / "A-boot1-died").exists(),
                                  accel == "icount")
+        # Short every time in icount mode: the emulator's, said so.
+        from mmbench_tool.common import Failure
+        with tempfile.TemporaryDirectory() as d:
+            outs = [self.out(True) for _ in range(4)]
+            for o in outs:
+                o.lines = short
+            with self.assertRaisesRegex(Failure, "ran 1 of 2 loads .*4 "
+                                        f"tries; {measure.ICOUNT_FAULT}"), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                self.boot(d, outs, False, "icount")
 
     def test_icount_boots_a_double_fault_four_times(self):
         # QEMU 7.2's icount mode double-faults a guest now and then: up to
@@ -1119,15 +1129,20 @@ class DiedGuest(unittest.TestCase):
         from mmbench_tool import measure
         from mmbench_tool.common import Failure
         args = Sampling.measure_args()
-        for why, judged in (("Oops: double fault: 0000", False),
-                            ("Oops: general protection fault", True)):
+        for why, judged in (
+                ("did not finish ([ 3.0] Oops: double fault: 0000); see x "
+                 f"(4 tries; {measure.ICOUNT_FAULT})", False),
+                ("ran 1 of 3 loads ([ 3.3] traps: bench.sh[153] general "
+                 f"protection fault); see x (4 tries; "
+                 f"{measure.ICOUNT_FAULT})", False),
+                ("did not finish ([ 3.0] Oops: general protection fault); "
+                 "see x", True)):
             with tempfile.TemporaryDirectory() as d, \
                     unittest.mock.patch.object(
                         measure, "_ci_sides", return_value=(None, None)), \
                     unittest.mock.patch.object(
                         measure, "alternate", side_effect=Failure(
-                            f"kernel A, boot 1: the guest did not finish "
-                            f"([ 3.0] {why}); see x")):
+                            f"kernel A, boot 1: the guest {why}")):
                 if judged:
                     with self.assertRaises(Failure):
                         measure.icount_checks(args, Path(d))
