@@ -639,6 +639,17 @@ class KnownRegression(unittest.TestCase):
                         .startswith("inc_dec_zone_page_state:1,"))
 
 
+def write_aa(d, pairs):
+    """Folders aa01, aa02, ... in @d, as compare-check aa leaves them:
+    one for each (A, B) of Archives in @pairs.  Returns the first."""
+    for n, pair in enumerate(pairs, 1):
+        c = Path(d) / f"aa{n:02d}"
+        c.mkdir()
+        for name, arch in zip("AB", pair):
+            archive.write(c / f"{name}.jsonl", arch.runs + arch.rows)
+    return Path(d) / "aa01"
+
+
 class CheckReuse(unittest.TestCase):
     """compare-check aa and known with --reuse recompute from archives
     already measured, booting nothing."""
@@ -649,12 +660,8 @@ class CheckReuse(unittest.TestCase):
         from mmbench_tool import measure
         rng = random.Random(7)
         with tempfile.TemporaryDirectory() as d:
-            for n in (1, 2):
-                c = Path(d) / f"aa{n:02d}"
-                c.mkdir()
-                for side in ("A", "B"):
-                    arch = synthetic(rng)
-                    archive.write(c / f"{side}.jsonl", arch.runs + arch.rows)
+            write_aa(d, [(synthetic(rng), synthetic(rng))
+                         for _ in range(2)])
             args = argparse.Namespace(reuse=d, comparisons=2, boots=3,
                                       loads=8, norm=compare.DEFAULT_NORM)
             with unittest.mock.patch.object(measure, "Side") as side:
@@ -795,16 +802,13 @@ class NotAnAA(unittest.TestCase):
         from mmbench_tool.common import Failure
         rng = random.Random(72)
         with tempfile.TemporaryDirectory() as d:
-            c = Path(d) / "aa01"
-            c.mkdir()
             b = synthetic(rng)
             for r in b.runs:
                 r["params"] = {"module": ["samples=3",
                                           "slow_into=kmalloc_64:30"]}
             # A without params (an archive from before they were said):
             # the defaults, which B's slow_into is not.
-            self.write(c, "A.jsonl", synthetic(rng))
-            self.write(c, "B.jsonl", b)
+            write_aa(d, [(synthetic(rng), b)])
             args = ReuseRefusals().args(d, "aa", 1)
             with unittest.mock.patch.object(measure.deps, "ensure"), \
                     self.assertRaisesRegex(Failure, "slow_into=kmalloc_64"):
@@ -815,15 +819,11 @@ class NotAnAA(unittest.TestCase):
         from mmbench_tool.common import Failure
         rng = random.Random(74)
         with tempfile.TemporaryDirectory() as d:
-            for n in (1, 2):
-                c = Path(d) / f"aa{n:02d}"
-                c.mkdir()
-                b = synthetic(rng)
-                if n == 2:
-                    for r in b.runs:
-                        r["params"] = {"module": ["slow_into=kmalloc_64:3"]}
-                self.write(c, "A.jsonl", synthetic(rng))
-                self.write(c, "B.jsonl", b)
+            slowed = synthetic(rng)
+            for r in slowed.runs:
+                r["params"] = {"module": ["slow_into=kmalloc_64:3"]}
+            write_aa(d, [(synthetic(rng), synthetic(rng)),
+                         (synthetic(rng), slowed)])
             args = ReuseRefusals().args(d, "aa", 2)
             with unittest.mock.patch.object(measure.deps, "ensure"), \
                     self.assertRaisesRegex(Failure, "aa02: boots loaded"):
@@ -1094,14 +1094,16 @@ class DiedGuest(unittest.TestCase):
             outs = [self.out(True) for _ in range(4)]
             for o in outs:
                 o.lines = short
-            with self.assertRaisesRegex(Failure, "ran 1 of 2 loads .*4 "
-                                        f"tries; {measure.ICOUNT_FAULT}"), \
+            with self.assertRaisesRegex(measure.EmulatorFault,
+                                        "ran 1 of 2 loads .*4 tries; "
+                                        f"{measure.ICOUNT_FAULT}"), \
                     contextlib.redirect_stdout(io.StringIO()):
                 self.boot(d, outs, False, "icount")
 
     def test_icount_boots_a_double_fault_four_times(self):
         # QEMU 7.2's icount mode double-faults a guest now and then: up to
         # four boots, in measure too, for that death alone.
+        from mmbench_tool import measure
         from mmbench_tool.common import Failure
         fault = "Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI"
         for retry in (True, False):
@@ -1115,15 +1117,18 @@ class DiedGuest(unittest.TestCase):
                     self.assertTrue((Path(d) / died / "console.log")
                                     .exists(), died)
             with tempfile.TemporaryDirectory() as d:
-                with self.assertRaisesRegex(Failure, "did not finish "
+                with self.assertRaisesRegex(measure.EmulatorFault,
+                                            "did not finish "
                                             r"\(.*double fault"):
                     self.boot(d, [self.out(False)] * 4, retry, "icount",
                               fault)
-        # Another death stops measure at once in this mode too.
+        # Another death stops measure at once in this mode too, as the
+        # kernel's.
         with tempfile.TemporaryDirectory() as d:
-            with self.assertRaisesRegex(Failure, "did not finish"):
+            with self.assertRaisesRegex(Failure, "did not finish") as cm:
                 self.boot(d, [self.out(False), self.out(True)], False,
                           "icount")
+            self.assertNotIsInstance(cm.exception, measure.EmulatorFault)
 
     def test_icount_check_not_judged_for_the_emulator(self):
         from mmbench_tool import measure
@@ -1141,7 +1146,8 @@ class DiedGuest(unittest.TestCase):
                     unittest.mock.patch.object(
                         measure, "_ci_sides", return_value=(None, None)), \
                     unittest.mock.patch.object(
-                        measure, "alternate", side_effect=Failure(
+                        measure, "alternate", side_effect=(
+                            Failure if judged else measure.EmulatorFault)(
                             f"kernel A, boot 1: the guest {why}")):
                 if judged:
                     with self.assertRaises(Failure):
@@ -1465,11 +1471,7 @@ class ReuseRefusals(unittest.TestCase):
         from mmbench_tool.common import Failure
         rng = random.Random(61)
         with tempfile.TemporaryDirectory() as d:
-            c = Path(d) / "aa01"
-            c.mkdir()
-            for side in ("A", "B"):
-                arch = synthetic(rng)
-                archive.write(c / f"{side}.jsonl", arch.runs + arch.rows)
+            c = write_aa(d, [(synthetic(rng), synthetic(rng))])
             with unittest.mock.patch.object(measure.deps, "ensure"):
                 with self.assertRaisesRegex(
                         Failure, r"no aa02/A.jsonl .*--comparisons 2 asks "
@@ -1491,12 +1493,9 @@ class ReuseRefusals(unittest.TestCase):
         from mmbench_tool import measure
         rng = random.Random(62)
         with tempfile.TemporaryDirectory() as d:
-            c = Path(d) / "aa01"
-            c.mkdir()
             a, b = synthetic(rng), synthetic(rng)
             b.runs[0]["params"] = {"module": ["samples=3"]}
-            archive.write(c / "A.jsonl", a.runs + a.rows)
-            archive.write(c / "B.jsonl", b.runs + b.rows)
+            c = write_aa(d, [(a, b)])
             with unittest.mock.patch.object(measure.deps, "ensure"):
                 rc = measure.cmd_compare_check(self.args(d, "aa", 1))
             self.assertEqual(rc, 2)
