@@ -1101,11 +1101,14 @@ class DiedGuest(unittest.TestCase):
                 self.boot(d, outs, False, "icount")
 
     def test_icount_boots_a_double_fault_four_times(self):
-        # QEMU 7.2's icount mode double-faults a guest now and then: up to
-        # four boots, in measure too, for that death alone.
+        # QEMU 7.2's icount mode kills a guest now and then, with EFLAGS
+        # no CPU has: up to four boots, in measure too, for that death
+        # alone.
         from mmbench_tool import measure
         from mmbench_tool.common import Failure
-        fault = "Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI"
+        rsp = "RSP: 0018:ffffc9000048b728 EFLAGS: "
+        fault = ("Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI\n"
+                 f"[   10.8] {rsp}04d68bfa")
         for retry in (True, False):
             with tempfile.TemporaryDirectory() as d:
                 side, files = self.boot(
@@ -1122,13 +1125,40 @@ class DiedGuest(unittest.TestCase):
                                             r"\(.*double fault"):
                     self.boot(d, [self.out(False)] * 4, retry, "icount",
                               fault)
-        # Another death stops measure at once in this mode too, as the
-        # kernel's.
+        # The NULL pointers in SLUB it gives the stock kernel too, with
+        # the same flags: booted again, and said so after four.
+        null = ("BUG: kernel NULL pointer dereference, address: 0\n"
+                f"[   10.8] {rsp}3ff01646")
         with tempfile.TemporaryDirectory() as d:
-            with self.assertRaisesRegex(Failure, "did not finish") as cm:
-                self.boot(d, [self.out(False), self.out(True)], False,
-                          "icount")
-            self.assertNotIsInstance(cm.exception, measure.EmulatorFault)
+            side, _files = self.boot(d, [self.out(False), self.out(True)],
+                                     False, "icount", null)
+            self.assertEqual(side.setup.boot.call_count, 2)
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(measure.EmulatorFault,
+                                        "NULL pointer.*4 tries; "
+                                        f"{measure.ICOUNT_FAULT}: EFLAGS "
+                                        "3ff01646, bits no x86 CPU sets"):
+                self.boot(d, [self.out(False)] * 4, False, "icount", null)
+        # Another death stops measure at once in this mode too, as the
+        # kernel's: a double fault or a NULL pointer with real flags (a
+        # stack overflow, a bug of the module), an oops without flags, a
+        # hang without them.
+        for oops in ("Oops: double fault: 0000\n"
+                     f"[   10.8] {rsp}00010246",
+                     "BUG: kernel NULL pointer dereference, address: 0\n"
+                     f"[   10.8] {rsp}00000246",
+                     "Oops: int3: 0000 [#1] PREEMPT SMP NOPTI", None):
+            with tempfile.TemporaryDirectory() as d:
+                out = self.out(False)
+                if oops is None:
+                    oops, out.timed_out = "rcu: INFO: rcu_sched stall", True
+                with self.assertRaisesRegex(Failure,
+                                            "did not finish") as cm:
+                    self.boot(d, [out, self.out(True)], False, "icount",
+                              oops)
+                self.assertNotIsInstance(cm.exception,
+                                         measure.EmulatorFault, oops)
+        self.assertIsNone(measure.impossible_eflags(Path("/nonexistent")))
 
     def test_icount_check_not_judged_for_the_emulator(self):
         from mmbench_tool import measure
