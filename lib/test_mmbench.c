@@ -2680,44 +2680,34 @@ static void mmbench_debug_options(void)
  * drift in % ("none" if unknown), the clock's read cost and step in ns;
  * and in fingerprint/ what the figures depend on.
  */
-static ssize_t mmbench_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	const char *name = attr->attr.name;
-	ssize_t ret = -ENOENT;
+#define MMBENCH_RO(_name, _fmt, _value)					\
+static ssize_t mmbench_##_name##_show(struct kobject *kobj,		\
+				      struct kobj_attribute *attr,	\
+				      char *buf)			\
+{									\
+	return sysfs_emit(buf, _fmt "\n", _value);			\
+}									\
+static struct kobj_attribute mmbench_attr_##_name =			\
+	__ATTR(_name, 0444, mmbench_##_name##_show, NULL)
 
-	if (!strcmp(name, "run_ms"))
-		ret = sysfs_emit(buf, "%llu\n",
-				 div_u64(mmbench_run_ns, NSEC_PER_MSEC));
-	else if (!strcmp(name, "baseline_drift_pct"))
-		ret = emit_fixed(buf, mmbench_drift);	/* NO_DRIFT is NONE */
-	else if (!strcmp(name, "clock_read_ns"))
-		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_ns);
-	else if (!strcmp(name, "clock_step_ns"))
-		ret = sysfs_emit(buf, "%llu\n", mmbench_clock_step_ns);
-	else if (!strcmp(name, "preempt"))
-		ret = sysfs_emit(buf, "%s\n", mmbench_preempt_model());
-	else if (!strcmp(name, "debug"))
-		ret = sysfs_emit(buf, "%s\n", fp_debug);
-	else if (!strcmp(name, "init_on_alloc"))
-		ret = sysfs_emit(buf, "%d\n", want_init_on_alloc(GFP_KERNEL));
-	else if (!strcmp(name, "init_on_free"))
-		ret = sysfs_emit(buf, "%d\n", want_init_on_free());
-	return ret;
+MMBENCH_RO(run_ms, "%llu", div_u64(mmbench_run_ns, NSEC_PER_MSEC));
+MMBENCH_RO(clock_read_ns, "%llu", mmbench_clock_ns);
+MMBENCH_RO(clock_step_ns, "%llu", mmbench_clock_step_ns);
+MMBENCH_RO(preempt, "%s", mmbench_preempt_model());
+MMBENCH_RO(debug, "%s", fp_debug);
+MMBENCH_RO(init_on_alloc, "%d", want_init_on_alloc(GFP_KERNEL));
+MMBENCH_RO(init_on_free, "%d", want_init_on_free());
+
+static ssize_t mmbench_baseline_drift_pct_show(struct kobject *kobj,
+					       struct kobj_attribute *attr,
+					       char *buf)
+{
+	return emit_fixed(buf, mmbench_drift);	/* NO_DRIFT is NONE */
 }
 
-#define MMBENCH_RO(_name)						\
-	static struct kobj_attribute mmbench_attr_##_name =		\
-		__ATTR(_name, 0444, mmbench_show, NULL)
-
-MMBENCH_RO(run_ms);
-MMBENCH_RO(baseline_drift_pct);
-MMBENCH_RO(clock_read_ns);
-MMBENCH_RO(clock_step_ns);
-MMBENCH_RO(preempt);
-MMBENCH_RO(debug);
-MMBENCH_RO(init_on_alloc);
-MMBENCH_RO(init_on_free);
+static struct kobj_attribute mmbench_attr_baseline_drift_pct =
+	__ATTR(baseline_drift_pct, 0444, mmbench_baseline_drift_pct_show,
+	       NULL);
 
 static struct attribute *mmbench_top_attrs[] = {
 	&mmbench_attr_run_ms.attr,
