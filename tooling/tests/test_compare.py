@@ -1001,14 +1001,20 @@ class DiedGuest(unittest.TestCase):
         return unittest.mock.Mock(timed_out=False, finished=finished)
 
     def boot(self, d, outs, retry, accel="tcg",
-             oops="Oops: int3: 0000 [#1] PREEMPT SMP NOPTI"):
+             oops="Oops: int3: 0000 [#1] PREEMPT SMP NOPTI", lived=()):
+        """@oops in the console of a guest that does not finish, the
+        next of @lived (or nothing) in that of one that does."""
         from mmbench_tool import measure
         side = self.side(outs)
         side.args.accel = accel
+        lived = list(lived)
 
         def console(what, folder, echo):
-            (folder / "console.log").write_text(f"[   10.8] {oops}\n")
-            return outs.pop(0)
+            out = outs.pop(0)
+            said = lived.pop(0) if out.finished and lived else \
+                "" if out.finished else oops
+            (folder / "console.log").write_text(f"[   10.8] {said}\n")
+            return out
         side.setup.boot.side_effect = console
         with unittest.mock.patch("mmbench_tool.cli.save_archive",
                                  return_value=[]):
@@ -1088,6 +1094,33 @@ class DiedGuest(unittest.TestCase):
                 self.assertIn("ran 1 of 2 loads", text.getvalue())
                 self.assertEqual((Path(d) / "A-boot1-died").exists(),
                                  accel == "icount")
+        # A guest that lived through the emulator's impossible flags:
+        # booted again in icount mode (what else went wrong is unknown);
+        # such flags are not looked for in other modes.
+        for accel, boots in (("icount", 2), ("tcg", 1)):
+            with tempfile.TemporaryDirectory() as d:
+                outs = [self.out(True), self.out(True)]
+                outs[0].lines = outs[1].lines = whole
+                text = io.StringIO()
+                with contextlib.redirect_stdout(text):
+                    side, _files = self.boot(
+                        d, outs, True, accel, lived=[
+                            "WARNING: CPU: 0 PID: 242 at arch/x86/kernel/"
+                            "traps.c:1120 exc_debug_kernel\n[   10.8] "
+                            "RSP: 0000:fffffe0000010f28 EFLAGS: 058c1002"])
+                self.assertEqual(side.setup.boot.call_count, boots, accel)
+                self.assertEqual("EFLAGS 058c1002" in text.getvalue(),
+                                 accel == "icount")
+        # Such flags in every boot, in measure: the emulator's, said so.
+        with tempfile.TemporaryDirectory() as d:
+            outs = [self.out(True) for _ in range(4)]
+            for o in outs:
+                o.lines = whole
+            with self.assertRaisesRegex(measure.EmulatorFault,
+                                        "EFLAGS 058c1002.*4 tries"), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                self.boot(d, outs, False, "icount",
+                          lived=["EFLAGS: 058c1002"] * 4)
         # Short every time in icount mode: the emulator's, said so.
         from mmbench_tool.common import Failure
         with tempfile.TemporaryDirectory() as d:
@@ -1159,6 +1192,49 @@ class DiedGuest(unittest.TestCase):
                 self.assertNotIsInstance(cm.exception,
                                          measure.EmulatorFault, oops)
         self.assertIsNone(measure.impossible_eflags(Path("/nonexistent")))
+        # compare-check (retry) boots the kernel's own death once more,
+        # in icount mode too, and does not blame the emulator for a boot
+        # in which the kernel died without its flags.
+        for oopses, boots in (([None, None], 2),
+                              ([None, null, null, null], 4)):
+            with tempfile.TemporaryDirectory() as d:
+                side = self.side([])
+                side.args.accel = "icount"
+                seq = list(oopses)
+
+                def console(what, folder, echo):
+                    o = seq.pop(0)
+                    (folder / "console.log").write_text(
+                        f"[   10.8] {o or 'Oops: int3: 0000'}\n")
+                    return self.out(False)
+                side.setup.boot.side_effect = console
+                with self.assertRaisesRegex(Failure, "without the "
+                                            "emulator's flags") as cm, \
+                        unittest.mock.patch("mmbench_tool.cli.save_archive",
+                                            return_value=[]), \
+                        contextlib.redirect_stdout(io.StringIO()):
+                    measure.alternate([side], 1, 2, Path(d), retry=True)
+                self.assertNotIsInstance(cm.exception, measure.EmulatorFault)
+                self.assertEqual(side.setup.boot.call_count, boots)
+
+    def test_impossible_eflags(self):
+        # Each bit an x86 CPU can set passes; each reserved one (3, 5,
+        # 15, 22-63) is the emulator's; real flags of oopses pass, those
+        # that icount mode's deaths showed do not.
+        from mmbench_tool import measure
+        defined = {0, 1, 2, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 18,
+                   19, 20, 21}
+        cases = [(f"{0x2 | 1 << b:0{16 if b >= 32 else 8}x}",
+                  b not in defined) for b in range(64)]
+        cases += [(v, False) for v in ("00010246", "00050246", "00000282")]
+        cases += [(v, True) for v in ("04d68bfa", "3ff01646", "058c1002")]
+        for value, impossible in cases:
+            with tempfile.TemporaryDirectory() as d:
+                (Path(d) / "console.log").write_text(
+                    "[    0.1] traps: sh[1] general protection fault\n"
+                    f"[    5.7] RSP: 0018:ffffc9000048b728 EFLAGS: {value}\n")
+                self.assertEqual(measure.impossible_eflags(Path(d)),
+                                 value if impossible else None, value)
 
     def test_icount_check_not_judged_for_the_emulator(self):
         from mmbench_tool import measure
