@@ -473,7 +473,7 @@ class Setup:
             early = not any(line.startswith("MMBENCH-GUEST-BEGIN")
                             for line in lines)
             # In icount mode measure.alternate() boots such a guest again.
-            flags = not icount and measure.impossible_eflags(
+            flags = not icount and guest.impossible_eflags(
                 console.parent)
             if attempt == 2 or not (early or flags):
                 break

@@ -133,28 +133,6 @@ def unknown_kernel_args(side, lines, d):
 # (a death with impossible EFLAGS, or a guest cut short of its loads).
 ICOUNT_FAULT = "QEMU's icount fault"
 
-# The EFLAGS bits an x86 CPU can set (CF, 1, PF, AF, ZF, SF, TF, IF, DF,
-# OF, IOPL, NT, RF, VM, AC, VIF, VIP, ID); the others are reserved, 0.
-EFLAGS_DEFINED = 0x3F7FD7
-
-
-def impossible_eflags(d):
-    """The first EFLAGS value of an oops in @d/console.log with reserved
-    bits set, or None.  No x86 CPU sets them; QEMU 7.2's icount mode
-    does: each of the 13 guests it killed that were kept (double faults
-    and NULL pointers in SLUB) showed them, e.g. 04602002.  A kernel's
-    own oops shows real flags, so its death is not taken for the
-    emulator's."""
-    try:
-        text = (d / "console.log").read_text(errors="replace")
-    except OSError:
-        return None
-    for m in re.finditer(r"EFLAGS: ([0-9a-f]{8,16})\b", text):
-        if int(m.group(1), 16) & ~EFLAGS_DEFINED:
-            return m.group(1)
-    return None
-
-
 class EmulatorFault(Failure):
     """Every boot tried was spoilt by QEMU's icount fault: the
     emulator's doing, not the kernel's."""
@@ -223,14 +201,13 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
                 guest_s[s.name] += took if isinstance(took, (int, float)) \
                     else time.monotonic() - start
                 short = None
+                flags = icount and guest.impossible_eflags(d)
                 if not out.timed_out and out.finished:
-                    short = short_of_loads(out.lines, loads)
-                    flags = icount and not short and impossible_eflags(d)
-                    if flags:
-                        # Flags corrupted in a guest that lived: what
-                        # else the emulator got wrong there is unknown.
-                        short = (f"finished, but with EFLAGS {flags} in "
-                                 "its log, bits no x86 CPU sets")
+                    # Flags corrupted in a guest that lived: what else the
+                    # emulator got wrong there is unknown.
+                    short = short_of_loads(out.lines, loads) or (
+                        flags and f"finished, but with EFLAGS {flags} in "
+                        "its log, bits no x86 CPU sets")
                     if short and not icount:
                         say(f"warning: kernel {s.name}, boot {i}: {short}; "
                             f"its archive has those; see {d}")
@@ -239,7 +216,7 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
                 # A guest that finished short of its loads, or with such
                 # flags, in icount mode: the emulator's fault that did not
                 # kill it, taken as one.
-                flags = icount and not short and impossible_eflags(d)
+                flags = not short and flags
                 emulation = icount and bool(short or flags)
                 kernel_deaths += not emulation
                 if (not emulation and (not retry or kernel_deaths == 2)) \

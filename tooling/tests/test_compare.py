@@ -1137,7 +1137,7 @@ class DiedGuest(unittest.TestCase):
         # QEMU 7.2's icount mode kills a guest now and then, with EFLAGS
         # no CPU has: up to four boots, in measure too, for that death
         # alone.
-        from mmbench_tool import measure
+        from mmbench_tool import guest, measure
         from mmbench_tool.common import Failure
         rsp = "RSP: 0018:ffffc9000048b728 EFLAGS: "
         fault = ("Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI\n"
@@ -1191,7 +1191,7 @@ class DiedGuest(unittest.TestCase):
                               oops)
                 self.assertNotIsInstance(cm.exception,
                                          measure.EmulatorFault, oops)
-        self.assertIsNone(measure.impossible_eflags(Path("/nonexistent")))
+        self.assertIsNone(guest.impossible_eflags(Path("/nonexistent")))
         # compare-check (retry) boots the kernel's own death once more,
         # in icount mode too, and does not blame the emulator for a boot
         # in which the kernel died without its flags.
@@ -1220,8 +1220,8 @@ class DiedGuest(unittest.TestCase):
     def test_impossible_eflags(self):
         # Each bit an x86 CPU can set passes; each reserved one (3, 5,
         # 15, 22-63) is the emulator's; real flags of oopses pass, those
-        # that icount mode's deaths showed do not.
-        from mmbench_tool import measure
+        # that the emulator's deaths showed do not.
+        from mmbench_tool import guest
         defined = {0, 1, 2, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 18,
                    19, 20, 21}
         cases = [(f"{0x2 | 1 << b:0{16 if b >= 32 else 8}x}",
@@ -1233,7 +1233,7 @@ class DiedGuest(unittest.TestCase):
                 (Path(d) / "console.log").write_text(
                     "[    0.1] traps: sh[1] general protection fault\n"
                     f"[    5.7] RSP: 0018:ffffc9000048b728 EFLAGS: {value}\n")
-                self.assertEqual(measure.impossible_eflags(Path(d)),
+                self.assertEqual(guest.impossible_eflags(Path(d)),
                                  value if impossible else None, value)
 
     def test_icount_check_not_judged_for_the_emulator(self):
