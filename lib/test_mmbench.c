@@ -54,9 +54,7 @@
 /* Counters nothing in the kernel decides on; each row puts them back. */
 #define MMBENCH_ZONE_ITEM	NR_MLOCK
 #define MMBENCH_NODE_ITEM	NR_VMSCAN_IMMEDIATE
-#ifdef CONFIG_VM_EVENT_COUNTERS
 #define MMBENCH_EVENT_ITEM	UNEVICTABLE_PGSTRANDED
-#endif
 
 #define MMBENCH_MAX_ITERATIONS	100000000U
 /* So that a row's sample_ns fits a page: 14 characters a sample. */
@@ -220,7 +218,6 @@ struct mmbench_ctx {
 	u64 team_cycles;
 	bool team_preempted;
 	u64 team_skew;
-	bool why_partial;		/* @why is team_op()'s, a worker's is due */
 /* series: end */
 	const char *abort;		/* why the row stops: @why or a constant */
 	char why[MMBENCH_REASON_LEN];
@@ -452,17 +449,25 @@ MMBENCH_OP(__mod_zone,
 	   __mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
 	   __mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1))
 
-#ifdef CONFIG_VM_EVENT_COUNTERS
-#define vm_event_setup	NULL
+static int vm_event_setup(struct mmbench_ctx *ctx, char *reason)
+{
+	if (IS_ENABLED(CONFIG_VM_EVENT_COUNTERS))
+		return 0;
+	strscpy(reason, "CONFIG_VM_EVENT_COUNTERS is not set",
+		MMBENCH_REASON_LEN);
+	return -EOPNOTSUPP;
+}
 
 /* Sum over possible CPUs: a CPU that went offline keeps a folded zero. */
 static long vm_event_read(struct mmbench_ctx *ctx)
 {
 	unsigned long sum = 0;
+#ifdef CONFIG_VM_EVENT_COUNTERS
 	int cpu;
 
 	for_each_possible_cpu(cpu)
 		sum += per_cpu(vm_event_states, cpu).event[MMBENCH_EVENT_ITEM];
+#endif
 	return (long)sum;
 }
 
@@ -474,23 +479,6 @@ static void vm_event_restore(struct mmbench_ctx *ctx)
 {
 	count_vm_events(MMBENCH_EVENT_ITEM, -(long)ctx->ops * ctx->delta);
 }
-#else
-static int vm_event_setup(struct mmbench_ctx *ctx, char *reason)
-{
-	strscpy(reason, "CONFIG_VM_EVENT_COUNTERS is not set",
-		MMBENCH_REASON_LEN);
-	return -EOPNOTSUPP;
-}
-
-static long vm_event_read(struct mmbench_ctx *ctx)
-{
-	return 0;
-}
-
-#define count_vm_event_op	NULL
-#define count_vm_events_op	NULL
-#define vm_event_restore	NULL
-#endif
 
 /* series: page_alloc */
 /* ---- page allocator ---- */
@@ -632,7 +620,6 @@ MMBENCH_VERIFY_OP(pages_batch)
 static int pages_bulk_setup(struct mmbench_ctx *ctx, char *reason)
 {
 	memset(ctx->ptrs, 0, ctx->arg * sizeof(*ctx->ptrs));
-	ctx->unit = ctx->arg;
 	return 0;
 }
 
@@ -762,15 +749,8 @@ static int kmem_cache_setup(struct mmbench_ctx *ctx, char *reason)
 	return cache_setup(ctx, ctx->arg);
 }
 
-static int bulk_setup(struct mmbench_ctx *ctx, char *reason)
-{
-	ctx->unit = ctx->arg;
-	return 0;
-}
-
 static int kmem_cache_bulk_setup(struct mmbench_ctx *ctx, char *reason)
 {
-	bulk_setup(ctx, reason);
 	return cache_setup(ctx, MMBENCH_BULK_SIZE);
 }
 
@@ -917,6 +897,7 @@ struct mmbench_worker {
 	bool preempted;
 	int ran_on;			/* not @cpu once @cpu went offline */
 	bool stalled_once;		/* inject_stall_ms done */
+	const char *waited_for;		/* what it stalled on */
 	struct mmbench_counts n;	/* added to the context's per sample */
 	struct page_frag_cache frag;
 };
@@ -926,7 +907,7 @@ struct mmbench_worker {
  * @ready and @running, then publishes @gen with smp_store_release(); a
  * worker starts when it sees @gen change (smp_load_acquire()), and the
  * last one ready releases all through @go.  The first worker that stalls
- * sets @stalled and @why, and @stop stops them all.
+ * becomes @staller, and @stop stops them all.
  */
 struct mmbench_team {
 	unsigned int nr;
@@ -938,8 +919,7 @@ struct mmbench_team {
 	atomic_t ready;
 	atomic_t running;
 	bool stop;
-	atomic_t stalled;
-	char why[MMBENCH_REASON_LEN];
+	struct mmbench_worker *staller;
 	wait_queue_head_t start_wq;
 	struct completion done;
 	struct ptr_ring ring;			/* push_cpu to pop_cpu */
@@ -958,9 +938,8 @@ static bool mmbench_stalled(struct mmbench_worker *w, u64 since,
 		return true;
 	if (ktime_get_ns() - since < MMBENCH_STALL_NS)
 		return false;
-	if (!atomic_xchg(&t->stalled, 1))
-		snprintf(t->why, sizeof(t->why),
-			 "CPU %d waited 2 s for %s", w->cpu, what);
+	w->waited_for = what;
+	cmpxchg(&t->staller, NULL, w);
 	WRITE_ONCE(t->stop, true);
 	return true;
 }
@@ -1119,6 +1098,20 @@ static __printf(2, 3) void mmbench_abort(struct mmbench_ctx *ctx,
 	ctx->abort = ctx->why;
 }
 
+/* A sample that did not end in 6 s: a stalled worker's reason is better. */
+static const char mmbench_team_hung[] = "a team sample did not end within 6 s";
+
+/* The first worker that stalled, if one did, says why the team stopped. */
+static void team_why(struct mmbench_ctx *ctx)
+{
+	/* Pairs with the cmpxchg() in mmbench_stalled(). */
+	struct mmbench_worker *w = smp_load_acquire(&ctx->team->staller);
+
+	if (w)
+		mmbench_abort(ctx, "CPU %d waited 2 s for %s", w->cpu,
+			      w->waited_for);
+}
+
 static void team_teardown(struct mmbench_ctx *ctx)
 {
 	struct mmbench_team *t = ctx->team;
@@ -1138,10 +1131,8 @@ static void team_teardown(struct mmbench_ctx *ctx)
 		/* What a sample that timed out in team_op() left uncounted. */
 		mmbench_counts_add(&ctx->n, &w->n);
 	}
-	/* The workers are gone: the stalled one's reason is whole now. */
-	if (atomic_read(&t->stalled) && t->why[0] &&
-	    (!ctx->abort || ctx->why_partial))
-		mmbench_abort(ctx, "%s", t->why);
+	if (!ctx->abort || ctx->abort == mmbench_team_hung)
+		team_why(ctx);
 	if (ctx->bench->team == MMBENCH_TEAM_PAIR) {
 		while ((p = ptr_ring_consume(&t->ring))) {
 			if (t->drain && !IS_ERR(p)) {
@@ -1216,6 +1207,7 @@ static void team_op(struct mmbench_ctx *ctx)
 {
 	struct mmbench_team *t = ctx->team;
 	u64 first = U64_MAX, last_start = 0, longest = 0, cycles = 0;
+	const char *late = NULL;
 	unsigned int i;
 
 	/* Workers of a sample that timed out may still run: start no other. */
@@ -1236,16 +1228,13 @@ static void team_op(struct mmbench_ctx *ctx)
 	/* A worker not running at all cannot stall out: bound the wait. */
 	if (!wait_for_completion_timeout(&t->done,
 					 nsecs_to_jiffies(2 * MMBENCH_STALL_NS))) {
-		if (!atomic_xchg(&t->stalled, 1))
-			strscpy(t->why, "a team sample did not end within 4 s");
 		WRITE_ONCE(t->stop, true);
-		/* A worker that set @stalled may not have written @why yet. */
 		if (!wait_for_completion_timeout(&t->done,
 						 nsecs_to_jiffies(MMBENCH_STALL_NS))) {
-			mmbench_abort(ctx, "a team sample did not end within 6 s");
-			ctx->why_partial = true;
+			ctx->abort = mmbench_team_hung;
 			return;
 		}
+		late = "a team sample did not end within 4 s";
 	}
 
 	ctx->team_preempted = false;
@@ -1268,9 +1257,10 @@ static void team_op(struct mmbench_ctx *ctx)
 	ctx->team_ns = longest;
 	ctx->team_cycles = cycles;
 	ctx->team_skew = last_start - first;
-	/* A copy: the team is freed by the teardown, before it is reported. */
-	if (atomic_read(&t->stalled) && !ctx->abort)
-		mmbench_abort(ctx, "%s", t->why);
+	if (!ctx->abort)
+		team_why(ctx);
+	if (!ctx->abort)
+		ctx->abort = late;
 }
 
 /* The same hot pair on every CPU at once, each with its own frag cache. */
@@ -1446,7 +1436,7 @@ static const struct mmbench_bench mmbench_benches[] = {
 	  .op = kmem_cache_bulk_op,
 	}, { .name = "kfree_bulk", .group = "slab",
 	  .unit = "kmalloc(), freed by kfree_bulk()", MMBENCH_ALLOC,
-	  .list = &mmbench_bulk, .setup = bulk_setup, .op = kfree_bulk_op,
+	  .list = &mmbench_bulk, .op = kfree_bulk_op,
 /* series: end */
 /* series: page_frag */
 	}, { .name = "page_frag", .group = "page_frag",
@@ -2036,12 +2026,12 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	ctx->slow = row->slow;
 	ctx->delta = 1;
 /* series: page_alloc */
-	ctx->unit = 1;
+	/* A sample has whole bulks, or batches (pages_batch_setup()). */
+	ctx->unit = b->list == &mmbench_bulk ? row->arg : 1;
 	memset(&ctx->n, 0, sizeof(ctx->n));
 /* series: end */
 /* series: cpus */
 	ctx->team = NULL;
-	ctx->why_partial = false;
 	ctx->sized = false;
 /* series: end */
 	if (b->read)
