@@ -250,19 +250,20 @@ def trimmed(values, g=TRIM):
 
 def icc(units):
     """The intra-boot correlation of a kernel's normalised loads: per row
-    the one-way ANOVA estimate over boots with two loads or more, clipped
-    to 0..1.  Returns (the median over rows, {row: its own}); (None, {})
-    when fewer than two such boots."""
+    the one-way ANOVA estimate over the boots with two loads or more of
+    it (a load where the row did not pass lacks it), clipped to 0..1.
+    Returns (the median over rows, {row: its own}); (None, {}) when no
+    row has two such boots."""
     by_boot = {}
     for (boot, _load), rows in units.items():
         by_boot.setdefault(boot, []).append(rows)
-    boots = [b for b in by_boot.values() if len(b) >= 2]
-    if len(boots) < 2:
-        return None, {}
-    rows = set.intersection(*(set(r) for b in boots for r in b))
     found = {}
-    for row in rows:
-        groups = [[ld[row] for ld in b] for b in boots]
+    for row in sorted({r for lds in by_boot.values() for ld in lds
+                       for r in ld}):
+        groups = [g for g in ([ld[row] for ld in lds if row in ld]
+                              for lds in by_boot.values()) if len(g) >= 2]
+        if len(groups) < 2:
+            continue
         k = len(groups)
         n = sum(len(g) for g in groups)
         grand = _mean(v for g in groups for v in g)
