@@ -160,16 +160,15 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
     """Boot each side in turn, @boots rounds (A, B, A, B, ...), loading
     the module @loads times a boot; each boot's archive goes to
     @results/<side>-boot<i>/archive.jsonl (i from @first) and is
-    appended to @results/<side>.jsonl (made anew when @first is 1).
+    appended to @results/<side>.jsonl (made anew by its first boot when
+    @first is 1: a run that fails before leaves no empty archive).
     A guest that does not finish is an error, unless @retry (the
     benchmarks of compare-check, hours of boots): then it is said,
     its folder kept as <side>-boot<i>-died, and the boot made once
     more.  Returns {side name: that file}."""
     from .cli import save_archive
     files = {s.name: results / f"{s.name}.jsonl" for s in sides}
-    for f in files.values():
-        if first == 1:
-            f.write_text("")
+    begun = set() if first == 1 else set(files)
     guest_s = {s.name: 0.0 for s in sides}
     for i in range(first, first + boots):
         for s in sides:
@@ -253,7 +252,8 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
                     f"figures could not be unpacked ({bad[0]}); their "
                     f"rows are missing from the archive; see {d}/guest.log")
             recs = save_archive(s.setup, out, d, "loads")
-            archive.write(files[s.name], recs, append=True)
+            archive.write(files[s.name], recs, append=s.name in begun)
+            begun.add(s.name)
     for name, secs in guest_s.items():
         say(f"kernel {name}: {secs:.0f} s of guest time ({boots} boots of "
             f"{loads} loads)")

@@ -1067,6 +1067,8 @@ class DiedGuest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             with self.assertRaisesRegex(Failure, "did not finish"):
                 self.boot(d, [self.out(False), self.out(True)], False)
+            # No empty A.jsonl for compare to call "not an archive".
+            self.assertFalse((Path(d) / "A.jsonl").exists())
 
     def test_a_kernel_arg_the_kernel_did_not_know(self):
         # A misspelt --kernel-arg changes nothing: said after the first
