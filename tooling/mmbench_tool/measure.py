@@ -108,19 +108,29 @@ def died_why(d):
     return "no oops or panic in console.log"
 
 
+# (kernel, words) unknown_kernel_args() said: compare-check boots the
+# same kernels for each of its comparisons, and A/A the same as A and B.
+_said_unknown = set()
+
+
 def unknown_kernel_args(side, lines, d):
     """Say which --kernel-arg words the kernel of @side's guest (its
     MMBENCH-BENCH @lines) did not know.  It passes them to init, so a
     misspelt one changes nothing; but some that work are read by arch
     code alone and said too (nospectre_v2, noxsave; nokaslr, which
     measure adds and whose effect the fingerprint's kaslr shows, is left
-    out): said, not refused.  Returns the words said."""
+    out): said, not refused, once per kernel and words.  Returns the
+    words the kernel did not know."""
     said = bench.parse_prefixed(lines, "guest ").get("unknown_params")
     if not said:
         return []
     bad = [w for w in side.args.kernel_arg
            if w in said.split() and w != "nokaslr"]
-    if bad:
+    key = (getattr(side.setup, "release", None),
+           getattr(side.args, "kernel", None),
+           getattr(side.args, "debug_kernel", False), tuple(bad))
+    if bad and key not in _said_unknown:
+        _said_unknown.add(key)
         say(f"warning: kernel {side.name} did not know --kernel-arg "
             f"{' '.join(bad)} (\"Unknown kernel command line parameters\" "
             "in its log): if misspelt, it changed nothing; a few that work "
