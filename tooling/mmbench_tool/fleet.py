@@ -67,12 +67,35 @@ def lava(arch):
     return "\n".join(lines) + "\n"
 
 
+def evidence(arch):
+    """Per row, what its figures rest on: the loads that passed, their
+    kept samples in all, and slow_ops where slow_into slowed the row
+    (the module's test-only known regression)."""
+    out = {}
+    for rec in arch.rows:
+        if rec.get("status") != "pass":
+            continue
+        e = out.setdefault(metric_row(rec["row"]), {"loads": 0,
+                                                    "samples": 0})
+        e["loads"] += 1
+        e["samples"] += rec.get("samples") or 0
+        if rec.get("slow_ops"):
+            e["slow_ops"] = rec["slow_ops"]
+    return out
+
+
 def kcidb(arch):
     """KCIDB-like JSON: a test per case, the measurement in
     misc.measurement (KCIDB's v4 schema has no numeric field of its own
-    in every version; "number" where it has)."""
+    in every version; "number" where it has) beside what it rests on
+    (evidence()); the module's parameters in environment.misc."""
     run = arch.runs[0]
     fp = run.get("fingerprint", {})
+    env = {k: fp[k] for k in sorted(fp)}
+    module = (run.get("params") or {}).get("module")
+    if module:
+        env["module_params"] = " ".join(module)
+    rests = evidence(arch)
     origin = "mmbench"
     build = f"{origin}:{fp.get('release', 'unknown')}"
     tests = []
@@ -81,11 +104,13 @@ def kcidb(arch):
              "origin": origin, "build_id": build, "path": name,
              "status": KCIDB_STATUS[result],
              "environment": {"description": fp.get("cpu_model", ""),
-                             "misc": {k: fp[k] for k in sorted(fp)}}}
+                             "misc": env}}
         if measurement is not None:
             t["number"] = {"value": measurement, "unit": units,
                            "prefix": "metric"}
-            t["misc"] = {"measurement": measurement, "units": units}
+            row = name[len("mmbench."):].rsplit(".", 1)[0]
+            t["misc"] = {"measurement": measurement, "units": units,
+                         **rests.get(row, {})}
         tests.append(t)
     return json.dumps({"version": {"major": 4, "minor": 3},
                        "tests": tests}, indent=1) + "\n"

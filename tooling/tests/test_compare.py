@@ -613,6 +613,23 @@ class Fleet(unittest.TestCase):
                          ["value"], 210.582)
         self.assertEqual(paths["mmbench.alloc_pages_order9"]["status"],
                          "SKIP")
+        # What a figure rests on, and a known regression said as such.
+        self.assertEqual({k: v for k, v in paths[
+            "mmbench.kmalloc_64.ns_per_op"]["misc"].items()
+            if k in ("loads", "samples")}, {"loads": 1, "samples": 3})
+        self.assertNotIn("slow_ops",
+                         paths["mmbench.kmalloc_64.ns_per_op"]["misc"])
+        arch = self.arch()
+        arch.runs[0]["params"] = {"module": ["slow_into=kmalloc_64:40"]}
+        for rec in arch.rows:
+            if rec["row"] == "kmalloc_64":
+                rec["slow_ops"] = 40
+        data = json.loads(fleet.kcidb(arch))
+        fig = {t["path"]: t for t in data["tests"]}[
+            "mmbench.kmalloc_64.ns_per_op"]
+        self.assertEqual(fig["misc"]["slow_ops"], 40)
+        self.assertEqual(fig["environment"]["misc"]["module_params"],
+                         "slow_into=kmalloc_64:40")
         lkp = fleet.lkp(self.arch())
         self.assertIn("mmbench.kmalloc_64.ns_per_op: 210.582\n", lkp)
         for line in lkp.splitlines():
