@@ -199,7 +199,7 @@ struct mmbench_ctx {
 	u32 arg;			/* the row's value of its list */
 /* series: page_alloc */
 	bool verify;			/* untimed: mark, check, count each block */
-	u32 batch;			/* pages per batch of alloc_pages_batch */
+	u32 batch;			/* blocks per batch of alloc_pages_batch */
 	u32 unit;			/* a sample has whole units of this many */
 	void **ptrs;
 	struct mmbench_counts n;
@@ -757,7 +757,6 @@ static int kmem_cache_bulk_setup(struct mmbench_ctx *ctx, char *reason)
 static void cache_teardown(struct mmbench_ctx *ctx)
 {
 	kmem_cache_destroy(ctx->cache);
-	ctx->cache = NULL;
 }
 
 static void kmem_cache_op(struct mmbench_ctx *ctx)
@@ -1118,8 +1117,6 @@ static void team_teardown(struct mmbench_ctx *ctx)
 	unsigned int i;
 	void *p;
 
-	if (!t)
-		return;
 	WRITE_ONCE(t->stop, true);
 	for (i = 0; i < t->nr; i++) {
 		struct mmbench_worker *w = &t->w[i];
@@ -1707,8 +1704,7 @@ MODULE_PARM_DESC(frag_sizes,
  * results never change while they can be read.
  */
 static u64 mmbench_run_ns;
-#define MMBENCH_NO_DRIFT	S64_MIN
-static s64 mmbench_drift = MMBENCH_NO_DRIFT;
+static s64 mmbench_drift = MMBENCH_NONE;
 static u64 mmbench_clock_ns;
 static u64 mmbench_clock_step_ns;
 static struct mmbench_row *mmbench_rows;
@@ -1731,9 +1727,10 @@ struct mmbench_sample {
 
 /*
  * The thread's view of the run: @deadline (ktime_get_ns()) past which no
- * sample starts; per-sample ns/op in ps (@ps) and cycles/op (@mcyc); what
- * the clock reads around a stretch cost, taken out of each; the clock's
- * smallest step; the shortest sample, MMBENCH_CLOCK_SHARE times the larger.
+ * row starts and no more samples are kept; per-sample ns/op in ps (@ps)
+ * and cycles/op (@mcyc); what the clock reads around a stretch cost, taken
+ * out of each; the clock's smallest step; the shortest sample,
+ * MMBENCH_CLOCK_SHARE times the larger.
  */
 struct mmbench_run {
 	int cpu;
@@ -2031,7 +2028,6 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	memset(&ctx->n, 0, sizeof(ctx->n));
 /* series: end */
 /* series: cpus */
-	ctx->team = NULL;
 	ctx->sized = false;
 /* series: end */
 	if (b->read)
@@ -2199,34 +2195,34 @@ static void mmbench_judge(struct mmbench_row *row,
 /*
  * Measure the baseline again after the benchmarks and keep the lower
  * median.  Returns the second median's drift from the first, in 1/1000 %,
- * or MMBENCH_NO_DRIFT.
+ * or MMBENCH_NONE.
  */
 static s64 mmbench_rebaseline(struct mmbench_row *row,
 			      struct mmbench_ctx *ctx, struct mmbench_run *run)
 {
 	struct mmbench_result first = row->result;
 	size_t size = first.samples * sizeof(*row->sample_ps);
-	s64 drift = MMBENCH_NO_DRIFT;
+	s64 drift = MMBENCH_NONE;
 	u64 *first_ps;
 
 	if (first.status != MMBENCH_PASS)
-		return MMBENCH_NO_DRIFT;
+		return MMBENCH_NONE;
 	first_ps = kmemdup(row->sample_ps, size, GFP_KERNEL);
 	if (!first_ps)
-		return MMBENCH_NO_DRIFT;
+		return MMBENCH_NONE;
 	mmbench_result_reset(&row->result);
 	mmbench_row_run(row, ctx, run);
 	if (row->result.status == MMBENCH_PASS)
 		drift = div64_s64(((s64)row->result.ns.median -
 				   (s64)first.ns.median) * 100000,
 				  max_t(s64, first.ns.median, 1));
-	if (drift == MMBENCH_NO_DRIFT ||
+	if (drift == MMBENCH_NONE ||
 	    row->result.ns.median >= first.ns.median) {
 		row->result = first;
 		memcpy(row->sample_ps, first_ps, size);
 	}
 	kfree(first_ps);
-	if (drift != MMBENCH_NO_DRIFT && !row->result.reason[0])
+	if (drift != MMBENCH_NONE && !row->result.reason[0])
 		strscpy(row->result.reason,
 			"lower median of two runs, before and after the benchmarks");
 	return drift;
@@ -2265,10 +2261,7 @@ static void mmbench_log(const struct mmbench_row *row)
 }
 
 /* A sample around nothing: what reading the clocks costs. */
-static const struct mmbench_bench mmbench_clock_bench = {
-	.name = "clock",
-	.irqoff = true,
-};
+static const struct mmbench_bench mmbench_clock_bench = { .irqoff = true };
 
 /*
  * What the clock reads around a stretch cost, and the smallest step of
@@ -2321,7 +2314,7 @@ static int mmbench_thread(void *data)
 	const char *clock_error, *no_run = NULL;
 	unsigned int i;
 	u64 start = ktime_get_ns();
-	s64 drift = MMBENCH_NO_DRIFT;
+	s64 drift = MMBENCH_NONE;
 
 	run.deadline = start + (u64)mmbench_budget_ms * NSEC_PER_MSEC;
 	run.row_budget_ns = div_u64((u64)mmbench_budget_ms * NSEC_PER_MSEC,
@@ -2365,7 +2358,7 @@ static int mmbench_thread(void *data)
 
 		if (base->status == MMBENCH_PASS)
 			mmbench_judge(&mmbench_rows[i], base);
-		else if (i && r->status == MMBENCH_PASS)
+		else if (r->status == MMBENCH_PASS)
 			/* Without a baseline nothing can be judged. */
 			mmbench_set(r, base->status == MMBENCH_NOISY ?
 				    MMBENCH_NOISY : MMBENCH_ERROR,
@@ -2692,7 +2685,7 @@ static ssize_t mmbench_baseline_drift_pct_show(struct kobject *kobj,
 					       struct kobj_attribute *attr,
 					       char *buf)
 {
-	return emit_fixed(buf, mmbench_drift);	/* NO_DRIFT is NONE */
+	return emit_fixed(buf, mmbench_drift);
 }
 
 static struct kobj_attribute mmbench_attr_baseline_drift_pct =
@@ -2757,7 +2750,6 @@ static void mmbench_sysfs_remove(void)
 #endif
 	kobject_del(mmbench_kobj);
 	kobject_put(mmbench_kobj);
-	mmbench_kobj = NULL;
 }
 
 static int mmbench_sysfs_create(void)
