@@ -190,6 +190,19 @@ enum mmbench_team_kind {
 /* series: end */
 struct mmbench_bench;
 
+/*
+ * One timed sample: its stretches' time summed (@reads stretches, each
+ * timed by a pair of clock reads), and why it cannot be kept.
+ */
+struct mmbench_sample {
+	u64 ns;
+	u64 cycles;
+	u32 reads;
+	bool preempted;
+	bool migrated;
+	bool stolen;
+};
+
 /* State of one benchmark while it runs. */
 struct mmbench_ctx {
 	struct page *page;		/* its zone and node are the ones updated */
@@ -213,11 +226,8 @@ struct mmbench_ctx {
 /* series: cpus */
 	bool sized;			/* @ops is the row's final size */
 	struct mmbench_team *team;
-	/* Latest team sample: its slowest CPU's time, the start spread. */
-	u64 team_ns;
-	u64 team_cycles;
-	bool team_preempted;
-	u64 team_skew;
+	struct mmbench_worker *worker;	/* in a worker's own context */
+	u64 team_skew;			/* of the latest team sample */
 /* series: end */
 	const char *abort;		/* why the row stops: @why or a constant */
 	char why[MMBENCH_REASON_LEN];
@@ -249,12 +259,12 @@ struct mmbench_bench {
 	bool irqoff;
 	struct mmbench_list *list;
 /* series: cpus */
-	/** @team: runs on several CPUs; @op then starts a sample and waits */
+	/** @team: on several CPUs, each timing its @work or @pop_work */
 	enum mmbench_team_kind team;
-	/** @work: what each CPU does, push_cpu's in a pair */
-	void (*work)(struct mmbench_worker *w);
-	/** @pop_work: what pop_cpu does in a pair */
-	void (*pop_work)(struct mmbench_worker *w);
+	/** @work: the op of each CPU, push_cpu's in a pair */
+	void (*work)(struct mmbench_ctx *ctx);
+	/** @pop_work: the op of pop_cpu in a pair */
+	void (*pop_work)(struct mmbench_ctx *ctx);
 	/** @drain: frees a block left in a pair's ring */
 	void (*drain)(void *priv, void *p);
 /* series: end */
@@ -883,30 +893,30 @@ static __always_inline void page_free_block(void *priv, void *p)
 	free_page((unsigned long)p);
 }
 
-/* One CPU of a team, in a thread bound to it; times of the latest sample */
+/*
+ * One CPU of a team, in a thread bound to it: it takes its part of each
+ * team sample with mmbench_sample(), as the run's thread takes a sample,
+ * in a context of its own (its ops, counts and page_frag cache).
+ */
 struct mmbench_worker {
 	struct mmbench_team *team;
 	struct task_struct *task;	/* pinned until the team is torn down */
-	void (*work)(struct mmbench_worker *w);
+	struct mmbench_bench bench;	/* .op: the row's work or pop_work */
+	struct mmbench_ctx ctx;
+	struct mmbench_sample s;	/* its part of the latest team sample */
 	int cpu;
-	u64 start;			/* ktime_get_ns() */
-	u64 end;
-	u64 cyc_start;			/* get_cycles() */
-	u64 cyc_end;
-	bool preempted;
+	u64 start;			/* ktime_get_ns() before its part */
 	int ran_on;			/* not @cpu once @cpu went offline */
 	bool stalled_once;		/* inject_stall_ms done */
 	const char *waited_for;		/* what it stalled on */
-	struct mmbench_counts n;	/* added to the context's per sample */
-	struct page_frag_cache frag;
 };
 
 /*
- * The CPUs of a multi-CPU benchmark.  team_op() sets @ops, @sized, @verify,
- * @ready and @running, then publishes @gen with smp_store_release(); a
- * worker starts when it sees @gen change (smp_load_acquire()), and the
- * last one ready releases all through @go.  The first worker that stalls
- * becomes @staller, and @stop stops them all.
+ * The CPUs of a multi-CPU benchmark.  team_sample() sets @ops, @sized,
+ * @verify, @ready and @running, then publishes @gen with
+ * smp_store_release(); a worker starts when it sees @gen change
+ * (smp_load_acquire()), and the last one ready releases all through @go.
+ * The first worker that stalls becomes @staller, and @stop stops them all.
  */
 struct mmbench_team {
 	unsigned int nr;
@@ -957,7 +967,7 @@ static void ring_put(struct mmbench_worker *w, void *p)
 			/* Counted as allocated: free it, or it leaks. */
 			if (t->drain && !IS_ERR(p)) {
 				t->drain(NULL, p);
-				w->n.frees++;
+				w->ctx.n.frees++;
 			}
 			break;
 		}
@@ -999,11 +1009,14 @@ static void mmbench_inject_stall(struct mmbench_worker *w)
 	msleep(mmbench_inject_stall_ms);
 }
 
+static void mmbench_sample(const struct mmbench_bench *b,
+			   struct mmbench_ctx *ctx, struct mmbench_sample *s);
+
 static int mmbench_worker_fn(void *data)
 {
 	struct mmbench_worker *w = data;
 	struct mmbench_team *t = w->team;
-	unsigned long seen = 0, switches;
+	unsigned long seen = 0;
 	u64 since;
 
 	for (;;) {
@@ -1011,7 +1024,7 @@ static int mmbench_worker_fn(void *data)
 				kthread_should_stop());
 		if (kthread_should_stop())
 			break;
-		/* Pairs with team_op(): @ready and @running are reset. */
+		/* Pairs with team_sample(): @ready and @running are reset. */
 		seen = smp_load_acquire(&t->gen);
 		/* The last one ready releases them all at once. */
 		if (atomic_inc_return(&t->ready) == t->nr) {
@@ -1025,14 +1038,12 @@ static int mmbench_worker_fn(void *data)
 				cpu_relax();
 		}
 		mmbench_inject_stall(w);
-		switches = current->nvcsw + current->nivcsw;
-		w->cyc_start = get_cycles();
+		w->ctx.ops = t->ops;
+		w->ctx.verify = t->verify;
+		memset(&w->s, 0, sizeof(w->s));
 		w->start = ktime_get_ns();
 		if (!READ_ONCE(t->stop))
-			w->work(w);
-		w->end = ktime_get_ns();
-		w->cyc_end = get_cycles();
-		w->preempted = current->nvcsw + current->nivcsw != switches;
+			mmbench_sample(&w->bench, &w->ctx, &w->s);
 		w->ran_on = raw_smp_processor_id();
 		if (atomic_dec_and_test(&t->running))
 			complete(&t->done);
@@ -1125,8 +1136,8 @@ static void team_teardown(struct mmbench_ctx *ctx)
 			continue;
 		kthread_stop(w->task);
 		put_task_struct(w->task);
-		/* What a sample that timed out in team_op() left uncounted. */
-		mmbench_counts_add(&ctx->n, &w->n);
+		/* What a sample that timed out left uncounted. */
+		mmbench_counts_add(&ctx->n, &w->ctx.n);
 	}
 	if (!ctx->abort || ctx->abort == mmbench_team_hung)
 		team_why(ctx);
@@ -1140,12 +1151,12 @@ static void team_teardown(struct mmbench_ctx *ctx)
 		ptr_ring_cleanup(&t->ring, NULL);
 	}
 	for (i = 0; i < t->nr; i++)
-		page_frag_cache_drain(&t->w[i].frag);
-	kfree(t);
+		page_frag_cache_drain(&t->w[i].ctx.frag);
+	kvfree(t);
 	ctx->team = NULL;
 }
 
-/* Start a thread on each CPU of the team; they wait for team_op(). */
+/* Start a thread on each CPU of the team; they wait for team_sample(). */
 static int team_setup(struct mmbench_ctx *ctx, char *reason)
 {
 	const struct mmbench_bench *b = ctx->bench;
@@ -1161,7 +1172,7 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
-	t = kzalloc(struct_size(t, w, cpumask_weight(mask)), GFP_KERNEL);
+	t = kvzalloc(struct_size(t, w, cpumask_weight(mask)), GFP_KERNEL);
 	if (!t)
 		goto out;
 	t->nr = cpumask_weight(mask);
@@ -1169,7 +1180,7 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 	init_waitqueue_head(&t->start_wq);
 	init_completion(&t->done);
 	if (pair && ptr_ring_init(&t->ring, MMBENCH_RING_SIZE, GFP_KERNEL)) {
-		kfree(t);
+		kvfree(t);
 		goto out;
 	}
 	ctx->team = t;
@@ -1178,9 +1189,11 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 		struct task_struct *task;
 
 		w->team = t;
-		page_frag_cache_init(&w->frag);
+		w->ctx.team = t;
+		w->ctx.worker = w;
+		page_frag_cache_init(&w->ctx.frag);
 		w->cpu = cpu;
-		w->work = pair && i == 2 ? b->pop_work : b->work;
+		w->bench.op = pair && i == 2 ? b->pop_work : b->work;
 		/* It waits for a sample: its fault mark may come after. */
 		task = kthread_run_on_cpu(mmbench_worker_fn, w, w->cpu,
 					  "mmbench_w/%u");
@@ -1199,11 +1212,15 @@ out:
 	return ret;
 }
 
-/* A team sample: ctx->ops ops on each CPU; it lasts as the slowest took. */
-static void team_op(struct mmbench_ctx *ctx)
+/*
+ * A team sample: ctx->ops ops on each CPU, each CPU's part a sample of its
+ * own (mmbench_worker_fn()); it lasts as the slowest part, and is dropped
+ * if any part was preempted or had steal time.
+ */
+static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 {
 	struct mmbench_team *t = ctx->team;
-	u64 first = U64_MAX, last_start = 0, longest = 0, cycles = 0;
+	u64 first = U64_MAX, last_start = 0;
 	const char *late = NULL;
 	unsigned int i;
 
@@ -1234,25 +1251,25 @@ static void team_op(struct mmbench_ctx *ctx)
 		late = "a team sample did not end within 4 s";
 	}
 
-	ctx->team_preempted = false;
 	for (i = 0; i < t->nr; i++) {
 		struct mmbench_worker *w = &t->w[i];
 
 		first = min(first, w->start);
 		last_start = max(last_start, w->start);
-		if (w->end - w->start > longest) {
-			longest = w->end - w->start;
-			cycles = w->cyc_end - w->cyc_start;
+		/* With its clock reads, taken out as for one stretch. */
+		if (w->s.ns > s->ns) {
+			s->ns = w->s.ns;
+			s->cycles = w->s.cycles;
+			s->reads = w->s.reads;
 		}
-		ctx->team_preempted |= w->preempted;
+		s->preempted |= w->s.preempted;
+		s->stolen |= w->s.stolen;
 		if (w->ran_on != w->cpu && !ctx->abort)
 			mmbench_abort(ctx, "CPU %d went offline: its worker ran on CPU %d",
 				      w->cpu, w->ran_on);
-		mmbench_counts_add(&ctx->n, &w->n);
-		memset(&w->n, 0, sizeof(w->n));
+		mmbench_counts_add(&ctx->n, &w->ctx.n);
+		memset(&w->ctx.n, 0, sizeof(w->ctx.n));
 	}
-	ctx->team_ns = longest;
-	ctx->team_cycles = cycles;
 	ctx->team_skew = last_start - first;
 	if (!ctx->abort)
 		team_why(ctx);
@@ -1262,16 +1279,15 @@ static void team_op(struct mmbench_ctx *ctx)
 
 /* The same hot pair on every CPU at once, each with its own frag cache. */
 #define MMBENCH_PAIR_WORK(name, priv, alloc, free)			\
-static void name##_pair_work(struct mmbench_worker *w)			\
+static void name##_pair_work(struct mmbench_ctx *ctx)			\
 {									\
-	MMBENCH_VERIFIED(w->team->verify, mmbench_pair, &w->n,	\
-			 w->team->ops, MMBENCH_TEAM_SIZE, 0, priv, alloc,\
-			 free);						\
+	MMBENCH_VERIFIED(ctx->verify, mmbench_pair, &ctx->n, ctx->ops,	\
+			 MMBENCH_TEAM_SIZE, 0, priv, alloc, free);	\
 }
 
 MMBENCH_PAIR_WORK(pages, NULL, page_block, page_free_block)
 MMBENCH_PAIR_WORK(kmalloc, NULL, kmalloc_block, kfree_block)
-MMBENCH_PAIR_WORK(frag, &w->frag, frag_block, frag_free_block)
+MMBENCH_PAIR_WORK(frag, &ctx->frag, frag_block, frag_free_block)
 
 /*
  * Remote free: push_cpu allocates and passes each block (an error pointer
@@ -1279,39 +1295,39 @@ MMBENCH_PAIR_WORK(frag, &w->frag, frag_block, frag_free_block)
  * verification pass marks, checks and counts each block.
  */
 static __always_inline void
-mmbench_push_loop(struct mmbench_worker *w, void *priv,
+mmbench_push_loop(struct mmbench_ctx *ctx, void *priv,
 		  void *(*alloc)(void *priv, size_t size), const bool verify)
 {
-	u64 failed = w->n.failed;
+	u64 failed = ctx->n.failed;
 	void *p;
 	u32 i;
 
-	for (i = 0; i < w->team->ops && !READ_ONCE(w->team->stop); i++) {
+	for (i = 0; i < ctx->ops && !READ_ONCE(ctx->team->stop); i++) {
 		p = alloc(priv, MMBENCH_TEAM_SIZE);
 		if (unlikely(!p)) {
-			w->n.failed++;
-			ring_put(w, ERR_PTR(-ENOMEM));
+			ctx->n.failed++;
+			ring_put(ctx->worker, ERR_PTR(-ENOMEM));
 			continue;
 		}
 		if (verify) {
-			w->n.allocs++;
+			ctx->n.allocs++;
 			mmbench_mark(p, MMBENCH_TEAM_SIZE);
 		}
-		ring_put(w, p);
+		ring_put(ctx->worker, p);
 	}
 	if (!verify)
-		w->n.allocs += i - (w->n.failed - failed);
+		ctx->n.allocs += i - (ctx->n.failed - failed);
 }
 
 static __always_inline void
-mmbench_pop_loop(struct mmbench_worker *w, void (*free)(void *priv, void *p),
+mmbench_pop_loop(struct mmbench_ctx *ctx, void (*free)(void *priv, void *p),
 		 const bool verify)
 {
 	u32 i, failed = 0;
 	void *p;
 
-	for (i = 0; i < w->team->ops; i++) {
-		p = ring_get(w);
+	for (i = 0; i < ctx->ops; i++) {
+		p = ring_get(ctx->worker);
 		if (!p)
 			break;
 		if (IS_ERR(p)) {
@@ -1319,46 +1335,45 @@ mmbench_pop_loop(struct mmbench_worker *w, void (*free)(void *priv, void *p),
 			continue;
 		}
 		if (verify) {
-			mmbench_check(&w->n, p, MMBENCH_TEAM_SIZE);
-			w->n.frees++;
+			mmbench_check(&ctx->n, p, MMBENCH_TEAM_SIZE);
+			ctx->n.frees++;
 		}
 		free(NULL, p);
 	}
 	if (!verify)
-		w->n.frees += i - failed;
+		ctx->n.frees += i - failed;
 }
 
 /* A remote-free pair's works; a page_frag cache is push_cpu's alone. */
 #define MMBENCH_REMOTE_WORK(name, priv, alloc, free)			\
-static void name##_push_work(struct mmbench_worker *w)			\
+static void name##_push_work(struct mmbench_ctx *ctx)			\
 {									\
-	MMBENCH_VERIFIED(w->team->verify, mmbench_push, w, priv,	\
-			 alloc);					\
+	MMBENCH_VERIFIED(ctx->verify, mmbench_push, ctx, priv, alloc);	\
 }									\
-static void name##_pop_work(struct mmbench_worker *w)			\
+static void name##_pop_work(struct mmbench_ctx *ctx)			\
 {									\
-	MMBENCH_VERIFIED(w->team->verify, mmbench_pop, w, free);	\
+	MMBENCH_VERIFIED(ctx->verify, mmbench_pop, ctx, free);		\
 }
 
 MMBENCH_REMOTE_WORK(pages, NULL, page_block, page_free_block)
 MMBENCH_REMOTE_WORK(kmalloc, NULL, kmalloc_block, kfree_block)
-MMBENCH_REMOTE_WORK(frag, &w->frag, frag_block, frag_free_block)
+MMBENCH_REMOTE_WORK(frag, &ctx->frag, frag_block, frag_free_block)
 
 /* The ring alone, with a pointer that is never dereferenced. */
-static void ring_push_work(struct mmbench_worker *w)
+static void ring_push_work(struct mmbench_ctx *ctx)
 {
 	u32 i;
 
-	for (i = 0; i < w->team->ops && !READ_ONCE(w->team->stop); i++)
-		ring_put(w, w);
+	for (i = 0; i < ctx->ops && !READ_ONCE(ctx->team->stop); i++)
+		ring_put(ctx->worker, ctx);
 }
 
-static void ring_pop_work(struct mmbench_worker *w)
+static void ring_pop_work(struct mmbench_ctx *ctx)
 {
 	u32 i;
 
-	for (i = 0; i < w->team->ops; i++)
-		if (!ring_get(w))
+	for (i = 0; i < ctx->ops; i++)
+		if (!ring_get(ctx->worker))
 			break;
 }
 
@@ -1369,8 +1384,7 @@ static void ring_pop_work(struct mmbench_worker *w)
 
 /* series: end */
 /* series: cpus */
-#define MMBENCH_TEAM_OPS	.setup = team_setup,			\
-				.teardown = team_teardown, .op = team_op
+#define MMBENCH_TEAM_OPS	.setup = team_setup, .teardown = team_teardown
 #define MMBENCH_PAIR_OPS(_name)	MMBENCH_TEAM_OPS,			\
 				.work = _name##_push_work,		\
 				.pop_work = _name##_pop_work
@@ -1629,7 +1643,7 @@ MODULE_PARM_DESC(make_it_fail,
 module_param_cb(inject_stall_ms, &uint_range_ops,
 		MMBENCH_UINT(mmbench_inject_stall_ms, 0, 10000), 0444);
 MODULE_PARM_DESC(inject_stall_ms,
-		 "Test only: ms that the last worker of each multi-CPU benchmark sleeps once, in the warm-up, 0..10000 (default 0): over 4000 the team stalls (team_op() gives up), over 2000 a pair whose sample overflows the 1024-entry ring too (push_cpu gives up)");
+		 "Test only: ms that the last worker of each multi-CPU benchmark sleeps once, in the warm-up, 0..10000 (default 0): over 4000 the team stalls (the run's thread gives up), over 2000 a pair whose sample overflows the 1024-entry ring too (push_cpu gives up)");
 
 static int cpus_set(const char *val, const struct kernel_param *kp)
 {
@@ -1713,19 +1727,6 @@ static u64 *mmbench_sample_buf;		/* the rows' sample_ps */
 static DECLARE_COMPLETION(mmbench_done);
 
 /*
- * One timed sample: its stretches' time summed (@reads stretches, each
- * timed by a pair of clock reads), and why it cannot be kept.
- */
-struct mmbench_sample {
-	u64 ns;
-	u64 cycles;
-	u32 reads;
-	bool preempted;
-	bool migrated;
-	bool stolen;
-};
-
-/*
  * The thread's view of the run: @deadline (ktime_get_ns()) past which no
  * row starts and no more samples are kept; per-sample ns/op in ps (@ps)
  * and cycles/op (@mcyc); what the clock reads around a stretch cost, taken
@@ -1798,6 +1799,12 @@ static void mmbench_sample(const struct mmbench_bench *b,
 	u64 steal = mmbench_steal(cpu);
 
 	memset(s, 0, sizeof(*s));
+/* series: cpus */
+	if (b->team) {
+		team_sample(ctx, s);
+		return;
+	}
+/* series: end */
 	if (b->prep || b->restore)
 		most = MMBENCH_STRETCH;
 	do {
@@ -1807,17 +1814,6 @@ static void mmbench_sample(const struct mmbench_bench *b,
 	} while (left);
 	ctx->ops = ops;
 	s->stolen = mmbench_steal(cpu) != steal;
-/* series: cpus */
-
-	if (b->team) {
-		/* This thread slept through the sample; its CPUs did not. */
-		s->ns = ctx->team_ns;
-		s->cycles = ctx->team_cycles;
-		s->preempted = ctx->team_preempted;
-		s->stolen = false;
-		s->reads = 0;	/* they time themselves, see team_op() */
-	}
-/* series: end */
 }
 
 static bool mmbench_stopping(const struct mmbench_run *run)

@@ -464,7 +464,7 @@ fi
 # A team that stalls stops with the reason, and frees every block it
 # allocated, those push_cpu could not put in the ring too: the test-only
 # inject_stall_ms puts each team's last worker (pop_cpu's in a pair) to
-# sleep 5 s mid-row, past the 2 s a worker waits and the 4 s team_op() does
+# sleep 5 s mid-row, past the 2 s a worker waits and the 4 s team_sample() does
 # (in the first sample of more ops than the ring's 1024).
 teams="alloc_pages_concurrent kmalloc_concurrent page_frag_concurrent alloc_pages_remote_free kmalloc_remote_free page_frag_remote_free ptr_ring_remote"
 if [ "$ncpu" -ge 2 ]; then
@@ -475,7 +475,7 @@ if [ "$ncpu" -ge 2 ]; then
 		left=$(cat $d/counter_delta 2>/dev/null || echo none)
 		# push_cpu gives up on the ring if the pair's samples overflow it
 		# (1024 ops; fewer where a sample's 100 ms hold fewer, as on the
-		# debug kernel); else team_op() does.
+		# debug kernel); else team_sample() does.
 		ops=$(cat $d/ops_per_sample 2>&1)
 		case $b in
 		*_concurrent) want="^a team sample did not end within 4 s" ;;
@@ -494,7 +494,7 @@ if [ "$ncpu" -ge 2 ]; then
 	# A worker's CPU taken offline mid-row: the row says so, frees every
 	# block and does not pass.  CPU 1's worker sleeps 3 s in a sample
 	# (inject_stall_ms, short of a stall: 1000 ops fit the ring, and
-	# team_op() waits 4 s), the CPU goes offline meanwhile and the worker
+	# team_sample() waits 4 s), the CPU goes offline meanwhile and the worker
 	# wakes up on CPU 0.
 	for b in $teams; do
 		insmod "$ko" benchmarks=$b cpus=0,1 inject_stall_ms=3000 iterations=1000 samples=5 &
