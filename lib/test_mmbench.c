@@ -1192,6 +1192,7 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 		w->ctx.team = t;
 		w->ctx.worker = w;
 		page_frag_cache_init(&w->ctx.frag);
+		w->ctx.slow = ctx->slow;
 		w->cpu = cpu;
 		w->bench.op = pair && i == 2 ? b->pop_work : b->work;
 		/* It waits for a sample: its fault mark may come after. */
@@ -2821,13 +2822,6 @@ static int mmbench_slow_into_apply(void)
 			       "given twice");
 			return -EINVAL;
 		}
-/* series: cpus */
-		if (row->bench->team) {
-			pr_err("slow_into: %.*s: runs on several CPUs, which time themselves\n",
-			       len, entry);
-			return -EINVAL;
-		}
-/* series: end */
 		row->slow = steps;
 		row->shows |= MMBENCH_SHOWS_SLOW;
 	}

@@ -117,7 +117,6 @@ refused slow_into=count_vm_event:$(printf '%0100d' 5) "is longer than ROW:STEPS 
 refused "benchmarks=count_vm_event slow_into=inc_zone_page_state:5" "slow_into: inc_zone_page_state: no such row in this load"
 refused "benchmarks=count_vm_event slow_into=baseline:5" "slow_into: baseline: the baseline is what others are judged against"
 refused "benchmarks=count_vm_event slow_into=count_vm_event:5,count_vm_event:6" "slow_into: count_vm_event: given twice"
-refused "benchmarks=kmalloc_concurrent slow_into=kmalloc_concurrent:5" "slow_into: kmalloc_concurrent: runs on several CPUs"
 refused make_it_fail=maybe "invalid for parameter \`make_it_fail'"
 # make_it_fail=1 needs fault injection in the kernel (it has it where
 # /proc/self/make-it-fail exists); with no injector set up its rows pass.
@@ -536,6 +535,24 @@ if [ "$ncpu" -ge 2 ]; then
 		result $? "$b with CPU 1 taken offline mid-row says so and frees every block ($why)" "status=$st reason=$why counter_delta=$left polls=$i/600 cpu1_online=$back"
 	done
 
+	# slow_into on rows of several CPUs: each CPU adds the steps to each
+	# of its ops, so that each row's fastest sample is over 1.2 x
+	# alu_chain's (2000 steps against 1000), as a row on one CPU.
+	insmod "$ko" benchmarks=kmalloc_concurrent,kmalloc_remote_free,alu_chain cpus=0,1 samples=5 slow_into=kmalloc_concurrent:2000,kmalloc_remote_free:2000
+	rc=$?
+	d=/sys/kernel/mmbench
+	st="$(cat $d/kmalloc_concurrent/status $d/kmalloc_remote_free/status $d/alu_chain/status 2>&1 | tr '\n' ' ')"
+	steps="$(cat $d/kmalloc_concurrent/slow_ops $d/kmalloc_remote_free/slow_ops 2>&1 | tr '\n' ' ')"
+	fast="$(for b in kmalloc_concurrent kmalloc_remote_free; do
+		tr ' ' '\n' <$d/$b/sample_ns | sort -n | head -1; done 2>&1 | tr '\n' ' ')"
+	cfast=$(tr ' ' '\n' <$d/alu_chain/sample_ns 2>/dev/null | sort -n | head -1)
+	loaded && rmmod test_mmbench
+	big=$(echo "$fast" | awk -v c="$cfast" '{ print (NF == 2 && c + 0 > 0 && $1 + 0 > 1.2 * c && $2 + 0 > 1.2 * c) ? 1 : 0 }')
+	# A debug kernel's rows may be noisy: their samples are published.
+	echo "$st" | grep -Eq '^((pass|noisy) ){3}$'
+	[ $? -eq 0 ] && [ $rc -eq 0 ] && [ "$steps" = "2000 2000 " ] && [ "$big" = 1 ]
+	result $? "slow_into=...:2000 slows the rows on several CPUs, their fastest samples over 1.2 x alu_chain's ($fast ns against $cfast ns)" "rc=$rc status=$st slow_ops=$steps fastest=$fast alu_chain=$cfast"
+
 	# cpus= whose CPUs all went offline after the parameters were taken,
 	# while the ndelay rows ran (5 rows of 12 samples of 100 ms, on CPU 0):
 	# the team rows that run next are unsupported.
@@ -579,7 +596,7 @@ if [ "$ncpu" -ge 2 ]; then
 [ $rc -eq 0 ] && echo "$st" | grep -qE "^((pass|noisy) ){2}$" && [ "$max" -le 8192 ]
 	result $? "2000000 inc/dec ops a sample move Mlocked by $max kB at most (limit 8192)" "rc=$rc status=$st max=$max kB"
 else
-	for t in $teams $teams cpus watcher; do
+	for t in $teams $teams slow cpus watcher; do
 		echo "ok $((n = n + 1)) # SKIP one CPU: no team, hotplug or watcher case"
 	done
 fi
