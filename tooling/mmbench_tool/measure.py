@@ -498,6 +498,10 @@ def cmd_fleet(args):
         raise Failure(f"{args.archive}: measured with --accel icount, its "
                       "ns/op are instructions an op; the fleet formats "
                       "carry ns")
+    # A row's figure is one median over every load.
+    one_setup(arch, args.archive,
+              what="the fleet formats give the figures of one kernel and "
+                   "setup: give an archive of one")
     print(fleet.render(arch, args.format), end="", flush=True)
     return 0
 
@@ -925,13 +929,15 @@ def _module_params(run, said):
     return " ".join(([] if said else [archive.sampling(module)]) + rest)
 
 
-def one_setup(arch, where, said=False):
+def one_setup(arch, where, said=False,
+              what="not one kernel against itself"):
     """Refuse @arch (the archives at @where) if its boots differ in what
     makes an A/A comparison one: the kernel, a key that changes costs
     (archive.COST_KEYS: --accel icount's among them), or the module's
     parameters (slow_into, benchmarks=, samples=, ...), or if rows come
     from a boot without its run record.  @said: but for what compare
-    says NOT COMPARABLE (the cost keys, the sampling)."""
+    says NOT COMPARABLE (the cost keys, the sampling).  @what: why the
+    caller needs one setup, for the message."""
     fp = arch.fingerprint()
     keys = ("release", "kernel_image") + ((() if said else
                                            archive.COST_KEYS))
@@ -939,12 +945,12 @@ def one_setup(arch, where, said=False):
         if len(fp.get(key, ())) > 1:
             raise Failure(f"{where}: boots of more than one {key} ("
                           + ", ".join(sorted(map(str, fp[key])))
-                          + "): not one kernel against itself")
+                          + f"): {what}")
     params = {_module_params(r, said) for r in arch.runs}
     if len(params) > 1:
         raise Failure(f"{where}: boots loaded with other module parameters "
                       "(" + "; ".join(sorted(p or "none" for p in params))
-                      + "): not one kernel against itself")
+                      + f"): {what}")
     booted = {r.get("boot") for r in arch.runs}
     lost = sorted({str(r.get("boot")) for r in arch.rows
                    if r.get("boot") not in booted})

@@ -885,6 +885,29 @@ class NotAnAA(unittest.TestCase):
                     self.assertRaisesRegex(Failure, "compare-check known"):
                 measure.cmd_compare_check(args)
 
+    def test_fleet_refuses_an_archive_of_mixed_setups(self):
+        # One median a row over every load: loads of two kernels, or
+        # of other parameters, would give a figure of neither.
+        rng = random.Random(75)
+        slowed = synthetic(rng, boots=1)
+        for r in slowed.runs:
+            r["params"] = {"module": ["slow_into=kmalloc_64:30"]}
+        for other, says in ((synthetic(rng, boots=1, fp=dict(
+                FP, release="6.1.0-28-cloud-amd64")),
+                             "more than one release"),
+                            (slowed, "other module parameters"),
+                            (synthetic(rng, boots=2), None)):
+            with tempfile.TemporaryDirectory() as d:
+                p = Path(d) / "a.jsonl"
+                mixed = synthetic(rng, boots=2)
+                archive.write(p, mixed.runs + other.runs + mixed.rows
+                              + other.rows)
+                rc, out = support.options_only("fleet", str(p))
+                self.assertEqual(rc, 2 if says else 0, out)
+                if says:
+                    self.assertIn(says, out)
+                    self.assertIn("one kernel and setup", out)
+
     def test_fleet_refuses_an_archive_without_rows(self):
         with tempfile.TemporaryDirectory() as d:
             p = Path(d) / "a.jsonl"
