@@ -535,23 +535,35 @@ if [ "$ncpu" -ge 2 ]; then
 		result $? "$b with CPU 1 taken offline mid-row says so and frees every block ($why)" "status=$st reason=$why counter_delta=$left polls=$i/600 cpu1_online=$back"
 	done
 
-	# slow_into on rows of several CPUs: each CPU adds the steps to each
-	# of its ops, so that each row's fastest sample is over 1.2 x
-	# alu_chain's (2000 steps against 1000), as a row on one CPU.
-	insmod "$ko" benchmarks=kmalloc_concurrent,kmalloc_remote_free,alu_chain cpus=0,1 samples=5 slow_into=kmalloc_concurrent:2000,kmalloc_remote_free:2000
+	# slow_into on rows of several CPUs: their samples hold the steps.
+	# Loaded without, then with 2000 steps (alu_chain times 1000), each
+	# row's fastest sample rises by over 1.2 x alu_chain's.  A row whose
+	# every sample was dropped (noisy: the debug kernel's teams) has no
+	# rise to show: SKIP, once the load and slow_ops are right.
+	fastest() { tr ' ' '\n' <"/sys/kernel/mmbench/$1/sample_ns" 2>/dev/null | sort -n | head -1; }
+	insmod "$ko" benchmarks=kmalloc_concurrent,ptr_ring_remote cpus=0,1 samples=5
+	rc0=$?
+	plain="$(fastest kmalloc_concurrent) $(fastest ptr_ring_remote)"
+	loaded && rmmod test_mmbench
+	insmod "$ko" benchmarks=kmalloc_concurrent,ptr_ring_remote,alu_chain cpus=0,1 samples=5 slow_into=kmalloc_concurrent:2000,ptr_ring_remote:2000
 	rc=$?
 	d=/sys/kernel/mmbench
-	st="$(cat $d/kmalloc_concurrent/status $d/kmalloc_remote_free/status $d/alu_chain/status 2>&1 | tr '\n' ' ')"
-	steps="$(cat $d/kmalloc_concurrent/slow_ops $d/kmalloc_remote_free/slow_ops 2>&1 | tr '\n' ' ')"
-	fast="$(for b in kmalloc_concurrent kmalloc_remote_free; do
-		tr ' ' '\n' <$d/$b/sample_ns | sort -n | head -1; done 2>&1 | tr '\n' ' ')"
-	cfast=$(tr ' ' '\n' <$d/alu_chain/sample_ns 2>/dev/null | sort -n | head -1)
+	st="$(cat $d/kmalloc_concurrent/status $d/ptr_ring_remote/status $d/alu_chain/status 2>&1 | tr '\n' ' ')"
+	steps="$(cat $d/kmalloc_concurrent/slow_ops $d/ptr_ring_remote/slow_ops 2>&1 | tr '\n' ' ')"
+	slowed="$(fastest kmalloc_concurrent) $(fastest ptr_ring_remote)"
+	chain=$(fastest alu_chain)
 	loaded && rmmod test_mmbench
-	big=$(echo "$fast" | awk -v c="$cfast" '{ print (NF == 2 && c + 0 > 0 && $1 + 0 > 1.2 * c && $2 + 0 > 1.2 * c) ? 1 : 0 }')
-	# A debug kernel's rows may be noisy: their samples are published.
-	echo "$st" | grep -Eq '^((pass|noisy) ){3}$'
-	[ $? -eq 0 ] && [ $rc -eq 0 ] && [ "$steps" = "2000 2000 " ] && [ "$big" = 1 ]
-	result $? "slow_into=...:2000 slows the rows on several CPUs, their fastest samples over 1.2 x alu_chain's ($fast ns against $cfast ns)" "rc=$rc status=$st slow_ops=$steps fastest=$fast alu_chain=$cfast"
+	rise=$(echo "$plain $slowed" | awk -v c="$chain" '{ if (NF != 4 || c + 0 <= 0) print "none"; else print ($3 - $1 > 1.2 * c && $4 - $2 > 1.2 * c) ? 1 : 0 }')
+	what="rc=$rc0/$rc status=$st slow_ops=$steps fastest without: $plain, with: $slowed, alu_chain: $chain"
+	if [ $rc0 -eq 0 ] && [ $rc -eq 0 ] && [ "$steps" = "2000 2000 " ] &&
+	   [ "$rise" = none ] && echo "$st" | grep -q noisy; then
+		echo "ok $((n = n + 1)) # SKIP slow_into on rows of several CPUs: a row kept no sample ($what)"
+	else
+		echo "$st" | grep -Eq '^((pass|noisy) ){3}$'
+		[ $? -eq 0 ] && [ $rc0 -eq 0 ] && [ $rc -eq 0 ] &&
+			[ "$steps" = "2000 2000 " ] && [ "$rise" = 1 ]
+		result $? "slow_into=...:2000 raises the fastest samples of rows on several CPUs by over 1.2 x alu_chain's ($plain ns to $slowed ns, alu_chain $chain ns)" "$what"
+	fi
 
 	# cpus= whose CPUs all went offline after the parameters were taken,
 	# while the ndelay rows ran (5 rows of 12 samples of 100 ms, on CPU 0):

@@ -41,22 +41,6 @@ def benchmarks(source=MODULE_SOURCE):
     return found
 
 
-def _table_entries(source):
-    text = source.read_text()
-    m = re.search(r"mmbench_benches\[\] = \{(.*?)\n\};", text, re.S)
-    return re.split(r"\}\s*,\s*\{", m.group(1)) if m else []
-
-
-def team_benchmarks(source=MODULE_SOURCE):
-    """Names of the benchmarks that run on several CPUs (.team set)."""
-    teams = set()
-    for entry in _table_entries(source):
-        name = re.search(r'\.name = "([^"]+)"', entry)
-        if name and re.search(r"\.team = MMBENCH_TEAM_", entry):
-            teams.add(name.group(1))
-    return teams
-
-
 def parameters(source=MODULE_SOURCE):
     """Names of the module's parameters (module_param*() in the source)."""
     return set(re.findall(r"^module_param(?:_cb|_named|_array_named)?\((\w+),",
@@ -214,9 +198,9 @@ def check_parameter_values(params, source=MODULE_SOURCE):
 
 def check_slow_into(params, source=MODULE_SOURCE):
     """slow_into=ROW:STEPS,... as the module checks it: STEPS within its
-    range, ROW a row of a benchmark that runs on one CPU, is not the
-    baseline and is in benchmarks= when that is given (whether a list
-    parameter's value makes the row, the module says)."""
+    range, ROW a row that is not the baseline and is in benchmarks= when
+    that is given (whether a list parameter's value makes the row, the
+    module says)."""
     value = params.get("slow_into")
     if value is None:
         return
@@ -255,11 +239,9 @@ def check_slow_into(params, source=MODULE_SOURCE):
                              f"no row {row!r}; {_hint(row, benches)}rows "
                              "are named as in /sys/kernel/mmbench "
                              "(kmalloc_64, alloc_pages_order0)"))
-        if bench == "baseline" or bench in team_benchmarks(source):
-            raise Failure(f"--param slow_into={value}: {row} "
-                          + ("is what the others are judged against"
-                             if bench == "baseline" else
-                             "runs on several CPUs, which time themselves"))
+        if bench == "baseline":
+            raise Failure(f"--param slow_into={value}: {row} is what the "
+                          "others are judged against")
         if selected != ["all"] and bench not in selected:
             raise Failure(f"--param slow_into={value}: {row} is not in "
                           f"the load: its benchmark {bench} is not in "

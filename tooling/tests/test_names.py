@@ -76,8 +76,8 @@ class Refused(support.Options, unittest.TestCase):
                      says="is not ROW:STEPS")
         self.refused_measure("--param", "slow_into=baseline:5",
                      says="baseline is what the others are judged against")
-        self.refused_measure("--param", "slow_into=kmalloc_concurrent:5",
-                     says="runs on several CPUs")
+        self.accepted_measure("--param", "slow_into=kmalloc_concurrent:5,"
+                              "ptr_ring_remote:5")
         self.refused_measure("--param", "slow_into=kmaloc_64:5", says="no row")
         self.accepted_measure("--param", "slow_into=kmalloc_64:40,"
                       "inc_dec_zone_page_state:3")
