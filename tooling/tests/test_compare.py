@@ -892,20 +892,41 @@ class NotAnAA(unittest.TestCase):
         slowed = synthetic(rng, boots=1)
         for r in slowed.runs:
             r["params"] = {"module": ["slow_into=kmalloc_64:30"]}
+        lost = synthetic(rng, boots=1)
+        lost.runs.clear()
+        # As save_archive() writes them: the default sampling given in
+        # one boot, not in the other, is the same setup.
+        said = synthetic(rng, boots=2)
+        for r, module in zip(said.runs, (["samples=9"], [])):
+            r["params"] = {"module": module, "mode": "loads",
+                           "loads_asked": 8}
         for other, says in ((synthetic(rng, boots=1, fp=dict(
                 FP, release="6.1.0-28-cloud-amd64")),
                              "more than one release"),
+                            (synthetic(rng, boots=1, fp=dict(
+                                FP, accel=archive.ICOUNT_ACCEL)),
+                             "instructions an op"),
+                            (synthetic(rng, boots=1, fp=dict(
+                                FP, accel="kvm")),
+                             "more than one accel"),
                             (slowed, "other module parameters"),
-                            (synthetic(rng, boots=2), None)):
+                            (lost, "without its run record"),
+                            (synthetic(rng, boots=2), None),
+                            (said, None)):
             with tempfile.TemporaryDirectory() as d:
                 p = Path(d) / "a.jsonl"
                 mixed = synthetic(rng, boots=2)
+                if other is said:
+                    for r in mixed.runs:
+                        r["params"] = {"module": [], "mode": "loads",
+                                       "loads_asked": 8}
                 archive.write(p, mixed.runs + other.runs + mixed.rows
                               + other.rows)
                 rc, out = support.options_only("fleet", str(p))
                 self.assertEqual(rc, 2 if says else 0, out)
                 if says:
                     self.assertIn(says, out)
+                if says and ("more than one" in says or "other" in says):
                     self.assertIn("one kernel and setup", out)
 
     def test_fleet_refuses_an_archive_without_rows(self):
