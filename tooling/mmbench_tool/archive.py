@@ -203,6 +203,16 @@ def _bad_row(rec):
     if rec.get("status") == "pass" and (median is None or median <= 0):
         return f"row {name}: passed with a median of {median}, not a " \
                "positive number"
+    if not isinstance(rec.get("status"), (str, type(None))):
+        return f"row {name}: status is not a string"
+    for key in ("samples", "dropped"):
+        v = rec.get(key)
+        if v is not None and (not isinstance(v, int) or
+                              isinstance(v, bool) or v < 0):
+            return f"row {name}: {key} is not a count"
+    for key in ("ops_per_sample", "slow_ops"):
+        if not _number_or_none(rec.get(key)):
+            return f"row {name}: {key} is not a finite number"
     samples = rec.get("sample_ns", [])
     if not isinstance(samples, (list, type(None))) or \
             not all(_number_or_none(v) and v is not None
@@ -218,6 +228,12 @@ def _bad_record(rec):
         if not isinstance(rec.get("fingerprint", {}), dict) or \
                 not isinstance(rec.get("params", {}), (dict, type(None))):
             return "a run record whose fingerprint or params is not an object"
+        module = (rec.get("params") or {}).get("module")
+        if module is not None and (not isinstance(module, list) or
+                                   not all(isinstance(p, str)
+                                           for p in module)):
+            return "a run record whose params.module is not a list of " \
+                   "NAME=VALUE strings"
         if "boot" not in rec:
             return "a run record without its boot"
         if rec.get("schema", SCHEMA) != SCHEMA:
@@ -251,23 +267,37 @@ class Archive:
     @classmethod
     def read(cls, *wheres):
         runs, rows, loads = [], [], []
+        # Where each boot's run record, load and row is: a file given
+        # twice, or joined to itself, would count its loads twice.
+        seen = {}
         for where in wheres:
             for path in _files(where):
-                for n, line in enumerate(Path(path).read_text()
-                                         .splitlines(), 1):
-                    if not line.strip():
+                for n, raw in enumerate(Path(path).read_bytes()
+                                        .splitlines(), 1):
+                    if not raw.strip():
                         continue
                     try:
-                        rec = json.loads(line)
-                    except ValueError as e:
-                        raise ValueError(f"{path}:{n}: not JSON: {e}") \
-                            from e
+                        rec = json.loads(raw.decode())
+                    except (ValueError, RecursionError) as e:
+                        raise ValueError(f"{path}:{n}: not JSON: "
+                                         f"{str(e)[:100]}") from e
                     if not isinstance(rec, dict):
                         raise ValueError(f"{path}:{n}: not a record")
                     kind = rec.get("type")
                     why = _bad_record(rec)
                     if why:
                         raise ValueError(f"{path}:{n}: {why}")
+                    key = (kind, str(rec.get("boot")), rec.get("load"),
+                           rec.get("row"))
+                    if kind in ("run", "row", "load") and key in seen:
+                        raise ValueError(
+                            f"{path}:{n}: boot {key[1]:.40}'s {kind} "
+                            + ("record" if kind == "run" else
+                               f"{key[3]} of load {key[2]}"
+                               if kind == "row" else f"{key[2]}")
+                            + f" again (first at {seen[key]}): the same "
+                            "boot twice counts its loads twice")
+                    seen[key] = f"{path}:{n}"
                     if kind == "run":
                         runs.append(rec)
                     elif kind == "row":

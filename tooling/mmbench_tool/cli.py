@@ -1555,7 +1555,8 @@ def main(argv):
         return args.func(args)
     except Failure as e:
         Phase.report()
-        say(f"error: {e}")
+        # Not on stdout, which may be data (fleet, compare --json).
+        print(f"mmbench: error: {e}", file=sys.stderr, flush=True)
         if args.command == "test":
             print("0 passed, 1 failed", flush=True)
         return 2

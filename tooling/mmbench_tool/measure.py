@@ -942,6 +942,14 @@ def one_setup(arch, where, said=False,
     keys = ("release", "kernel_image") + ((() if said else
                                            archive.COST_KEYS))
     for key in keys:
+        # A boot that does not say may be of either.
+        silent = sum(1 for r in arch.runs
+                     if key not in (r.get("fingerprint") or {}))
+        if fp.get(key) and silent:
+            raise Failure(f"{where}: {silent} of {len(arch.runs)} boots do "
+                          f"not say their {key} (the others: "
+                          + ", ".join(sorted(map(str, fp[key])))
+                          + f"): {what}")
         if len(fp.get(key, ())) > 1:
             raise Failure(f"{where}: boots of more than one {key} ("
                           + ", ".join(sorted(map(str, fp[key])))

@@ -27,7 +27,7 @@ def options_only(*argv):
 
     out = io.StringIO()
     with mock.patch.object(deps, "ensure", side_effect=Reached), \
-            contextlib.redirect_stdout(out):
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         try:
             rc = cli.main(list(argv))
         except Reached:
@@ -131,7 +131,8 @@ class FakeGuest:
                                   return_value=(True, "")), \
                 mock.patch.dict(os.environ, {"PATH": path}), \
                 mock.patch.object(common.Phase, "timings", []), \
-                contextlib.redirect_stdout(out):
+                contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(out):
             rc = cli.main(list(argv))
         return rc, out.getvalue()
 

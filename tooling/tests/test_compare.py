@@ -929,6 +929,58 @@ class NotAnAA(unittest.TestCase):
                 if says and ("more than one" in says or "other" in says):
                     self.assertIn("one kernel and setup", out)
 
+    def test_fleet_refuses_what_a_new_user_fed_it(self):
+        # Exit 2 and one line on stderr, never a traceback, nor figures
+        # counted twice or of a boot that does not say its kernel.
+        import contextlib
+        import io
+        from mmbench_tool import cli, common
+        rng = random.Random(76)
+        one = synthetic(rng, boots=2)
+        recs = one.runs + one.rows
+        nofp = synthetic(rng, boots=1)
+        for r in nofp.runs:
+            del r["fingerprint"]["release"]
+
+        def row(**kw):
+            return dict(one.rows[0], **kw)
+        cases = (
+            (recs + recs, "'s run record again", "the same boot twice"),
+            (recs + one.rows[:1], " of load 1 again", "the same boot twice"),
+            (recs + nofp.runs + nofp.rows, "do not say their release",
+             "one kernel and setup"),
+            (recs + [row(status=["pass"], load=99)], "status is not",
+             ""),
+            (recs + [row(samples="3", load=99)], "samples is not a count",
+             ""),
+            (recs + [row(samples=float("nan"), load=99)],
+             "samples is not a count", ""),
+            ([dict(one.runs[0], params={"module": "slow_into=x:4"})],
+             "params.module is not a list", ""),
+        )
+        for recs_, says, also in cases:
+            with tempfile.TemporaryDirectory() as d:
+                p = Path(d) / "a.jsonl"
+                archive.write(p, recs_)
+                out, err = io.StringIO(), io.StringIO()
+                with contextlib.redirect_stdout(out), \
+                        contextlib.redirect_stderr(err), \
+                        unittest.mock.patch.object(common.Phase, "timings",
+                                                   []):
+                    rc = cli.main(["fleet", str(p), "--format", "kcidb"])
+                self.assertEqual((rc, out.getvalue()), (2, ""), says)
+                self.assertEqual(len(err.getvalue().splitlines()), 1)
+                self.assertIn(says, err.getvalue())
+                self.assertIn(also, err.getvalue())
+        for raw, says in ((b"[" * 100000 + b"]" * 100000, "a.jsonl:2: not JSON"),
+                          (b'{"type": "run", "boot": "\xff"}', "a.jsonl:2: not JSON")):
+            with tempfile.TemporaryDirectory() as d:
+                p = Path(d) / "a.jsonl"
+                p.write_bytes(b"\n" + raw + b"\n")
+                rc, out = support.options_only("fleet", str(p))
+                self.assertEqual(rc, 2, out)
+                self.assertIn(says, out)
+
     def test_fleet_refuses_an_archive_without_rows(self):
         with tempfile.TemporaryDirectory() as d:
             p = Path(d) / "a.jsonl"

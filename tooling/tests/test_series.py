@@ -363,7 +363,7 @@ class ExportCommand(unittest.TestCase):
                                "no such results folder")):
                 err = io.StringIO()
                 with mock.patch.object(series, "export") as export, \
-                        contextlib.redirect_stdout(err):
+                        contextlib.redirect_stderr(err):
                     rc = cli.main(["export", *argv])
                 self.assertEqual(rc, 2)
                 self.assertIn(why, err.getvalue())
