@@ -425,7 +425,14 @@ def cmd_measure(args):
     # Both sides' options before either is built.
     from .cli import check_options, module_params
     for s in sides:
-        check_options(s.args)
+        try:
+            check_options(s.args)
+        except Failure as e:
+            # A side's parameters are --param's and its own: say whose.
+            if not str(e).startswith("--param"):
+                raise
+            raise Failure(f"{s.name}'s parameters (--param, "
+                          f"--{s.name.lower()}-param){str(e)[7:]}") from e
         module_params(s.args)
     same_sampling(sides)
     same_selection(sides)

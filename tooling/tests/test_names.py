@@ -88,6 +88,13 @@ class Refused(support.Options, unittest.TestCase):
                                 "benchmarks=kmem_cache")
         self.accepted_measure("--param", "slow_into=kmalloc_64:5", "--param",
                             "benchmarks=kmem_cache,kmalloc")
+        # A side's own parameter is named as the side's.
+        self.refused_measure("--b-param", "slow_into=kmalloc_concurrent:0",
+                             says="B's parameters (--param, --b-param) "
+                                  "slow_into=kmalloc_concurrent:0: '0' is "
+                                  "not a number")
+        self.refused_measure("--a-param", "nosuch=1",
+                             says="A's parameters (--param, --a-param)")
 
     def test_slow_into_not_with_the_kselftest(self):
         # Each case loads its own benchmark: the others would refuse it.
