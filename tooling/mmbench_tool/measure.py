@@ -420,20 +420,21 @@ def check_counts(args):
 def cmd_measure(args):
     check_counts(args)
     check_sides(args)
-    sides = [Side("A", args, **_side_args(args, "a")),
-             Side("B", args, **_side_args(args, "b"))]
-    # Both sides' options before either is built.
     from .cli import check_options, module_params
-    for s in sides:
+    sides = []
+    # Both sides' options before either is built.
+    for name in ("A", "B"):
         try:
+            s = Side(name, args, **_side_args(args, name.lower()))
             check_options(s.args)
+            module_params(s.args)
         except Failure as e:
             # A side's parameters are --param's and its own: say whose.
             if not str(e).startswith("--param"):
                 raise
-            raise Failure(f"{s.name}'s parameters (--param, "
-                          f"--{s.name.lower()}-param){str(e)[7:]}") from e
-        module_params(s.args)
+            raise Failure(f"{name}'s parameters (--param, "
+                          f"--{name.lower()}-param){str(e)[7:]}") from e
+        sides.append(s)
     same_sampling(sides)
     same_selection(sides)
     with Phase("packages (compare)"):
@@ -948,10 +949,13 @@ def one_setup(arch, where, said=False,
     fp = arch.fingerprint()
     keys = ("release", "kernel_image") + ((() if said else
                                            archive.COST_KEYS))
+    # A boot without rows (none of its loads worked) adds no figure,
+    # and may lack the keys its loads would have said.
+    measured = {r.get("boot") for r in arch.rows}
     for key in keys:
         # A boot that does not say may be of either.
-        silent = sum(1 for r in arch.runs
-                     if key not in (r.get("fingerprint") or {}))
+        silent = sum(1 for r in arch.runs if r.get("boot") in measured and
+                     key not in (r.get("fingerprint") or {}))
         if fp.get(key) and silent:
             raise Failure(f"{where}: {silent} of {len(arch.runs)} boots do "
                           f"not say their {key} (the others: "

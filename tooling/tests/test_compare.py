@@ -941,6 +941,11 @@ class NotAnAA(unittest.TestCase):
         nofp = synthetic(rng, boots=1)
         for r in nofp.runs:
             del r["fingerprint"]["release"]
+        # A boot none of whose loads worked says less, and is taken.
+        empty = synthetic(rng, boots=1)
+        del empty.runs[0]["fingerprint"]["debug"]
+        rc, out = self.fleet(one.runs + empty.runs + one.rows)
+        self.assertEqual(rc, 0, out)
 
         def row(**kw):
             return dict(one.rows[0], **kw)
@@ -980,6 +985,12 @@ class NotAnAA(unittest.TestCase):
                 rc, out = support.options_only("fleet", str(p))
                 self.assertEqual(rc, 2, out)
                 self.assertIn(says, out)
+
+    def fleet(self, recs):
+        with tempfile.TemporaryDirectory() as d:
+            p = Path(d) / "a.jsonl"
+            archive.write(p, recs)
+            return support.options_only("fleet", str(p))
 
     def test_fleet_refuses_an_archive_without_rows(self):
         with tempfile.TemporaryDirectory() as d:

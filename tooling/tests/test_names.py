@@ -95,6 +95,9 @@ class Refused(support.Options, unittest.TestCase):
                                   "not a number")
         self.refused_measure("--a-param", "nosuch=1",
                              says="A's parameters (--param, --a-param)")
+        self.refused_measure("--b-param", "slow_into=",
+                             says="B's parameters (--param, --b-param) "
+                                  "'slow_into=': the value is empty")
 
     def test_slow_into_not_with_the_kselftest(self):
         # Each case loads its own benchmark: the others would refuse it.
