@@ -1555,7 +1555,7 @@ def main(argv):
         return args.func(args)
     except Failure as e:
         Phase.report()
-        # Not on stdout, which may be data (fleet, compare --json).
+        # Not on stdout, which may be data (fleet's formats).
         print(f"mmbench: error: {e}", file=sys.stderr, flush=True)
         if args.command == "test":
             print("0 passed, 1 failed", flush=True)
