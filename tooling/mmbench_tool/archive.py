@@ -23,7 +23,7 @@ import platform
 import re
 from pathlib import Path
 
-from . import bench
+from . import bench, names
 
 SCHEMA = 1
 FILE = "archive.jsonl"
@@ -365,16 +365,14 @@ class Archive:
 def sampling(params):
     """"samples=N sample_us=N iterations=N" of the module parameters
     @params (NAME=VALUE), the module's defaults for those not given;
-    numbers as numbers (samples=09 is samples=9)."""
+    numbers as the module reads them (samples=011 and samples=0x9 are
+    samples=9)."""
     given = dict(str(p).split("=", 1) for p in params if "=" in str(p))
     out = []
     for k, default in SAMPLING:
-        v = given.get(k, default)
-        try:
-            v = str(int(v, 0))
-        except ValueError:
-            pass
-        out.append(f"{k}={v}")
+        v = str(given.get(k, default))
+        n = names.kstrtouint(v)
+        out.append(f"{k}={v if n is None else n}")
     return " ".join(out)
 
 

@@ -829,6 +829,15 @@ class NotAnAA(unittest.TestCase):
                 with self.assertRaisesRegex(Failure, says):
                     measure.check_split(args)
 
+    def test_sampling_numbers_as_the_module_reads_them(self):
+        # kstrtouint(, 0): 011 is octal, 0x9 hex, +9 decimal.
+        nine = archive.sampling(["samples=9"])
+        for value in ("011", "0x9", "+9", "9"):
+            self.assertEqual(archive.sampling([f"samples={value}"]), nine)
+        self.assertEqual(archive.sampling(["samples=09"]),
+                         archive.sampling(["samples=09"]))
+        self.assertNotEqual(archive.sampling(["samples=09"]), nine)
+
     def test_split_pools_the_default_sampling_given_or_not(self):
         from mmbench_tool import measure
         rng = random.Random(73)
