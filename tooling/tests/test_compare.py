@@ -1429,6 +1429,45 @@ class DiedGuest(unittest.TestCase):
                 self.assertTrue(ok)
                 self.assertIn("not judged", what)
 
+    def test_icount_check_boots_once_more_when_inconclusive(self):
+        # A load swelled by other work (seen in CI: one sample 5 times
+        # the row's) leaves compare INCONCLUSIVE: one more boot of each,
+        # then, still INCONCLUSIVE, not judged; NO CHANGE is judged.
+        from mmbench_tool import compare, measure
+        args = Sampling.measure_args()
+
+        def result(verdict):
+            row = unittest.mock.Mock(row=measure.CI_ROW, verdict=verdict,
+                                     change=4.2, lo=3.2, hi=5.3)
+            return unittest.mock.Mock(rows=[row], judged=lambda: [row])
+        for verdicts, boots, ok, said in (
+                ((compare.INCONCLUSIVE, compare.REGRESSION), 2, True, ""),
+                ((compare.INCONCLUSIVE, compare.INCONCLUSIVE), 2, True,
+                 "not judged"),
+                ((compare.REGRESSION,), 1, True, ""),
+                ((compare.NO_CHANGE,), 1, False, ""),
+                ((compare.INCONCLUSIVE, compare.NO_CHANGE), 2, False, "")):
+            with tempfile.TemporaryDirectory() as d, \
+                    unittest.mock.patch.object(
+                        measure, "_ci_sides", return_value=(None, None)), \
+                    unittest.mock.patch.object(
+                        measure, "alternate",
+                        return_value={"A": Path(d) / "A.jsonl",
+                                      "B": Path(d) / "B.jsonl"}) as alt, \
+                    unittest.mock.patch.object(
+                        measure, "run_compare",
+                        side_effect=[result(v) for v in verdicts]), \
+                    unittest.mock.patch.object(
+                        measure.archive.Archive, "read"):
+                checks = measure.icount_checks(args, Path(d))
+            self.assertEqual(alt.call_count, boots, verdicts)
+            if boots == 2:
+                self.assertEqual(alt.call_args.kwargs["first"],
+                                 measure.ICOUNT_BOOTS + 1)
+            (found, what, _), = [c for c in checks if "REGRESSION" in c[1]]
+            self.assertEqual(found, ok, verdicts)
+            self.assertEqual("not judged" in what, bool(said), verdicts)
+
     def test_a_suite_guest_with_impossible_flags_booted_again(self):
         # QEMU's fault outside icount mode too (a debug kernel's guest in
         # TCG): a guest whose log shows EFLAGS no CPU sets is booted once
