@@ -445,12 +445,14 @@ class Setup:
                 f"what it printed is in {results} (guest.log, console.log)")
         out = GuestOutput(lines, console, timed_out)
         out.guest_s = guest_s       # the guests' own time, boots retried too
+        out.spoilt = self.spoilt
         return out
 
     def _boot_twice(self, image, cpus, memory, kvm, console, show, lines):
         """Boot; once more if the kernel died before /init ran.  Returns
         the --timeout in seconds if the guest ran past it, else None."""
         icount = self.args.accel == "icount"
+        self.spoilt = None
         for attempt in (1, 2):
             with Phase(f"guest ({'KVM' if kvm else 'TCG'}"
                        f"{', icount' if icount else ''}, {cpus} CPUs, "
@@ -476,6 +478,8 @@ class Setup:
             flags = not icount and guest.impossible_eflags(
                 console.parent)
             if attempt == 2 or not (early or flags):
+                # Booted again and still so: no verdict is the kernel's.
+                self.spoilt = flags if attempt == 2 else None
                 break
             first = console.with_name("console-first-boot.log")
             first.write_bytes(console.read_bytes())
@@ -525,6 +529,8 @@ class GuestOutput:
                                      "MMBENCH-KMEMLEAK-END")
         self.finished = any(line.startswith("MMBENCH-GUEST-END")
                             for line in lines)
+        # EFLAGS no x86 CPU sets in the log of a guest booted twice.
+        self.spoilt = None
 
     def kernel_log(self):
         """The kernel's log: the guest's dmesg at the end, and the serial
@@ -706,6 +712,19 @@ def ceilings(a, table):
              "; ".join(unused))]
 
 
+def spoilt(checks, out):
+    """@checks of the guest @out, each failed one naming QEMU when that
+    guest's log showed EFLAGS no x86 CPU sets in both boots: the
+    emulator's fault, not the kernel's."""
+    if not out.spoilt:
+        return checks
+    blame = (f"booted twice, the guest's log still shows EFLAGS "
+             f"{out.spoilt}, bits no x86 CPU sets: QEMU's fault (README, "
+             "\"Instructions, not time\"), not the kernel's")
+    return [(ok, what, why if ok else f"{why}; {blame}" if why else blame)
+            for ok, what, why in checks]
+
+
 def report(checks):
     for ok, what, why in checks:
         say(f"{'PASS' if ok else 'FAIL'}: {what}" +
@@ -751,8 +770,12 @@ def cmd_run(args):
                                f"; insmod failed: {w}" for w in why[:2])))
             say(f"archive of {got} loads: {results / archive.FILE}")
     Phase.report()
-    good = report(checks)
+    good = report(spoilt(checks, out))
     say(f"results in {results}")
+    if not good and out.spoilt:
+        say(f"suite NOT JUDGED: QEMU's fault, EFLAGS {out.spoilt} in both "
+            "boots (exit status 2)")
+        return 2
     say("suite PASSED" if good else "suite FAILED")
     return 0 if good else 1
 
@@ -1007,7 +1030,7 @@ def small_guest(setup):
              if r[3] != "SKIP" or "needs two online CPUs" not in r[4]]
     others = [r for r in res if r not in team]
     where = f"see {results}"
-    return [
+    return spoilt([
         (out.finished and bool(res) and not failed,
          f"1 CPU, {SMALL_MEMORY} MiB: no case fails",
          f"failed: {', '.join(failed) or 'none'}; {where}"),
@@ -1020,7 +1043,7 @@ def small_guest(setup):
         (not out.kernel_problems(),
          f"1 CPU, {SMALL_MEMORY} MiB: no oops, BUG or WARN",
          "; ".join(out.kernel_problems()[:3])),
-    ]
+    ], out)
 
 
 def host_tests():
@@ -1109,7 +1132,7 @@ def debug_guest(args):
     with Phase("results"):
         checks = judge_suite(setup, out, results)
         checks += guest_cases(out, results, faults_required=True)
-        checks += report_checks(out, results)
+        checks = spoilt(checks + report_checks(out, results), out)
     return [(ok, f"debug kernel: {what}", why) for ok, what, why in checks]
 
 
@@ -1133,7 +1156,7 @@ def kernel_guest(args, kernel):
         checks = [(not setup.module_warnings,
                    "module builds with W=1 and sparse (C=2) without warnings",
                    "; ".join(setup.module_warnings[:5]))]
-        checks += judge_suite(setup, out, results)
+        checks += spoilt(judge_suite(setup, out, results), out)
     say(f"{kernel.name} kernel {release}: {time.monotonic() - start:.0f} s "
         "in all")
     return [(ok, f"{kernel.name} kernel: {what}", why)
@@ -1160,7 +1183,7 @@ def arm64_guest(args, boot=True):
         results = guest.results_dir("-arm64")
         out = setup.boot("run", results)
         with Phase("results"):
-            checks += judge_suite(setup, out, results)
+            checks += spoilt(judge_suite(setup, out, results), out)
     else:
         say("arm64: the guest is not booted (--no-arm64-guest)")
     say(f"arm64 kernel {setup.release}: {time.monotonic() - start:.0f} s "
@@ -1208,12 +1231,13 @@ def cmd_test(args):
     checks += host_checks(unit, results)
     out = setup.boot("test", results, literal=True)
     with Phase("results"):
-        checks += judge_suite(setup, out, results)
-        checks += literal_checks(setup, out, results)
-        checks += guest_cases(out, results,
+        judged = judge_suite(setup, out, results)
+        judged += literal_checks(setup, out, results)
+        judged += guest_cases(out, results,
                               faults_required=args.debug_kernel)
         if args.debug_kernel:
-            checks += report_checks(out, results)
+            judged += report_checks(out, results)
+        checks += spoilt(judged, out)
     checks += small_guest(setup)
     checks += loaded_guest(setup)
     if not args.kernel and not args.debug_kernel:

@@ -72,6 +72,7 @@ done
 echo "[    0.000000] Linux version 6.12-fake (console)" >"$console"
 echo $$ >>"$(dirname "$0")/pids"
 echo "$(basename "$0") $*" >>"$(dirname "$0")/commands"
+cat "$(dirname "$0")/console" >>"$console" 2>/dev/null
 cat "$(dirname "$0")/lines"
 """
 
@@ -79,9 +80,10 @@ cat "$(dirname "$0")/lines"
 class FakeGuest:
     """Run ./mmbench with the build steps faked and a fake QEMU on PATH
     that prints @lines on the guest's result port, then exits, or with
-    @hang waits to be killed.  Each boot prints @lines again."""
+    @hang waits to be killed.  Each boot prints @lines again, and
+    @console on the console."""
 
-    def __init__(self, lines, hang=False):
+    def __init__(self, lines, hang=False, console=()):
         import tempfile
 
         self.tmp = tempfile.TemporaryDirectory()
@@ -93,6 +95,9 @@ class FakeGuest:
                                          "exit 0\n"))
             qemu.chmod(0o755)
         (self.dir / "bin" / "lines").write_text("\n".join(lines) + "\n")
+        if console:
+            (self.dir / "bin" / "console").write_text(
+                "\n".join(console) + "\n")
         self.initramfs = []     # the arguments of each make_initramfs
         self.results = []       # each results folder
 

@@ -1522,6 +1522,10 @@ class DiedGuest(unittest.TestCase):
                                     .exists())
                 self.assertEqual(f"EFLAGS {flags}" in text.getvalue(),
                                  boots == 2)
+                # Still so after the second boot: no verdict is the
+                # kernel's (cli.spoilt()).
+                self.assertEqual(setup.spoilt,
+                                 flags if "EFLAGS" in then else None)
 
     def test_icount_reaches_qemu(self):
         from mmbench_tool import cli, guest

@@ -50,6 +50,28 @@ class Selection(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertIn("PASS: the run measured something", out)
 
+    def test_qemu_spoilt_both_boots(self):
+        """A warning with EFLAGS no x86 CPU sets in both boots: QEMU's
+        fault (README, "Instructions, not time"), no verdict on the
+        kernel: exit 2, QEMU named in the failed check."""
+        ktap_lines = ["TAP version 13", "1..2"] + FIGURES + [
+            "ok 1 mmbench.kmalloc.run", "ok 2 context.fingerprint"]
+        for flags, rc_want in (("41541022", 2), ("00010246", 1)):
+            fake = support.FakeGuest(
+                support.suite_lines(ktap_lines), console=[
+                    "[    4.9] WARNING: CPU: 0 PID: 242 at arch/x86/kernel/"
+                    "traps.c:1120 exc_debug_kernel",
+                    f"[    4.9] RSP: 0018:ffffce52004877c0 EFLAGS: {flags}"])
+            self.addCleanup(fake.close)
+            rc, out = fake.run("run", "--accel", "tcg")
+            self.assertEqual(rc, rc_want, out)
+            self.assertEqual(len(fake.commands()), rc_want, out)
+            spoilt = "still shows EFLAGS 41541022, bits no x86 CPU sets: " \
+                "QEMU's fault"
+            self.assertEqual(spoilt in out, rc_want == 2, out)
+            self.assertEqual("suite NOT JUDGED" in out, rc_want == 2, out)
+            self.assertIn("FAIL: no oops, BUG or WARN", out)
+
 
 if __name__ == "__main__":
     unittest.main()
