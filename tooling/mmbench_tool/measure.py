@@ -1115,6 +1115,32 @@ def _ci_sides(args, results, **options):
     return a, b
 
 
+def _ci_compare(what, sides, loads, results, boots, plot=True):
+    """Compare the archives of ./mmbench test's @sides (A, B), booted
+    @boots times in @results; when CI_ROW comes out INCONCLUSIVE, as
+    compare advises (a busy host, or a load whose work other work
+    swelled, left too few quiet loads), one more boot of each, once.
+    Still INCONCLUSIVE, it is not judged: the host, not compare, left
+    too few loads to decide, and the statistics are the unit tests' to
+    check.  Returns (comparison, CI_ROW's row or None, boots, undecided)."""
+    files = [[results / f"{s.name}.jsonl"] for s in sides]
+
+    def once():
+        c = run_compare(*files, compare.DEFAULT_NORM, results, plot=plot)
+        return c, {r.row: r for r in c.rows}.get(CI_ROW)
+    c, r = once()
+    if r is not None and r.verdict == compare.INCONCLUSIVE:
+        say(f"{what}: {CI_ROW} INCONCLUSIVE: one more boot of each")
+        alternate(sides, 1, loads, results, first=boots + 1)
+        boots += 1
+        c, r = once()
+    undecided = r is not None and r.verdict == compare.INCONCLUSIVE
+    if undecided:
+        say(f"{what}: {CI_ROW} still INCONCLUSIVE after {boots} boots of "
+            f"each: not judged; see {results}/compare.txt")
+    return c, r, boots, undecided
+
+
 def test_checks(args, results):
     """The checks ./mmbench test makes of compare on real guests: the
     stock kernel (A) against itself with slow_into making CI_ROW CI_PCT %
@@ -1130,19 +1156,8 @@ def test_checks(args, results):
     b.args.param = with_param(b.args.param, f"slow_into={CI_ROW}:{steps}")
     alternate([b], 1, CI_LOADS, results)
     alternate([a, b], CI_BOOTS - 1, CI_LOADS, results, first=2)
-    c = run_compare([files["A"]], [results / "B.jsonl"],
-                    compare.DEFAULT_NORM, results)
-    r = {r.row: r for r in c.rows}.get(CI_ROW)
-    boots = CI_BOOTS
-    if r is not None and r.verdict == compare.INCONCLUSIVE:
-        # As compare advises: more loads (a busy host left too few
-        # quiet ones), once.
-        say(f"compare: {CI_ROW} INCONCLUSIVE: one more boot of each")
-        alternate([a, b], 1, CI_LOADS, results, first=CI_BOOTS + 1)
-        boots += 1
-        c = run_compare([files["A"]], [results / "B.jsonl"],
-                        compare.DEFAULT_NORM, results)
-        r = {r.row: r for r in c.rows}.get(CI_ROW)
+    c, r, boots, undecided = _ci_compare("compare", [a, b], CI_LOADS,
+                                         results, CI_BOOTS)
     got = {}
     for side in ("A", "B"):
         arch = archive.Archive.read(results / f"{side}.jsonl")
@@ -1152,14 +1167,6 @@ def test_checks(args, results):
                if x.verdict in (compare.REGRESSION, compare.IMPROVEMENT)]
     where = f"see {results}/compare.txt"
     lava = fleet.lava(archive.Archive.read(files["A"]))
-    # Still INCONCLUSIVE: the host, not compare, left too few quiet loads
-    # to decide (compare says so, and how many more would): not judged
-    # here, as a busy machine's verdicts are not; the statistics are the
-    # unit tests' to check.  Any other verdict is judged.
-    undecided = r is not None and r.verdict == compare.INCONCLUSIVE
-    if undecided:
-        say(f"compare: {CI_ROW} still INCONCLUSIVE after {boots} boots of "
-            f"each: the known regression is not judged on this host; {where}")
     return [
         (got["A"] == got["B"] == boots * CI_LOADS,
          f"compare: every load of each kernel archived ({CI_LOADS} a "
@@ -1216,32 +1223,17 @@ def icount_checks(args, results):
     boots = ICOUNT_BOOTS
     try:
         files = alternate([a, b], boots, ICOUNT_LOADS, results)
-        c = run_compare([files["A"]], [files["B"]], compare.DEFAULT_NORM,
-                        results, plot=False)
-        r = {r.row: r for r in c.rows}.get(CI_ROW)
-        if r is not None and r.verdict == compare.INCONCLUSIVE:
-            # A load whose instructions other work swelled (a rare
-            # sample 3-5 times the row's) leaves too few quiet ones: as
-            # compare advises, more loads, once (as test_checks()).
-            say(f"compare --accel icount: {CI_ROW} INCONCLUSIVE: one more "
-                "boot of each")
-            alternate([a, b], 1, ICOUNT_LOADS, results, first=boots + 1)
-            boots += 1
-            c = run_compare([files["A"]], [files["B"]],
-                            compare.DEFAULT_NORM, results, plot=False)
-            r = {r.row: r for r in c.rows}.get(CI_ROW)
+        # INCONCLUSIVE: a load whose instructions other work swelled (a
+        # rare sample 3-5 times the row's).
+        c, r, boots, undecided = _ci_compare(
+            "compare --accel icount", [a, b], ICOUNT_LOADS, results, boots,
+            plot=False)
     except EmulatorFault as e:
         # Four boots in a row killed or cut short by QEMU's icount
         # fault: the emulator's doing, not the kernel's.
         return [(True, "compare --accel icount (not judged: QEMU's "
                  "icount fault spoilt every boot tried)", str(e))]
     where = f"see {results}/compare.txt"
-    # Still INCONCLUSIVE: too few quiet loads, as test_checks() says of
-    # a busy host; not judged.
-    undecided = r is not None and r.verdict == compare.INCONCLUSIVE
-    if undecided:
-        say(f"compare --accel icount: {CI_ROW} still INCONCLUSIVE after "
-            f"{boots} boots of each: not judged; {where}")
     others = [x for x in c.judged() if x.row not in (CI_ROW, CALIBRATION)]
     flagged = [f"{x.row} {x.verdict} {x.change:+.1f} %" for x in others
                if x.verdict in (compare.REGRESSION, compare.IMPROVEMENT)]

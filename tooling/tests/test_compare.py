@@ -8,6 +8,7 @@ import json
 import math
 import random
 import tempfile
+import types
 import unittest
 import unittest.mock
 from pathlib import Path
@@ -1437,7 +1438,9 @@ class DiedGuest(unittest.TestCase):
                  "see x", True)):
             with tempfile.TemporaryDirectory() as d, \
                     unittest.mock.patch.object(
-                        measure, "_ci_sides", return_value=(None, None)), \
+                        measure, "_ci_sides", return_value=(
+                            types.SimpleNamespace(name="A"),
+                            types.SimpleNamespace(name="B"))), \
                     unittest.mock.patch.object(
                         measure, "alternate", side_effect=(
                             Failure if judged else measure.EmulatorFault)(
@@ -1470,7 +1473,9 @@ class DiedGuest(unittest.TestCase):
                 ((compare.INCONCLUSIVE, compare.NO_CHANGE), 2, False, "")):
             with tempfile.TemporaryDirectory() as d, \
                     unittest.mock.patch.object(
-                        measure, "_ci_sides", return_value=(None, None)), \
+                        measure, "_ci_sides", return_value=(
+                            types.SimpleNamespace(name="A"),
+                            types.SimpleNamespace(name="B"))), \
                     unittest.mock.patch.object(
                         measure, "alternate",
                         return_value={"A": Path(d) / "A.jsonl",
