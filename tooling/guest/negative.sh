@@ -376,15 +376,25 @@ mid=$(echo "$list" | tr ' ' '\n' | sort -n | sed -n 3p)
 # row costs a hundredth of that).  Each row's fastest sample is the one
 # least inflated by the host; other rows ran between the two, so a busy
 # host may still move one against the other: at least 1.2 x is asked.
+# Between 0.5 x (steps not run: 0.01 x) and 1.2 x only a host that
+# slowed every sample of alu_chain explains it: SKIP, naming the ratio.
 fast=$(echo "$list" | tr ' ' '\n' | sort -n | head -1)
 cfast=$(echo "$chain" | tr ' ' '\n' | sort -n | head -1)
-big=$(awk -v n="$fast" -v c="$cfast" 'BEGIN { print (c + 0 > 0 && n + 0 > 1.2 * c) ? 1 : 0 }')
+ratio=$(awk -v n="$fast" -v c="$cfast" 'BEGIN { printf "%.2f", (c + 0 > 0 ? n / c : 0) }')
+band=$(awk -v r="$ratio" 'BEGIN { print (r > 1.2 ? "over" : r >= 0.5 ? "between" : "under") }')
+what="rc=$rc status=$st slow_ops=$steps others=$other sample_ns=$list median=$med alu_chain sample_ns=$chain"
 # A debug kernel's rows may be noisy: their samples are published all
 # the same.
 echo "$st" | grep -Eq '^(pass|noisy) (pass|noisy) $'
 [ $? -eq 0 ] && [ $rc -eq 0 ] && [ "$steps" = 2000 ] && [ "$other" = 0 ] &&
-	[ "$(echo "$list" | wc -w)" = 5 ] && [ "$mid" = "$med" ] && [ "$big" = 1 ]
-result $? "slow_into=count_vm_event:2000 slows that row only, its fastest sample over 1.2 x alu_chain's ($fast ns against $cfast ns), and sample_ns holds its 5 samples" "rc=$rc status=$st slow_ops=$steps others=$other sample_ns=$list median=$med alu_chain sample_ns=$chain"
+	[ "$(echo "$list" | wc -w)" = 5 ] && [ "$mid" = "$med" ]
+sound=$?
+if [ $sound -eq 0 ] && [ "$band" = between ]; then
+	echo "ok $((n = n + 1)) # SKIP slow_into=count_vm_event:2000: its fastest sample is $ratio x alu_chain's, under the 1.2 asked, over the 0.5 below which the steps did not run: a host that slowed alu_chain's samples ($what)"
+else
+	[ $sound -eq 0 ] && [ "$band" = over ]
+	result $? "slow_into=count_vm_event:2000 slows that row only, its fastest sample over 1.2 x alu_chain's ($fast ns against $cfast ns: $ratio x), and sample_ns holds its 5 samples" "$what"
+fi
 
 # kill -9 during a long load ends it at once, module not left loaded.
 insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=100000000 samples=250 budget_ms=600000 &
@@ -554,23 +564,30 @@ if [ "$ncpu" -ge 2 ]; then
 	slowed="$(fastest kmalloc_concurrent)/$(fastest ptr_ring_remote)"
 	chain=$(fastest alu_chain)
 	loaded && rmmod test_mmbench
-	# Rows judged, and of those the ones that rose enough.
+	# Rows judged, of those the ones that rose enough, and the ones that
+	# rose less than 0.5 x alu_chain's (the steps not run); one between
+	# and none under: a host that slowed alu_chain's samples, SKIP.
 	rise=$(echo "$plain/$slowed" | awk -F/ -v c="$chain" '{
 		for (i = 1; i <= 2; i++)
 			if ($i != "" && $(i + 2) != "" && c + 0 > 0) {
 				n++
 				up += $(i + 2) - $i > 1.2 * c
+				low += $(i + 2) - $i < 0.5 * c
 			}
-		print n + 0, up + 0 }')
+		print n + 0, up + 0, low + 0 }')
 	what="rc=$rc0/$rc status=$st slow_ops=$steps fastest (kmalloc_concurrent/ptr_ring_remote) without: $plain, with: $slowed, alu_chain: $chain"
-	if [ $rc0 -eq 0 ] && [ $rc -eq 0 ] && [ "$steps" = "2000 2000 " ] &&
-	   [ "$rise" = "0 0" ] && echo "$st" | grep -q noisy; then
+	sound=1
+	[ $rc0 -eq 0 ] && [ $rc -eq 0 ] && [ "$steps" = "2000 2000 " ] && sound=0
+	if [ $sound -eq 0 ] && [ "$rise" = "0 0 0" ] && echo "$st" | grep -q noisy; then
 		echo "ok $((n = n + 1)) # SKIP slow_into on rows of several CPUs: no row kept samples in both loads ($what)"
+	elif [ $sound -eq 0 ] && echo "$st" | grep -Eq '^((pass|noisy) ){3}$' &&
+	     echo "$rise" | awk '{ exit !($2 < $1 && $3 == 0) }'; then
+		echo "ok $((n = n + 1)) # SKIP slow_into on rows of several CPUs: a row rose by 0.5 to 1.2 x alu_chain's fastest sample, none by less (judged, risen, under 0.5 x: $rise): a host that slowed alu_chain's samples ($what)"
 	else
 		echo "$st" | grep -Eq '^((pass|noisy) ){3}$'
 		[ $? -eq 0 ] && [ $rc0 -eq 0 ] && [ $rc -eq 0 ] &&
 			[ "$steps" = "2000 2000 " ] &&
-			{ [ "$rise" = "1 1" ] || [ "$rise" = "2 2" ]; }
+			{ [ "$rise" = "1 1 0" ] || [ "$rise" = "2 2 0" ]; }
 		result $? "slow_into=...:2000 raises the fastest sample of each row on several CPUs that kept samples by over 1.2 x alu_chain's (judged, risen: $rise; $plain ns to $slowed ns, alu_chain $chain ns)" "$what"
 	fi
 
