@@ -21,6 +21,7 @@ import json
 import math
 import platform
 import re
+import uuid
 from pathlib import Path
 
 from . import bench, names
@@ -109,7 +110,9 @@ def records(lines, host_facts, params, boot=None):
         fp["emulated"] = "yes" if host_facts.get("accel") in \
             ("tcg", ICOUNT_ACCEL) else \
             fp.get("emulated", "unknown")
-    boot_id = guest_facts.get("boot_id") or boot or "unknown"
+    # One of the host's for a guest that did not say it (no
+    # /proc/sys/kernel/random/boot_id): two such boots are not one.
+    boot_id = guest_facts.get("boot_id") or boot or f"host-{uuid.uuid4()}"
     head = {"type": "run", "schema": SCHEMA, "boot": boot_id,
             "fingerprint": fp, "params": params,
             "created": datetime.datetime.now(datetime.timezone.utc)

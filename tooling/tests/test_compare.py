@@ -452,6 +452,21 @@ class Archive(unittest.TestCase):
         return archive.records(GUEST, {"accel": "tcg", "arch": "x86_64"},
                                {"module": ["samples=3"]})
 
+    def test_a_boot_that_did_not_say_its_id(self):
+        # A guest without /proc/sys/kernel/random/boot_id: each boot an
+        # id of its own, so that two such boots join as two, not as "the
+        # same boot twice".
+        lines = [line for line in GUEST if "boot_id" not in line]
+        with tempfile.TemporaryDirectory() as d:
+            paths = [Path(d) / f"{n}.jsonl" for n in (1, 2)]
+            for p in paths:
+                archive.write(p, archive.records(lines, {"accel": "tcg"},
+                                                 {}))
+            both = archive.Archive.read(*paths)
+            self.assertEqual(len({r["boot"] for r in both.runs}), 2)
+            self.assertTrue(all(r["boot"].startswith("host-")
+                                for r in both.runs))
+
     def test_records(self):
         recs = self.recs()
         head = recs[0]
