@@ -439,20 +439,32 @@ def check_counts(args):
 def cmd_measure(args):
     check_counts(args)
     check_sides(args)
-    from .cli import check_options, module_params
+    from .cli import check_options, env_options, module_params
     sides = []
     # Both sides' options before either is built.
     for name in ("A", "B"):
+        own = _side_args(args, name.lower())
         try:
-            s = Side(name, args, **_side_args(args, name.lower()))
+            s = Side(name, args, **own)
             check_options(s.args)
             module_params(s.args)
         except Failure as e:
-            # A side's parameters are --param's and its own: say whose.
-            if not str(e).startswith("--param"):
+            # A side's parameters are --env MMBENCH_PARAMS's and --param's
+            # (both sides') and its own: say whose, and which they were.
+            text, opt = str(e), f"--{name.lower()}-param"
+            if text.startswith("--param"):
+                env = "--env MMBENCH_PARAMS, " if "MMBENCH_PARAMS" in \
+                    env_options(args) else ""
+                text = f" ({env}--param, {opt}){text[7:]}"
+            elif text.startswith("module parameter"):
+                # The side's own come after --param's (Side()).
+                for p in own["params"]:
+                    head, was, tail = text.rpartition(f"--param {p}")
+                    text = f"{head}{opt} {p}{tail}" if was else text
+                text = f": {text}"
+            else:
                 raise
-            raise Failure(f"{name}'s parameters (--param, "
-                          f"--{name.lower()}-param){str(e)[7:]}") from e
+            raise Failure(f"{name}'s parameters{text}") from e
         sides.append(s)
     same_sampling(sides)
     same_selection(sides)

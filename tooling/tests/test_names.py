@@ -98,6 +98,16 @@ class Refused(support.Options, unittest.TestCase):
         self.refused_measure("--b-param", "slow_into=",
                              says="B's parameters (--param, --b-param) "
                                   "'slow_into=': the value is empty")
+        # --env MMBENCH_PARAMS is both sides': named among the sources.
+        self.refused_measure("--env", "MMBENCH_PARAMS=samples=0",
+                             says="A's parameters (--env MMBENCH_PARAMS, "
+                                  "--param, --a-param) samples=0: want a "
+                                  "number from 1 to 250")
+        self.refused_measure("--env", "MMBENCH_PARAMS=samples=3",
+                             "--b-param", "samples=4",
+                             says="B's parameters: module parameter samples "
+                                  "given twice (--env MMBENCH_PARAMS "
+                                  "samples=3 and --b-param samples=4)")
 
     def test_slow_into_not_with_the_kselftest(self):
         # Each case loads its own benchmark: the others would refuse it.
