@@ -595,6 +595,13 @@ def cmd_compare_check(args):
                 p.startswith("slow_into=") for p in module_params(args)):
             raise Failure("--param slow_into: compare-check known slows "
                           "its rows itself, by the calibrated amounts")
+        if args.what == "known" and any(
+                p.startswith("benchmarks=") for p in module_params(args)):
+            raise Failure("--param benchmarks: compare-check known "
+                          "chooses them itself: its calibration boot runs "
+                          f"{', '.join(sorted(set(KNOWN_ROWS.values())))} "
+                          f"and {CALIBRATION}, its comparisons every "
+                          "benchmark")
     deps.ensure(COMPARE_PACKAGES)
     if args.what == "split":
         return check_split(args)

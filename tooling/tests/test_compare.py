@@ -1115,6 +1115,14 @@ class SideOptions(unittest.TestCase):
                                        "slow_into=kmalloc_64:5")
         self.assertEqual(rc, 2, out)
         self.assertIn("slows its rows itself", out)
+        # Nor does it take benchmarks=: its calibration boot names them.
+        for env in ((), ("--env", "MMBENCH_PARAMS=benchmarks=kmalloc")):
+            rc, out = support.options_only(
+                "compare-check", "known", *env,
+                *(() if env else ("--param", "benchmarks=kmalloc")))
+            self.assertEqual(rc, 2, out)
+            self.assertIn("--param benchmarks: compare-check known chooses "
+                          "them itself", out)
 
     def test_a_side_kernel_not_mixed_with_kernel(self):
         import argparse
