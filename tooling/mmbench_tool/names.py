@@ -167,8 +167,29 @@ def _last_cpu(value):
     return last
 
 
-def check_cpu_values(params, ncpus):
-    """Refuse CPUs the guest of @ncpus CPUs does not have."""
+def team_benchmarks(source=MODULE_SOURCE):
+    """Names of the benchmarks that run on several CPUs (.team)."""
+    m = re.search(r"mmbench_benches\[\] = \{(.*?)\n\};",
+                  source.read_text(), re.S)
+    return {name.group(1) for entry in re.split(r"\}\s*,\s*\{",
+                                                m.group(1) if m else "")
+            if ".team = " in entry
+            for name in [re.search(r'\.name = "([^"]+)"', entry)] if name}
+
+
+def _cpu_count(value, ncpus):
+    """How many of the guest's @ncpus CPUs the list @value names."""
+    cpus = set()
+    for part in value.split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return len(cpus & set(range(ncpus)))
+
+
+def check_cpu_values(params, ncpus, source=MODULE_SOURCE):
+    """Refuse CPUs the guest of @ncpus CPUs does not have, and slow_into
+    of a row on several CPUs where it has fewer than two (the row would
+    not run: nothing slowed)."""
     value = params.get("cpu")
     if value is not None and (not re.fullmatch(r"-1|[0-9]+", value) or
                               int(value) >= ncpus):
@@ -180,6 +201,19 @@ def check_cpu_values(params, ncpus):
             raise Failure(f"--param cpus={params['cpus']}: want a list such "
                           f"as 0-3,6 of the guest's CPUs (--cpus {ncpus}), "
                           f"0 to {ncpus - 1}")
+    have = _cpu_count(params["cpus"], ncpus) if "cpus" in params else ncpus
+    if "slow_into" in params and have < 2:
+        benches, teams = benchmarks(source), team_benchmarks(source)
+        for entry in params["slow_into"].split(","):
+            row = entry.rpartition(":")[0]
+            if bench_of(row, benches) in teams:
+                raise Failure(
+                    f"--param slow_into={params['slow_into']}: {row} runs "
+                    f"on two CPUs or more, and the guest has {have} for it "
+                    f"(--cpus {ncpus}"
+                    + (f", --param cpus={params['cpus']}"
+                       if "cpus" in params else "") +
+                    "): it would not run, and nothing would be slowed")
 
 
 def check_parameter_values(params, source=MODULE_SOURCE):

@@ -98,6 +98,19 @@ class Refused(support.Options, unittest.TestCase):
         self.refused_measure("--b-param", "slow_into=",
                              says="B's parameters (--param, --b-param) "
                                   "'slow_into=': the value is empty")
+        # A row on several CPUs where the guest gives it one: it would
+        # not run, so nothing would be slowed.
+        self.refused_measure("--cpus", "1", "--b-param",
+                             "slow_into=kmalloc_concurrent:5",
+                             says="kmalloc_concurrent runs on two CPUs or "
+                                  "more, and the guest has 1 for it")
+        self.refused_measure("--b-param", "cpus=1", "--b-param",
+                             "slow_into=ptr_ring_remote:5",
+                             says="(--cpus 2, --param cpus=1)")
+        self.accepted_measure("--cpus", "1", "--b-param",
+                              "slow_into=kmalloc_64:5")
+        self.accepted_measure("--b-param", "cpus=0-1", "--b-param",
+                              "slow_into=ptr_ring_remote:5")
         # --env MMBENCH_PARAMS is both sides': named among the sources.
         self.refused_measure("--env", "MMBENCH_PARAMS=samples=0",
                              says="A's parameters (--env MMBENCH_PARAMS, "
