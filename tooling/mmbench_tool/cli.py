@@ -713,14 +713,12 @@ def ceilings(a, table):
 
 
 def spoilt(checks, out):
-    """@checks of the guest @out, each failed one naming QEMU when that
-    guest's log showed EFLAGS no x86 CPU sets in both boots: the
-    emulator's fault, not the kernel's."""
+    """@checks of the guest @out (a GuestOutput, a verdicts.Condition),
+    each failed one naming QEMU when that guest's log showed EFLAGS no
+    x86 CPU sets in both boots: the emulator's fault, not the kernel's."""
     if not out.spoilt:
         return checks
-    blame = (f"booted twice, the guest's log still shows EFLAGS "
-             f"{out.spoilt}, bits no x86 CPU sets: QEMU's fault (README, "
-             "\"Instructions, not time\"), not the kernel's")
+    blame = guest.spoilt_why(out.spoilt)
     return [(ok, what, why if ok else f"{why}; {blame}" if why else blame)
             for ok, what, why in checks]
 
@@ -822,7 +820,8 @@ def verdict_runs(setup, runs, load, results):
     for one in found:
         (results / f"run{one.number}.ktap").write_text(
             "\n".join(one.inner) + "\n")
-    return verdicts.Condition(load, runs, found, out.timed_out)
+    return verdicts.Condition(load, runs, found, out.timed_out,
+                              spoilt=out.spoilt)
 
 
 def cmd_verdicts(args):
@@ -841,8 +840,12 @@ def cmd_verdicts(args):
         print(line, flush=True)
     (results / "verdicts.txt").write_text("\n".join(text) + "\n")
     say(f"results in {results}")
-    return 0 if all(met for cond in conditions
-                    for met, _, _ in cond.goals()) else 1
+    if all(met for cond in conditions for met, _, _ in cond.goals()):
+        return 0
+    if any(cond.spoilt for cond in conditions):
+        say("verdicts NOT JUDGED: QEMU's fault (exit status 2)")
+        return 2
+    return 1
 
 
 def loaded_guest(setup):
@@ -856,14 +859,14 @@ def loaded_guest(setup):
     fails = sorted({f"{case} (run {one.number}: {diag})"
                     for one in cond.failed_runs
                     for case, diag in one.failures()})
-    return [
+    return spoilt([
         (goals[f"no case FAILs in {LOADED_RUNS} runs"][0],
          f"under load: no case FAILs in {LOADED_RUNS} runs",
          "; ".join(fails[:4] + [f"see {results}"])),
         (goals["every run completed"][0],
          "under load: every run completed",
          f"{goals['every run completed'][1]}; see {results}"),
-    ]
+    ], cond)
 
 
 def checkpatch(tree):

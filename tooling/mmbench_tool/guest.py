@@ -226,6 +226,14 @@ def kvm_works(kernel, reprobe=False):
 EFLAGS_DEFINED = 0x3F7FD7
 
 
+def spoilt_why(flags):
+    """Why no verdict of a guest whose log, booted twice, still shows
+    EFLAGS @flags is the kernel's."""
+    return (f"booted twice, the guest's log still shows EFLAGS {flags}, "
+            "bits no x86 CPU sets: QEMU's fault (README, \"Instructions, "
+            "not time\"), not the kernel's")
+
+
 def impossible_eflags(d):
     """The first EFLAGS value of an oops or warning in @d/console.log
     with reserved bits set, or None.  No x86 CPU sets them; QEMU 7.2's

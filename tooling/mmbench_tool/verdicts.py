@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 
-from . import ktap
+from . import guest, ktap
 
 # The busy loop of one host CPU: pinned to it, it stops at its deadline
 # or as soon as its parent is gone, whatever happens to the parent.
@@ -140,11 +140,13 @@ def timing_case(name):
 class Condition:
     """The runs of one boot, idle or busy, and what they add up to."""
 
-    def __init__(self, load, asked, runs, timed_out=None):
+    def __init__(self, load, asked, runs, timed_out=None, spoilt=None):
         self.load = load
         self.asked = asked
         self.runs = runs
         self.timed_out = timed_out
+        # EFLAGS no x86 CPU sets in the guest's log, booted twice.
+        self.spoilt = spoilt
         self.completed = sum(1 for r in runs if r.complete)
         self.failed_runs = [r for r in runs if r.failures()]
         cases = sorted({r[2] for run in runs for r in run.results
@@ -181,7 +183,8 @@ class Condition:
         out = [f"{self.load}: {len(self.runs)} runs of {self.asked} asked, "
                f"{self.completed} completed" +
                (f" (the guest timed out after {self.timed_out} s)"
-                if self.timed_out else "")]
+                if self.timed_out else "") +
+               (f"; {guest.spoilt_why(self.spoilt)}" if self.spoilt else "")]
         out.append(f"  FAIL: {len(self.failed_runs)} of {len(self.runs)} "
                    "runs failed a case")
         fails = collections.defaultdict(list)

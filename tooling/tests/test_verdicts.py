@@ -157,6 +157,21 @@ class Counting(unittest.TestCase):
         self.assertIn("1  ndelay.slope: host too noisy: CV 12.5 %\n",
                       text + "\n")
 
+    def test_a_guest_qemu_spoilt(self):
+        """Booted twice, EFLAGS no x86 CPU sets still in its log: the
+        report names QEMU, and ./mmbench verdicts exits 2."""
+        from mmbench_tool import cli
+        runs = verdicts.parse(guest_lines([PASS, SLOPE_FAILS]))
+        cond = verdicts.Condition("idle", 2, runs, spoilt="41541022")
+        self.assertIn("EFLAGS 41541022, bits no x86 CPU sets: QEMU's fault",
+                      cond.report()[0])
+        checks = cli.spoilt([(False, "under load: no case FAILs", "x"),
+                             (True, "every run completed", "2 of 2")], cond)
+        self.assertRegex(checks[0][2], "^x; booted twice.*QEMU's fault")
+        self.assertEqual(checks[1][2], "2 of 2")
+        self.assertIs(cli.spoilt(checks, verdicts.Condition(
+            "idle", 2, runs)), checks)
+
     def test_all_good(self):
         cond = verdicts.Condition("idle", 10, verdicts.parse(
             guest_lines([PASS] * 9 + [NOISY])))
@@ -206,6 +221,21 @@ class Command(unittest.TestCase):
                       .read_text())
         self.assertIn("busy:", (results / "verdicts.txt").read_text())
         self.assert_hogs_gone(1)
+
+    def test_qemu_spoilt_is_not_judged(self):
+        """A goal missed in a guest whose log, booted twice, shows EFLAGS
+        no x86 CPU sets: exit 2, QEMU named."""
+        fake = support.FakeGuest(
+            guest_lines([PASS, SLOPE_FAILS]),
+            console=["[ 4.9] RSP: 0018:ffffce52004877c0 EFLAGS: 41541022"])
+        self.addCleanup(fake.close)
+        rc, out = fake.run("verdicts", "--accel", "tcg", "--runs", "2",
+                           "--load", "idle")
+        self.assertEqual(rc, 2, out)
+        self.assertEqual(len(fake.commands()), 2, out)
+        self.assertIn("EFLAGS 41541022, bits no x86 CPU sets: QEMU's fault",
+                      out)
+        self.assertIn("verdicts NOT JUDGED", out)
 
     def test_goals_met(self):
         fake = self.fake(guest_lines([PASS, PASS]))
