@@ -140,12 +140,16 @@ def unknown_kernel_args(side, lines, d):
 
 
 # What alternate() says when QEMU's icount mode spoilt every boot tried
-# (a death with impossible EFLAGS, or a guest cut short of its loads).
+# (a death with impossible EFLAGS, or a guest cut short of its loads),
+# and when QEMU did without icount (such EFLAGS in both boots of
+# Setup.boot()).
 ICOUNT_FAULT = "QEMU's icount fault"
+QEMU_FAULT = "QEMU's fault"
+
 
 class EmulatorFault(Failure):
-    """Every boot tried was spoilt by QEMU's icount fault: the
-    emulator's doing, not the kernel's."""
+    """Every boot tried was spoilt by QEMU's fault: the emulator's
+    doing, not the kernel's."""
 
 
 def short_of_loads(lines, loads):
@@ -166,6 +170,91 @@ def short_of_loads(lines, loads):
         (f" ({trap})" if trap else "")
 
 
+# A kernel's boots left out (QEMU spoilt every try) that compare-check
+# replaces before it stops.
+REPLACEMENTS = 2
+
+
+def _boot_sound(s, i, d, loads, retry, guest_s):
+    """Boot kernel @s's boot @i in folder @d, loading the module @loads
+    times, until a guest finishes sound; returns its output.  A death, or
+    a guest short of its loads in icount mode, is tried again (see
+    alternate()); None when QEMU spoilt every try and @retry: the boot
+    is left out, its folders kept."""
+    # QEMU 7.2's icount mode kills a guest now and then, with EFLAGS no
+    # CPU has (README, "Instructions, not time"): more tries, and in
+    # measure too, for that death alone; the kernel's own deaths are
+    # booted again once, with @retry.  Without icount Setup.boot() has
+    # booted a guest with such flags twice already: its out.spoilt.
+    icount = s.args.accel == "icount"
+    tries = 4 if icount else 2
+    fault = ICOUNT_FAULT if icount else QEMU_FAULT
+    kernel_deaths = 0
+    for attempt in range(1, tries + 1):
+        start = time.monotonic()
+        out = s.setup.boot(
+            "loads", d,
+            echo=lambda line: line.startswith(
+                "MMBENCH-BENCH load=") and "run_ms=" in line or
+            "insmod failed" in line)
+        took = getattr(out, "guest_s", None)
+        guest_s[s.name] += took if isinstance(took, (int, float)) \
+            else time.monotonic() - start
+        spoilt = getattr(out, "spoilt", None)
+        flags = guest.impossible_eflags(d) if icount else \
+            spoilt if isinstance(spoilt, str) else None
+        short = None
+        if not out.timed_out and out.finished:
+            short = short_of_loads(out.lines, loads)
+            if short and not icount:
+                say(f"warning: kernel {s.name}, boot {i}: {short}; "
+                    f"its archive has those; see {d}")
+                short = None
+            # Flags corrupted in a guest that lived: what else the
+            # emulator got wrong there is unknown.
+            short = short or (flags and f"finished, but with EFLAGS "
+                              f"{flags} in its log, bits no x86 CPU sets")
+            if not short:
+                return out
+        # A guest that finished short of its loads in icount mode, or
+        # with such flags: the emulator's fault that did not kill it,
+        # taken as one.
+        flags = not short and flags
+        emulation = bool(short or flags)
+        kernel_deaths += not emulation
+        last = attempt == tries or not emulation and (
+            not retry or kernel_deaths == 2)
+        blamed = last and emulation and not kernel_deaths
+        if last and not (blamed and retry):
+            raise (EmulatorFault if blamed else Failure)(
+                f"kernel {s.name}, boot {i}: the guest "
+                + (short or f"did not finish ({died_why(d)})")
+                + f"; see {d}"
+                + (f" ({attempt} tries; {fault}"
+                   + (f": EFLAGS {flags}, bits no x86 CPU sets"
+                      if flags else "") + ")" if blamed else
+                   f" ({attempt} tries, {kernel_deaths} of them "
+                   "without the emulator's flags)"
+                   if icount and attempt > 1 else ""))
+        died = d.with_name(d.name + "-died" +
+                           (str(attempt) if attempt > 1 else ""))
+        if died.exists():
+            shutil.rmtree(died)
+        d.rename(died)
+        d.mkdir()
+        why = short or f"did not finish ({died_why(died)})" + \
+            (f", with EFLAGS {flags}, bits no x86 CPU sets"
+             if flags else "")
+        if last:
+            d.rmdir()
+            say(f"kernel {s.name}, boot {i}: left out: the guest {why} "
+                f"({tries} tries; {fault}); see {died}")
+            return None
+        say(f"kernel {s.name}, boot {i}: the guest {why}; see "
+            f"{died}: booting it again")
+    return None
+
+
 def alternate(sides, boots, loads, results, first=1, retry=False):
     """Boot each side in turn, @boots rounds (A, B, A, B, ...), loading
     the module @loads times a boot; each boot's archive goes to
@@ -175,114 +264,50 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
     A guest that does not finish is an error, unless @retry (the
     benchmarks of compare-check, hours of boots): then it is said,
     its folder kept as <side>-boot<i>-died, and the boot made once
-    more; with @retry a boot that QEMU's icount fault spoilt at every
-    try is left out, and only a side left with no boot at all is an
-    error.  Returns {side name: that file}."""
+    more.  A boot QEMU spoilt at every try (_boot_sound()) is an
+    error too, unless @retry: then it is left out and replaced by a
+    boot numbered after the others, REPLACEMENTS times at most a side,
+    so that each side still has @boots boots for compare.  Returns
+    {side name: that file}."""
     from .cli import save_archive
     files = {s.name: results / f"{s.name}.jsonl" for s in sides}
     begun = set() if first == 1 else set(files)
     guest_s = {s.name: 0.0 for s in sides}
-    spoilt = {}
-    for i in range(first, first + boots):
-        for s in sides:
-            d = results / f"{s.name}-boot{i}"
-            d.mkdir(parents=True, exist_ok=True)
-            s.setup.extra_env = {"MMBENCH_LOADS": str(loads)}
-            say(f"boot {i} of {first + boots - 1}, kernel {s.name}: "
-                f"{s.setup.release} "
-                f"{' '.join(s.args.param)}")
-            if s.args.accel == "auto" and hasattr(s.setup, "kvm"):
-                # Probed at its first boot: the probe's answer is kept
-                # for one kernel at a time, and A and B take turns.
-                s.args.accel = "kvm" if s.setup.kvm else "tcg"
-            # QEMU 7.2's icount mode kills a guest now and then, with
-            # EFLAGS no CPU has (README, "Instructions, not time"): more
-            # tries, and in measure too, for that death alone; the
-            # kernel's own deaths are booted again once, with @retry.
-            icount = s.args.accel == "icount"
-            tries = 4 if icount else 2
-            kernel_deaths = 0
-            for attempt in range(1, tries + 1):
-                start = time.monotonic()
-                out = s.setup.boot(
-                    "loads", d,
-                    echo=lambda line: line.startswith(
-                        "MMBENCH-BENCH load=") and "run_ms=" in line or
-                    "insmod failed" in line)
-                took = getattr(out, "guest_s", None)
-                guest_s[s.name] += took if isinstance(took, (int, float)) \
-                    else time.monotonic() - start
-                short = None
-                flags = icount and guest.impossible_eflags(d)
-                if not out.timed_out and out.finished:
-                    # Flags corrupted in a guest that lived: what else the
-                    # emulator got wrong there is unknown.
-                    short = short_of_loads(out.lines, loads) or (
-                        flags and f"finished, but with EFLAGS {flags} in "
-                        "its log, bits no x86 CPU sets")
-                    if short and not icount:
-                        say(f"warning: kernel {s.name}, boot {i}: {short}; "
-                            f"its archive has those; see {d}")
-                    if not short or not icount:
-                        break
-                # A guest that finished short of its loads, or with such
-                # flags, in icount mode: the emulator's fault that did not
-                # kill it, taken as one.
-                flags = not short and flags
-                emulation = icount and bool(short or flags)
-                kernel_deaths += not emulation
-                last = attempt == tries or not emulation and (
-                    not retry or kernel_deaths == 2)
-                blamed = last and emulation and not kernel_deaths
-                # compare-check's hours of boots go on without a boot the
-                # emulator spoilt @tries times: compare counts boots.
-                if last and not (blamed and retry):
-                    raise (EmulatorFault if blamed else Failure)(
-                        f"kernel {s.name}, boot {i}: the guest "
-                        + (short or f"did not finish ({died_why(d)})")
-                        + f"; see {d}"
-                        + (f" ({attempt} tries; {ICOUNT_FAULT}"
-                           + (f": EFLAGS {flags}, bits no x86 CPU sets"
-                              if flags else "") + ")" if blamed else
-                           f" ({attempt} tries, {kernel_deaths} of them "
-                           "without the emulator's flags)"
-                           if icount and attempt > 1 else ""))
-                died = d.with_name(d.name + "-died" +
-                                   (str(attempt) if attempt > 1 else ""))
-                if died.exists():
-                    shutil.rmtree(died)
-                d.rename(died)
-                d.mkdir()
-                why = short or f"did not finish ({died_why(died)})" + \
-                    (f", with EFLAGS {flags}, bits no x86 CPU sets"
-                     if flags else "")
-                if last:
-                    out = None
-                    d.rmdir()
-                    spoilt[s.name] = f"the guest {why} ({tries} tries; " \
-                        f"{ICOUNT_FAULT})"
-                    say(f"kernel {s.name}, boot {i}: left out: "
-                        f"{spoilt[s.name]}; see {died}")
-                    break
-                say(f"kernel {s.name}, boot {i}: the guest {why}; see "
-                    f"{died}: booting it again")
-            if out is None:
-                continue
-            lines = out.lines if isinstance(out.lines, list) else []
-            unknown_kernel_args(s, lines, d)
-            bad = [line for line in lines
-                   if line.startswith("MMBENCH-GZ-ERROR")]
-            if bad:
-                say(f"kernel {s.name}, boot {i}: {len(bad)} loads' "
-                    f"figures could not be unpacked ({bad[0]}); their "
-                    f"rows are missing from the archive; see {d}/guest.log")
-            recs = save_archive(s.setup, out, d, "loads")
-            archive.write(files[s.name], recs, append=s.name in begun)
-            begun.add(s.name)
-    for s in sides:
-        if s.name not in begun:
-            raise EmulatorFault(f"kernel {s.name}: every boot left out, "
-                                f"the last: {spoilt[s.name]}; see {results}")
+    todo = [(i, s) for i in range(first, first + boots) for s in sides]
+    spare = {s.name: REPLACEMENTS for s in sides}
+    last = first + boots - 1
+    while todo:
+        i, s = todo.pop(0)
+        d = results / f"{s.name}-boot{i}"
+        d.mkdir(parents=True, exist_ok=True)
+        s.setup.extra_env = {"MMBENCH_LOADS": str(loads)}
+        say((f"boot {i} of {last}, kernel {s.name}: " if i <= last else
+             f"boot {i}, kernel {s.name}, in place of one left out: ") +
+            f"{s.setup.release} {' '.join(s.args.param)}")
+        if s.args.accel == "auto" and hasattr(s.setup, "kvm"):
+            # Probed at its first boot: the probe's answer is kept for
+            # one kernel at a time, and A and B take turns.
+            s.args.accel = "kvm" if s.setup.kvm else "tcg"
+        out = _boot_sound(s, i, d, loads, retry, guest_s)
+        if out is None:
+            if not spare[s.name]:
+                raise EmulatorFault(
+                    f"kernel {s.name}: {REPLACEMENTS + 1} boots left out, "
+                    f"QEMU's fault at every try; see {results}")
+            spare[s.name] -= 1
+            todo.append((max([last, i] + [j for j, _ in todo]) + 1, s))
+            continue
+        lines = out.lines if isinstance(out.lines, list) else []
+        unknown_kernel_args(s, lines, d)
+        bad = [line for line in lines
+               if line.startswith("MMBENCH-GZ-ERROR")]
+        if bad:
+            say(f"kernel {s.name}, boot {i}: {len(bad)} loads' "
+                f"figures could not be unpacked ({bad[0]}); their "
+                f"rows are missing from the archive; see {d}/guest.log")
+        recs = save_archive(s.setup, out, d, "loads")
+        archive.write(files[s.name], recs, append=s.name in begun)
+        begun.add(s.name)
     for name, secs in guest_s.items():
         say(f"kernel {name}: {secs:.0f} s of guest time ({boots} boots of "
             f"{loads} loads)")

@@ -1205,25 +1205,49 @@ class DiedGuest(unittest.TestCase):
             return side, measure.alternate([side], boots, 2, Path(d),
                                            retry=retry)
 
-    def test_compare_check_leaves_out_a_boot_qemu_spoilt(self):
+    def test_compare_check_replaces_a_boot_qemu_spoilt(self):
         # compare-check's hours of boots go on past a boot that QEMU's
-        # icount fault spoilt four times: left out, said, its deaths
-        # kept; the next boot is made and archived.
+        # fault spoilt at every try: left out, said, its deaths kept,
+        # and replaced by one more boot, so that compare still has
+        # --boots boots a kernel.
         from mmbench_tool import measure
         fault = "Oops: double fault\n[ 10.8] RSP: 0018:ff EFLAGS: 04d68bfa"
         with tempfile.TemporaryDirectory() as d, \
                 contextlib.redirect_stdout(io.StringIO()) as text:
             side, files = self.boot(d, [self.out(False)] * 4 +
-                                    [self.out(True)], True, "icount",
+                                    [self.out(True)] * 2, True, "icount",
                                     fault, boots=2)
-            self.assertEqual(side.setup.boot.call_count, 5)
+            self.assertEqual(side.setup.boot.call_count, 6)
             self.assertRegex(text.getvalue(), "boot 1: left out: the guest "
                              r"did not finish \(.*double fault.*EFLAGS "
                              "04d68bfa.*4 tries; QEMU's icount fault")
+            self.assertIn("boot 3, kernel A, in place of one left out",
+                          text.getvalue())
+            self.assertIn("(2 boots of 2 loads)", text.getvalue())
             self.assertFalse((Path(d) / "A-boot1").exists())
             self.assertTrue((Path(d) / "A-boot1-died4").is_dir())
-            self.assertTrue((Path(d) / "A-boot2").is_dir())
+            for n in (2, 3):
+                self.assertTrue((Path(d) / f"A-boot{n}").is_dir(), n)
             self.assertTrue(files["A"].exists())
+        # Without icount, a guest whose EFLAGS no CPU sets showed in both
+        # of Setup.boot()'s boots (out.spoilt) is QEMU's too: measure
+        # stops naming it, compare-check boots it again.
+        for retry, boots in ((False, 1), (True, 2)):
+            with tempfile.TemporaryDirectory() as d, \
+                    contextlib.redirect_stdout(io.StringIO()) as text:
+                outs = [self.out(False), self.out(True)]
+                outs[0].spoilt = "41541022"
+                outs[1].spoilt = None
+                if retry:
+                    side, _ = self.boot(d, outs, retry)
+                    self.assertEqual(side.setup.boot.call_count, boots)
+                    self.assertIn("with EFLAGS 41541022", text.getvalue())
+                    continue
+                with self.assertRaisesRegex(
+                        measure.EmulatorFault,
+                        "did not finish.*see .*A-boot1 \\(2 tries; "
+                        "QEMU's fault: EFLAGS 41541022"):
+                    self.boot(d, [outs[0], outs[0]], retry)
 
     def test_compare_check_boots_again(self):
         with tempfile.TemporaryDirectory() as d:
@@ -1363,12 +1387,17 @@ class DiedGuest(unittest.TestCase):
                              "A-boot1-died3"):
                     self.assertTrue((Path(d) / died / "console.log")
                                     .exists(), died)
+            # Spoilt at every try: measure stops; compare-check replaces
+            # the boot, REPLACEMENTS times, then stops.
+            spoilt = 4 * (1 + measure.REPLACEMENTS * retry)
             with tempfile.TemporaryDirectory() as d:
-                with self.assertRaisesRegex(measure.EmulatorFault,
-                                            "did not finish "
-                                            r"\(.*double fault"):
-                    self.boot(d, [self.out(False)] * 4, retry, "icount",
-                              fault)
+                with self.assertRaisesRegex(
+                        measure.EmulatorFault,
+                        "3 boots left out, QEMU's fault at every try" if
+                        retry else r"did not finish \(.*double fault"), \
+                        contextlib.redirect_stdout(io.StringIO()):
+                    self.boot(d, [self.out(False)] * spoilt, retry,
+                              "icount", fault)
         # The NULL pointers in SLUB it gives the stock kernel too, with
         # the same flags: booted again, and said so after four.
         null = ("BUG: kernel NULL pointer dereference, address: 0\n"
