@@ -452,7 +452,7 @@ class Setup:
         """Boot; once more if the kernel died before /init ran.  Returns
         the --timeout in seconds if the guest ran past it, else None."""
         icount = self.args.accel == "icount"
-        self.spoilt = None
+        self.spoilt = first_flags = None
         for attempt in (1, 2):
             with Phase(f"guest ({'KVM' if kvm else 'TCG'}"
                        f"{', icount' if icount else ''}, {cpus} CPUs, "
@@ -478,9 +478,11 @@ class Setup:
             flags = not icount and guest.impossible_eflags(
                 console.parent)
             if attempt == 2 or not (early or flags):
-                # Booted again and still so: no verdict is the kernel's.
-                self.spoilt = flags if attempt == 2 else None
+                # Such flags in both boots: no verdict is the kernel's.
+                self.spoilt = flags if attempt == 2 and first_flags \
+                    else None
                 break
+            first_flags = flags
             first = console.with_name("console-first-boot.log")
             first.write_bytes(console.read_bytes())
             console.with_name("guest-first-boot.log").write_text(
@@ -840,12 +842,12 @@ def cmd_verdicts(args):
         print(line, flush=True)
     (results / "verdicts.txt").write_text("\n".join(text) + "\n")
     say(f"results in {results}")
-    if all(met for cond in conditions for met, _, _ in cond.goals()):
-        return 0
-    if any(cond.spoilt for cond in conditions):
+    missed = [cond for cond in conditions
+              if not all(met for met, _, _ in cond.goals())]
+    if missed and all(cond.spoilt for cond in missed):
         say("verdicts NOT JUDGED: QEMU's fault (exit status 2)")
         return 2
-    return 1
+    return 1 if missed else 0
 
 
 def loaded_guest(setup):

@@ -1553,7 +1553,8 @@ class DiedGuest(unittest.TestCase):
         from mmbench_tool import cli, guest
         for flags, boots, then in (("41541022", 2, "all well"),
                                    ("00010246", 1, "all well"),
-                                   ("41541022", 2, "EFLAGS: 41541022")):
+                                   ("41541022", 2, "EFLAGS: 41541022"),
+                                   ("41541022", 2, "EFLAGS: 04d68bfa")):
             with tempfile.TemporaryDirectory() as d:
                 console = Path(d) / "console.log"
                 setup = cli.Setup(Sampling.measure_args())
@@ -1582,7 +1583,24 @@ class DiedGuest(unittest.TestCase):
                 # Still so after the second boot: no verdict is the
                 # kernel's (cli.spoilt()).
                 self.assertEqual(setup.spoilt,
-                                 flags if "EFLAGS" in then else None)
+                                 then[8:] if "EFLAGS" in then else None)
+        # Booted again for an early death, such flags in the second boot
+        # alone: not both boots, so not called QEMU's.
+        with tempfile.TemporaryDirectory() as d:
+            console = Path(d) / "console.log"
+            setup = cli.Setup(Sampling.measure_args())
+            setup.kernel = "K"
+            said = ["[ 0.9] Oops: int3", "[ 4.9] RSP: 0018:ff EFLAGS: 41541022"]
+
+            def boot(*args, **kwargs):
+                console.write_text(said.pop(0) + "\n")
+            with unittest.mock.patch.object(guest, "boot",
+                                            side_effect=boot) as b, \
+                    contextlib.redirect_stdout(io.StringIO()):
+                setup._boot_twice("I", 2, 1024, False, console,
+                                  lambda line: None, [])
+            self.assertEqual(b.call_count, 2)
+            self.assertIsNone(setup.spoilt)
 
     def test_icount_reaches_qemu(self):
         from mmbench_tool import cli, guest

@@ -237,6 +237,27 @@ class Command(unittest.TestCase):
                       out)
         self.assertIn("verdicts NOT JUDGED", out)
 
+    def test_spoilt_only_where_a_goal_was_missed(self):
+        """Exit 2 only when each condition that missed a goal is spoilt:
+        a clean boot's miss is the kernel's."""
+        from mmbench_tool import cli
+        good = verdicts.parse(guest_lines([PASS, PASS]))
+        bad = verdicts.parse(guest_lines([PASS, SLOPE_FAILS]))
+        for idle, busy, rc_want in (((good, "41541022"), (bad, None), 1),
+                                    ((good, None), (bad, "41541022"), 2),
+                                    ((bad, "41541022"), (bad, "04d68bfa"),
+                                     2),
+                                    ((good, "41541022"), (good, None), 0)):
+            conds = [verdicts.Condition(load, 2, runs, spoilt=flags)
+                     for load, (runs, flags) in (("idle", idle),
+                                                 ("busy", busy))]
+            fake = self.fake(guest_lines([PASS]))
+            with mock.patch.object(cli, "verdict_runs",
+                                   side_effect=conds):
+                rc, out = fake.run("verdicts", "--accel", "tcg", "--runs",
+                                   "2")
+            self.assertEqual(rc, rc_want, out)
+
     def test_goals_met(self):
         fake = self.fake(guest_lines([PASS, PASS]))
         rc, out = fake.run("verdicts", "--accel", "tcg", "--runs", "2",
