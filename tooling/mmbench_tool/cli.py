@@ -213,9 +213,13 @@ def module_params(a):
     then the --param ones.  A parameter given twice, in either or both, is
     refused: which one the module would take is not worth guessing."""
     given = env_options(a).get("MMBENCH_PARAMS", "").split()
+    # A side of measure names the option of each (measure.Side()).
+    opts = getattr(a, "param_opts", None)
+    if not isinstance(opts, list) or len(opts) != len(a.param):
+        opts = ["--param"] * len(a.param)
     where = {}
     for opt, param in [("--env MMBENCH_PARAMS", p) for p in given] + \
-            [("--param", p) for p in a.param]:
+            list(zip(opts, a.param)):
         if re.fullmatch(r"[a-z_]+=", param):
             raise Failure(f"{opt} {param!r}: the value is empty")
         if re.fullmatch(r"[A-Za-z_]*[A-Z][A-Za-z_]*=\S+", param):

@@ -48,12 +48,15 @@ class Side:
     """One kernel (and its parameters) of a measurement."""
 
     def __init__(self, name, args, kernel=None, headers=None, release=None,
-                 params=()):
+                 params=(), opt="--param"):
         from .cli import Setup, module_params
         self.name = name
         a = copy.copy(args)
         a.kernel, a.headers, a.release = kernel, headers, release
         a.param = list(args.param) + list(params)
+        # Where each came from, for module_params()'s errors: @params
+        # are the side's own (--a-param, --b-param: @opt).
+        a.param_opts = ["--param"] * len(args.param) + [opt] * len(params)
         # A comparison's time is better spent on loads than on samples
         # (README, "Comparing two kernels"): fewer a load, unless asked.
         if not any(p.startswith("samples=") for p in module_params(a)):
@@ -468,24 +471,20 @@ def cmd_measure(args):
     sides = []
     # Both sides' options before either is built.
     for name in ("A", "B"):
-        own = _side_args(args, name.lower())
+        opt = f"--{name.lower()}-param"
         try:
-            s = Side(name, args, **own)
+            s = Side(name, args, **_side_args(args, name.lower()), opt=opt)
             check_options(s.args)
             module_params(s.args)
         except Failure as e:
             # A side's parameters are --env MMBENCH_PARAMS's and --param's
             # (both sides') and its own: say whose, and which they were.
-            text, opt = str(e), f"--{name.lower()}-param"
+            text = str(e)
             if text.startswith("--param"):
                 env = "--env MMBENCH_PARAMS, " if "MMBENCH_PARAMS" in \
                     env_options(args) else ""
                 text = f" ({env}--param, {opt}){text[7:]}"
-            elif text.startswith("module parameter"):
-                # The side's own come after --param's (Side()).
-                for p in own["params"]:
-                    head, was, tail = text.rpartition(f"--param {p}")
-                    text = f"{head}{opt} {p}{tail}" if was else text
+            elif text.startswith(("module parameter", opt)):
                 text = f": {text}"
             else:
                 raise

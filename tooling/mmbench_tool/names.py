@@ -211,7 +211,7 @@ def check_cpu_values(params, ncpus, source=MODULE_SOURCE):
                     f"--param slow_into={params['slow_into']}: {row} runs "
                     f"on two CPUs or more, and the guest has {have} for it "
                     f"(--cpus {ncpus}"
-                    + (f", --param cpus={params['cpus']}"
+                    + (f", cpus={params['cpus']}"
                        if "cpus" in params else "") +
                     "): it would not run, and nothing would be slowed")
 

@@ -96,7 +96,7 @@ class Refused(support.Options, unittest.TestCase):
         self.refused_measure("--a-param", "nosuch=1",
                              says="A's parameters (--param, --a-param)")
         self.refused_measure("--b-param", "slow_into=",
-                             says="B's parameters (--param, --b-param) "
+                             says="B's parameters: --b-param "
                                   "'slow_into=': the value is empty")
         # A row on several CPUs where the guest gives it one: it would
         # not run, so nothing would be slowed.
@@ -106,7 +106,7 @@ class Refused(support.Options, unittest.TestCase):
                                   "more, and the guest has 1 for it")
         self.refused_measure("--b-param", "cpus=1", "--b-param",
                              "slow_into=ptr_ring_remote:5",
-                             says="(--cpus 2, --param cpus=1)")
+                             says="(--cpus 2, cpus=1)")
         self.accepted_measure("--cpus", "1", "--b-param",
                               "slow_into=kmalloc_64:5")
         self.accepted_measure("--b-param", "cpus=0-1", "--b-param",
@@ -121,6 +121,16 @@ class Refused(support.Options, unittest.TestCase):
                              says="B's parameters: module parameter samples "
                                   "given twice (--env MMBENCH_PARAMS "
                                   "samples=3 and --b-param samples=4)")
+        # Each named by the option it came with, one a prefix of the
+        # other or not.
+        self.refused_measure("--b-param", "samples=3", "--b-param",
+                             "samples=30",
+                             says="(--b-param samples=3 and --b-param "
+                                  "samples=30)")
+        self.refused_measure("--param", "samples=3", "--b-param",
+                             "samples=3",
+                             says="(--param samples=3 and --b-param "
+                                  "samples=3)")
 
     def test_slow_into_not_with_the_kselftest(self):
         # Each case loads its own benchmark: the others would refuse it.
