@@ -189,10 +189,10 @@ loaded && rmmod test_mmbench
 # benchmarks=all given (not only the default) selects every benchmark.
 insmod "$ko" benchmarks=all iterations=1000 samples=1 budget_ms=100
 all=$(cat /sys/module/test_mmbench/parameters/benchmarks 2>&1)
-n=$(ls -d /sys/kernel/mmbench/*/ 2>/dev/null | grep -vc /fingerprint/)
+dirs=$(ls -d /sys/kernel/mmbench/*/ 2>/dev/null | grep -vc /fingerprint/)
 [ "$all" = all ] && [ -d /sys/kernel/mmbench/ptr_ring_remote ] &&
-	[ -d /sys/kernel/mmbench/count_vm_event ] && [ "$n" -gt 50 ]
-result $? "benchmarks=all loads every benchmark's rows" "benchmarks=$all, $n row directories"
+	[ -d /sys/kernel/mmbench/count_vm_event ] && [ "$dirs" -gt 50 ]
+result $? "benchmarks=all loads every benchmark's rows" "benchmarks=$all, $dirs row directories"
 loaded && rmmod test_mmbench
 insmod "$ko" benchmarks=count_vm_event iterations=1000 samples=3
 

@@ -1099,6 +1099,11 @@ def section_checks(lines, what, path, required=True):
                    f"every planned case of {what} reported",
                    f"plan {plan.group(1) if plan else '?'}, "
                    f"{len(res)} results"))
+    # KTAP numbers its results 1, 2, 3, ...
+    wrong = next(((n, r[1]) for n, r in enumerate(res, 1) if r[1] != n),
+                 None)
+    checks.append((not wrong, f"{what}: results numbered in order",
+                   wrong and f"result {wrong[0]} is numbered {wrong[1]}"))
     for line in lines or []:
         if line.startswith("# rows:"):
             say(f"{what}: {line[2:]}")

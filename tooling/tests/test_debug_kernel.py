@@ -1,6 +1,7 @@
 """--debug-kernel: refused with another kernel, keyed by its config, and
 a .config that lost an option of the fragment is named."""
 import tempfile
+import re
 import unittest
 from pathlib import Path
 from unittest import mock
@@ -132,7 +133,28 @@ class DebugKernelChecks(InTempDir):
         self.assertEqual([c[0] for c in stock], [True])
         self.assertEqual([c[0] for c in debug], [False])
         self.assertFalse(missing[0][0])
-        self.assertEqual([c[0] for c in short], [True, True, False])
+        self.assertEqual([c[0] for c in short], [True, True, False, True])
+
+    def test_results_numbered_in_order(self):
+        # negative.sh once reused its KTAP counter n for a count of rows:
+        # every later result was numbered 64, 65, ...
+        from mmbench_tool import cli
+        with mock.patch.object(cli, "say"):
+            good = cli.section_checks(["1..2", "ok 1 a", "ok 2 b"], "x",
+                                      self.dir / "x.ktap")
+            bad = cli.section_checks(["1..3", "ok 1 a", "ok 64 b",
+                                      "ok 65 c"], "x", self.dir / "x.ktap")
+        self.assertTrue(all(c[0] for c in good))
+        (ok, _, why), = [c for c in bad if "numbered in order" in c[1]]
+        self.assertFalse(ok)
+        self.assertEqual(why, "result 2 is numbered 64")
+        # The scripts set n only as their result counter.
+        for script in ("negative.sh", "faults.sh"):
+            text = (cli.REPO / "tooling/guest" / script).read_text()
+            self.assertEqual(
+                [line for line in text.splitlines()
+                 if re.match(r"\s*n=", line) and line.strip() not in
+                 ("n=0", "n=$((n + 1))")], [], script)
 
 
 if __name__ == "__main__":
