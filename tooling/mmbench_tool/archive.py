@@ -182,8 +182,18 @@ def _files(where):
 
 
 def _number_or_none(v):
-    return v is None or (isinstance(v, (int, float)) and
-                         not isinstance(v, bool) and math.isfinite(v))
+    try:
+        return v is None or (isinstance(v, (int, float)) and
+                             not isinstance(v, bool) and math.isfinite(v)
+                             and abs(v) < FIGURE_MAX)
+    except OverflowError:       # an int no float holds
+        return False
+
+
+# The largest figure an archive holds (ns, counts): past a year in ns.
+FIGURE_MAX = 1e18
+# The record types of an archive (README, "The archive").
+KINDS = ("run", "load", "row")
 
 
 # A row's name as the module makes it (a sysfs directory; a "+" in the
@@ -203,9 +213,10 @@ def _bad_row(rec):
         if not _number_or_none(rec.get(key)):
             return f"row {name}: {key} is not a finite number"
     median = rec.get("median")
-    if rec.get("status") == "pass" and (median is None or median <= 0):
+    # The module's figures are in ps: 0.001 ns is its least median.
+    if rec.get("status") == "pass" and (median is None or median < 0.001):
         return f"row {name}: passed with a median of {median}, not a " \
-               "positive number"
+               "positive number of ns (0.001 at least)"
     if not isinstance(rec.get("status"), (str, type(None))):
         return f"row {name}: status is not a string"
     for key in ("samples", "dropped"):
@@ -227,13 +238,17 @@ def _bad_row(rec):
 def _bad_record(rec):
     """Why @rec cannot be an archive record, or None."""
     kind = rec.get("type")
+    if kind not in KINDS:
+        return f"a record of type {kind!r:.20}, not one of " \
+               f"{', '.join(KINDS)}: not an mmbench archive's"
     if kind == "run":
         if not isinstance(rec.get("fingerprint", {}), dict) or \
                 not isinstance(rec.get("params", {}), (dict, type(None))):
             return "a run record whose fingerprint or params is not an object"
         module = (rec.get("params") or {}).get("module")
         if module is not None and (not isinstance(module, list) or
-                                   not all(isinstance(p, str)
+                                   not all(isinstance(p, str) and
+                                           re.fullmatch(r"[a-z_]+=\S+", p)
                                            for p in module)):
             return "a run record whose params.module is not a list of " \
                    "NAME=VALUE strings"
@@ -252,8 +267,7 @@ def _bad_record(rec):
         why = _bad_row(rec)
         if why:
             return why
-    if kind in ("run", "row", "load") and \
-            not isinstance(rec.get("boot"), (str, int)):
+    if not isinstance(rec.get("boot"), str) or not rec["boot"]:
         return f"a {kind} record whose boot is not a string"
     return None
 

@@ -140,39 +140,50 @@ def check_options(a):
             raise Failure(f"{opt} {p}: does not exist")
     env = env_options(a)
     benches = names.benchmarks()
-    params = dict(p.split("=", 1) for p in module_params(a))
-    names.check_parameter_names(params)
-    if "slow_into" in params and getattr(a, "command", None) in KSELFTEST \
-            and not getattr(a, "loads_only", False):
-        raise Failure(f"--param slow_into={params['slow_into']}: the "
-                      "kselftest loads the module once a case, with that "
-                      "case's benchmark alone, so every other case's load "
-                      "would refuse the row; slow_into is for ./mmbench "
-                      "measure (--b-param slow_into=...)")
-    fail = params.get("make_it_fail")
-    if fail is not None and names.kstrtobool(fail) is None:
-        raise Failure(f"--param make_it_fail={fail}: want a boolean as the "
-                      "kernel reads it: y, n, 1, 0, on, off")
-    if fail is not None and names.kstrtobool(fail) and \
-            not getattr(a, "debug_kernel", False):
-        raise Failure(f"--param make_it_fail={fail}: test only, for fault "
-                      "injection, which only the debug kernel has "
-                      "(--debug-kernel; ./mmbench test runs it there, in "
-                      "tooling/guest/faults.sh): the stock kernels refuse it")
-    # What the kselftest's build_params() adds to them: budget_ms= and
-    # each case's benchmarks= (the user's benchmarks= it leaves out).
-    own = sum(len(p) + 1 for p in module_params(a)
-              if not p.startswith("benchmarks="))
-    if getattr(a, "command", None) in KSELFTEST and \
-            not getattr(a, "loads_only", False) and \
-            own > KSELFTEST_PARAMS_MAX:
-        raise Failure(f"--param: the module parameters come to {own} "
-                      f"characters; the kselftest takes at most "
-                      f"{KSELFTEST_PARAMS_MAX} besides its own")
-    names.check_selection(params, benches)
-    names.check_parameter_values(params)
-    names.check_list_values(params)
-    names.check_cpu_values(params, a.cpus)
+    try:
+        params = dict(p.split("=", 1) for p in module_params(a))
+        names.check_parameter_names(params)
+        if "slow_into" in params and \
+                getattr(a, "command", None) in KSELFTEST and \
+                not getattr(a, "loads_only", False):
+            raise Failure(f"--param slow_into={params['slow_into']}: the "
+                          "kselftest loads the module once a case, with "
+                          "that case's benchmark alone, so every other "
+                          "case's load would refuse the row; slow_into is "
+                          "for ./mmbench measure (--b-param slow_into=...)")
+        fail = params.get("make_it_fail")
+        if fail is not None and names.kstrtobool(fail) is None:
+            raise Failure(f"--param make_it_fail={fail}: want a boolean as "
+                          "the kernel reads it: y, n, 1, 0, on, off")
+        if fail is not None and names.kstrtobool(fail) and \
+                not getattr(a, "debug_kernel", False):
+            raise Failure(f"--param make_it_fail={fail}: test only, for "
+                          "fault injection, which only the debug kernel has "
+                          "(--debug-kernel; ./mmbench test runs it there, in "
+                          "tooling/guest/faults.sh): the stock kernels "
+                          "refuse it")
+        # What the kselftest's build_params() adds to them: budget_ms= and
+        # each case's benchmarks= (the user's benchmarks= it leaves out).
+        own = sum(len(p) + 1 for p in module_params(a)
+                  if not p.startswith("benchmarks="))
+        if getattr(a, "command", None) in KSELFTEST and \
+                not getattr(a, "loads_only", False) and \
+                own > KSELFTEST_PARAMS_MAX:
+            raise Failure(f"--param: the module parameters come to {own} "
+                          f"characters; the kselftest takes at most "
+                          f"{KSELFTEST_PARAMS_MAX} besides its own")
+        names.check_selection(params, benches)
+        names.check_parameter_values(params)
+        names.check_list_values(params)
+        names.check_cpu_values(params, a.cpus)
+    except Failure as e:
+        # The checks say --param: name the option the parameter came with.
+        m = re.match(r"--param '?([a-z_]+)=", str(e))
+        opt = m and {p.split("=", 1)[0]: o for p, o in
+                     param_sources(a).items()}.get(m.group(1))
+        if not opt or opt == "--param":
+            raise
+        raise Failure(opt + str(e)[len("--param"):]) from e
     ceiled = names.ceiling_names()
     if "MMBENCH_CEILINGS" in env:
         check_ceilings_file(Path(env["MMBENCH_CEILINGS"]), benches, ceiled)
@@ -212,6 +223,11 @@ def module_params(a):
     """The module parameters, NAME=VALUE: those of --env MMBENCH_PARAMS,
     then the --param ones.  A parameter given twice, in either or both, is
     refused: which one the module would take is not worth guessing."""
+    return list(param_sources(a))
+
+
+def param_sources(a):
+    """{NAME=VALUE: the option it came with} of module_params()."""
     given = env_options(a).get("MMBENCH_PARAMS", "").split()
     # A side of measure names the option of each (measure.Side()).
     opts = getattr(a, "param_opts", None)
@@ -232,7 +248,8 @@ def module_params(a):
             raise Failure(f"module parameter {name} given twice "
                           f"({where[name]} and {opt} {param}): give it once")
         where[name] = f"{opt} {param}"
-    return given + a.param
+    return dict(zip(given, ["--env MMBENCH_PARAMS"] * len(given))) | \
+        dict(zip(a.param, opts))
 
 
 def ceilings_file(a):
@@ -1586,10 +1603,14 @@ def main(argv):
                         "kernel-doc on the module; exit 1 on any report")
     p.set_defaults(func=cmd_export)
     args = parser.parse_args(argv)
-    OUT.mkdir(parents=True, exist_ok=True)
     # A kill is an interrupt: the guest and any busy loop are stopped.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
+        try:
+            OUT.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise Failure(f"MMBENCH_OUT={OUT}: cannot make that folder: "
+                          f"{e.strerror}") from e
         return args.func(args)
     except Failure as e:
         Phase.report()

@@ -10,7 +10,7 @@ import statistics
 import time
 from pathlib import Path
 
-from . import archive, bench, compare, deps, fleet, guest, plots
+from . import archive, bench, compare, deps, fleet, guest, names, plots
 from .common import Failure, Phase, say
 
 COMPARE_PACKAGES = {
@@ -61,6 +61,7 @@ class Side:
         # (README, "Comparing two kernels"): fewer a load, unless asked.
         if not any(p.startswith("samples=") for p in module_params(a)):
             a.param.append(f"samples={COMPARE_SAMPLES}")
+            a.param_opts.append("--param")
         # --debug-kernel: both sides boot the debug kernel, unless a
         # side has a kernel of its own.
         a.debug_kernel = getattr(args, "debug_kernel", False) and not kernel
@@ -467,7 +468,7 @@ def check_counts(args):
 def cmd_measure(args):
     check_counts(args)
     check_sides(args)
-    from .cli import check_options, env_options, module_params
+    from .cli import check_options, module_params
     sides = []
     # Both sides' options before either is built.
     for name in ("A", "B"):
@@ -479,16 +480,11 @@ def cmd_measure(args):
         except Failure as e:
             # A side's parameters are --env MMBENCH_PARAMS's and --param's
             # (both sides') and its own: say whose, and which they were.
-            text = str(e)
-            if text.startswith("--param"):
-                env = "--env MMBENCH_PARAMS, " if "MMBENCH_PARAMS" in \
-                    env_options(args) else ""
-                text = f" ({env}--param, {opt}){text[7:]}"
-            elif text.startswith(("module parameter", opt)):
-                text = f": {text}"
-            else:
+            # A side's own parameter (check_options() names the option
+            # each came with): say whose.
+            if not str(e).startswith(("module parameter", opt)):
                 raise
-            raise Failure(f"{name}'s parameters{text}") from e
+            raise Failure(f"{name}'s parameters: {e}") from e
         sides.append(s)
     same_sampling(sides)
     same_selection(sides)
@@ -531,7 +527,8 @@ def cmd_compare(args):
     outdir = args.output or where or guest.results_dir("-compare")
     try:
         c = run_compare(a, b, args.norm, outdir, plot=not args.no_plots)
-    except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError, OSError,
+            ArithmeticError) as e:
         raise Failure(f"compare: {e}") from e
     say(f"results in {outdir}")
     say_no_answer(c)
@@ -605,8 +602,38 @@ def slow_into(step, rows, pct):
                     for row in rows)
 
 
+# The list parameter, and its value, that makes each of KNOWN_ROWS that
+# is one row of several.
+KNOWN_LISTS = {"kmalloc_64": ("sizes", 64),
+               "alloc_pages_order0": ("orders", 0)}
+
+
+def check_known_params(args):
+    """Refuse the module parameters that would take from compare-check
+    known what it does itself (benchmarks=, slow_into=), or leave out a
+    row it slows (a list parameter without the row's value)."""
+    from .cli import param_sources
+    benches = ", ".join(sorted(set(KNOWN_ROWS.values())))
+    for p, opt in param_sources(args).items():
+        name, value = p.split("=", 1)
+        if name == "slow_into":
+            raise Failure(f"{opt} {p}: compare-check known slows its rows "
+                          "itself, by the calibrated amounts")
+        if name == "benchmarks":
+            raise Failure(f"{opt} {p}: compare-check known chooses the "
+                          f"benchmarks itself: its calibration boot runs "
+                          f"{benches} and {CALIBRATION}, its comparisons "
+                          "every benchmark")
+        for row, (param, want) in KNOWN_LISTS.items():
+            if name == param and want not in {
+                    names.kstrtouint(v) for v in value.split(",")}:
+                raise Failure(f"{opt} {p}: compare-check known slows "
+                              f"{row}, which {param}= without {want} "
+                              "leaves out")
+
+
 def cmd_compare_check(args):
-    from .cli import check_options, module_params, unused_options
+    from .cli import check_options, unused_options
     check_counts(args)
     if args.what == "split":
         unused_options(args, ("loads", "norm"))
@@ -615,25 +642,18 @@ def cmd_compare_check(args):
                        ("boots", "loads"))
     else:
         check_options(args)
-        if args.what == "known" and any(
-                p.startswith("slow_into=") for p in module_params(args)):
-            raise Failure("--param slow_into: compare-check known slows "
-                          "its rows itself, by the calibrated amounts")
-        if args.what == "known" and any(
-                p.startswith("benchmarks=") for p in module_params(args)):
-            raise Failure("--param benchmarks: compare-check known "
-                          "chooses them itself: its calibration boot runs "
-                          f"{', '.join(sorted(set(KNOWN_ROWS.values())))} "
-                          f"and {CALIBRATION}, its comparisons every "
-                          "benchmark")
+        if args.what == "known":
+            check_known_params(args)
     deps.ensure(COMPARE_PACKAGES)
-    if args.what == "split":
-        return check_split(args)
-    results = Path(args.reuse) if args.reuse else \
-        guest.results_dir(f"-check-{args.what}")
-    if args.reuse:
-        _check_reuse(results, args)
+    results = None
+    if args.what != "split":
+        results = Path(args.reuse) if args.reuse else \
+            guest.results_dir(f"-check-{args.what}")
+        if args.reuse:
+            _check_reuse(results, args)
     try:
+        if args.what == "split":
+            return check_split(args)
         if args.what == "aa":
             return check_aa(args, results)
         return check_known(args, results)

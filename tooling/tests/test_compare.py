@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import math
+import os
 import random
 import tempfile
 import types
@@ -987,6 +988,24 @@ class NotAnAA(unittest.TestCase):
              "samples is not a count", ""),
             ([dict(one.runs[0], params={"module": "slow_into=x:4"})],
              "params.module is not a list", ""),
+            # What a new user fed it next: a number no float holds, a
+            # median under the module's least (compare's logarithms
+            # overflowed), boots that are not strings, records of no
+            # archive, parameters that are not NAME=VALUE.
+            (recs + [row(median=10 ** 400, load=99)],
+             "median is not a finite number", ""),
+            (recs + [row(sample_ns=[10 ** 400], load=99)],
+             "sample_ns is not a list of finite numbers", ""),
+            (recs + [row(median=2e-310, load=99)],
+             "not a positive number of ns (0.001 at least)", ""),
+            ([dict(r, boot=7) for r in recs], "boot is not a string", ""),
+            ([dict(r, boot="") for r in recs], "boot is not a string", ""),
+            (recs + [{}], "a record of type None", "not an mmbench"),
+            (recs + [{"type": "bogus", "boot": "x"}], "type 'bogus'", ""),
+            ([dict(one.runs[0], params={"module": ["samples"]})],
+             "params.module is not a list of NAME=VALUE", ""),
+            ([dict(one.runs[0], params={"module": ["x y=z\n"]})],
+             "params.module is not a list of NAME=VALUE", ""),
         )
         for recs_, says, also in cases:
             with tempfile.TemporaryDirectory() as d:
@@ -1010,6 +1029,18 @@ class NotAnAA(unittest.TestCase):
                 rc, out = support.options_only("fleet", str(p))
                 self.assertEqual(rc, 2, out)
                 self.assertIn(says, out)
+
+    def test_an_out_folder_that_cannot_be_made(self):
+        import subprocess
+        for out, says in (("/etc/passwd", "File exists"),
+                          ("/proc/nope/x", "No such file or directory")):
+            p = subprocess.run(
+                [str(support.REPO / "mmbench"), "fleet", "/dev/null"],
+                capture_output=True, text=True,
+                env=dict(os.environ, MMBENCH_OUT=out))
+            self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+            self.assertEqual(p.stderr, f"mmbench: error: MMBENCH_OUT={out}: "
+                             f"cannot make that folder: {says}\n")
 
     def fleet(self, recs):
         with tempfile.TemporaryDirectory() as d:
@@ -1121,8 +1152,22 @@ class SideOptions(unittest.TestCase):
                 "compare-check", "known", *env,
                 *(() if env else ("--param", "benchmarks=kmalloc")))
             self.assertEqual(rc, 2, out)
-            self.assertIn("--param benchmarks: compare-check known chooses "
-                          "them itself", out)
+            self.assertIn(f"{'--env MMBENCH_PARAMS' if env else '--param'} "
+                          "benchmarks=kmalloc: compare-check known chooses "
+                          "the benchmarks itself", out)
+        # Nor a list that leaves out a row it slows.
+        for argv, says in ((("--param", "sizes=8,96"),
+                            "--param sizes=8,96: compare-check known slows "
+                            "kmalloc_64, which sizes= without 64 leaves out"),
+                           (("--env", "MMBENCH_PARAMS=orders=1,2"),
+                            "--env MMBENCH_PARAMS orders=1,2: compare-check "
+                            "known slows alloc_pages_order0")):
+            rc, out = support.options_only("compare-check", "known", *argv)
+            self.assertEqual(rc, 2, out)
+            self.assertIn(says, out)
+        for argv in (("--param", "sizes=8,0x40"), ("--param", "orders=0,3")):
+            rc, out = support.options_only("compare-check", "known", *argv)
+            self.assertIsNone(rc, out)
 
     def test_a_side_kernel_not_mixed_with_kernel(self):
         import argparse

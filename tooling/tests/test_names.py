@@ -90,11 +90,11 @@ class Refused(support.Options, unittest.TestCase):
                             "benchmarks=kmem_cache,kmalloc")
         # A side's own parameter is named as the side's.
         self.refused_measure("--b-param", "slow_into=kmalloc_concurrent:0",
-                             says="B's parameters (--param, --b-param) "
+                             says="B's parameters: --b-param "
                                   "slow_into=kmalloc_concurrent:0: '0' is "
                                   "not a number")
         self.refused_measure("--a-param", "nosuch=1",
-                             says="A's parameters (--param, --a-param)")
+                             says="A's parameters: --a-param nosuch=1")
         self.refused_measure("--b-param", "slow_into=",
                              says="B's parameters: --b-param "
                                   "'slow_into=': the value is empty")
@@ -111,11 +111,13 @@ class Refused(support.Options, unittest.TestCase):
                               "slow_into=kmalloc_64:5")
         self.accepted_measure("--b-param", "cpus=0-1", "--b-param",
                               "slow_into=ptr_ring_remote:5")
-        # --env MMBENCH_PARAMS is both sides': named among the sources.
+        # --env MMBENCH_PARAMS is both sides': named as itself.
         self.refused_measure("--env", "MMBENCH_PARAMS=samples=0",
-                             says="A's parameters (--env MMBENCH_PARAMS, "
-                                  "--param, --a-param) samples=0: want a "
-                                  "number from 1 to 250")
+                             says="error: --env MMBENCH_PARAMS samples=0: "
+                                  "want a number from 1 to 250")
+        self.refused("--env", "MMBENCH_PARAMS=nosuch=1",
+                     says="error: --env MMBENCH_PARAMS nosuch=1: the module "
+                          "has no parameter")
         self.refused_measure("--env", "MMBENCH_PARAMS=samples=3",
                              "--b-param", "samples=4",
                              says="B's parameters: module parameter samples "
