@@ -1382,6 +1382,22 @@ def _add_measure_options(p):
                         "kernels\")")
 
 
+def loads_only_options(a, command):
+    """Refuse, for @command, whose guests only load the module (bench.sh)
+    and never run the kselftest, the options only the kselftest reads:
+    --ceiling, and --env but MMBENCH_PARAMS."""
+    if a.ceiling:
+        raise Failure(f"--ceiling {a.ceiling[0]}: {command} only loads the "
+                      "module; the kselftest, which holds rows to "
+                      "ceilings, does not run")
+    for item in a.env:
+        name = item.partition("=")[0]
+        if name != "MMBENCH_PARAMS":
+            raise Failure(f"--env {name}: {command} only loads the module; "
+                          "the kselftest, which reads it, does not run "
+                          "(MMBENCH_PARAMS is taken)")
+
+
 def unused_options(a, unused=()):
     """Refuse options of @a that boot guests (and those of @unused, dest
     names of _add_measure_options()) given with other than their

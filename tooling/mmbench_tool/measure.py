@@ -466,9 +466,10 @@ def check_counts(args):
 
 
 def cmd_measure(args):
+    from .cli import check_options, loads_only_options, module_params
     check_counts(args)
     check_sides(args)
-    from .cli import check_options, module_params
+    loads_only_options(args, "measure")
     sides = []
     # Both sides' options before either is built.
     for name in ("A", "B"):
@@ -633,7 +634,7 @@ def check_known_params(args):
 
 
 def cmd_compare_check(args):
-    from .cli import check_options, unused_options
+    from .cli import check_options, loads_only_options, unused_options
     check_counts(args)
     if args.what == "split":
         unused_options(args, ("loads", "norm"))
@@ -641,6 +642,7 @@ def cmd_compare_check(args):
         unused_options(args, ("boots",) if args.what == "aa" else
                        ("boots", "loads"))
     else:
+        loads_only_options(args, f"compare-check {args.what}")
         check_options(args)
         if args.what == "known":
             check_known_params(args)

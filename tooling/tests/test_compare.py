@@ -1155,6 +1155,20 @@ class SideOptions(unittest.TestCase):
             self.assertIn(f"{'--env MMBENCH_PARAMS' if env else '--param'} "
                           "benchmarks=kmalloc: compare-check known chooses "
                           "the benchmarks itself", out)
+        # Their guests only load the module: what only the kselftest
+        # reads is refused, not ignored.
+        for command in (("measure",), ("compare-check", "aa"),
+                        ("compare-check", "known")):
+            for argv, says in ((("--ceiling", "kmalloc_64=1"),
+                                "--ceiling kmalloc_64=1: "),
+                               (("--env", "MMBENCH_CEILINGS=/etc/hostname"),
+                                "--env MMBENCH_CEILINGS: "),
+                               (("--env", "MMBENCH_ENFORCE=0"),
+                                "--env MMBENCH_ENFORCE: ")):
+                rc, out = support.options_only(*command, *argv)
+                self.assertEqual(rc, 2, out)
+                self.assertIn(says + f"{' '.join(command)} only loads the "
+                              "module", out)
         # Nor a list that leaves out a row it slows.
         for argv, says in ((("--param", "sizes=8,96"),
                             "--param sizes=8,96: compare-check known slows "
