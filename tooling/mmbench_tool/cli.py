@@ -103,10 +103,10 @@ KSELFTEST_PARAMS_MAX = 900
 
 def check_options(a):
     """Refuse bad options before anything is installed or built."""
-    if a.cpus < 1:
-        raise Failure("--cpus must be at least 1")
-    if a.memory < 256:
-        raise Failure("--memory must be at least 256 (MiB)")
+    if not 1 <= a.cpus <= 256:
+        raise Failure("--cpus must be from 1 to 256")
+    if not 256 <= a.memory <= 1 << 20:
+        raise Failure("--memory must be from 256 to 1048576 (MiB)")
     if a.timeout < 10:
         raise Failure("--timeout must be at least 10 (seconds)")
     if getattr(a, "loads", None) is not None and not 2 <= a.loads <= 50:
@@ -1243,9 +1243,11 @@ def compare_guests(args):
 def cmd_test(args):
     setup = Setup(args, checks=True)
     check_options(args)
-    # The unit tests of compare need its statistics and plots.
+    # The unit tests of compare need its statistics and plots, those of
+    # the initramfs cpio: before the packages of a guest come (prepare()).
     with Phase("packages (compare)"):
-        deps.ensure(measure.COMPARE_PACKAGES)
+        deps.ensure(measure.COMPARE_PACKAGES |
+                    {"cpio": deps.PACKAGES["cpio"]})
     unit = host_tests()
     setup.prepare()
     checks = [

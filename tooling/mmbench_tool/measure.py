@@ -100,6 +100,33 @@ def same_sampling(sides):
                       "(--param), not to one (--a-param, --b-param)")
 
 
+def same_cpus(sides):
+    """Refuse sides whose cpus= would run the selected rows on several
+    CPUs in one kernel only (fewer than two CPUs for them in the other):
+    compare would have those rows of one kernel alone, after the whole
+    measurement.  Other CPUs on each side are a question one may ask."""
+    from .cli import module_params
+    runs, said, teams = {}, {}, names.team_benchmarks()
+    for s in sides:
+        params = dict(p.split("=", 1) for p in module_params(s.args))
+        chosen = params.get("benchmarks", "all").split(",")
+        if chosen != ["all"] and not teams & set(chosen):
+            return
+        have = names.cpu_count(params["cpus"], s.args.cpus) \
+            if "cpus" in params else s.args.cpus
+        runs[s.name] = have >= 2
+        said[s.name] = f"cpus={params['cpus']}" if "cpus" in params else \
+            f"--cpus {s.args.cpus}"
+    if len(set(runs.values())) > 1:
+        raise Failure("the rows on several CPUs would run in one kernel "
+                      "only (" + "; ".join(
+                          f"{k}: {v}, " + ("two CPUs or more" if runs[k]
+                                           else "one CPU")
+                          for k, v in said.items()) +
+                      "): give cpus to both (--param), or leave those rows "
+                      "out of benchmarks=")
+
+
 def died_why(d):
     """The first line of @d/console.log that says why a guest died."""
     try:
@@ -488,6 +515,7 @@ def cmd_measure(args):
             raise Failure(f"{name}'s parameters: {e}") from e
         sides.append(s)
     same_sampling(sides)
+    same_cpus(sides)
     same_selection(sides)
     with Phase("packages (compare)"):
         deps.ensure(COMPARE_PACKAGES)

@@ -177,7 +177,7 @@ def team_benchmarks(source=MODULE_SOURCE):
             for name in [re.search(r'\.name = "([^"]+)"', entry)] if name}
 
 
-def _cpu_count(value, ncpus):
+def cpu_count(value, ncpus):
     """How many of the guest's @ncpus CPUs the list @value names."""
     cpus = set()
     for part in value.split(","):
@@ -201,7 +201,7 @@ def check_cpu_values(params, ncpus, source=MODULE_SOURCE):
             raise Failure(f"--param cpus={params['cpus']}: want a list such "
                           f"as 0-3,6 of the guest's CPUs (--cpus {ncpus}), "
                           f"0 to {ncpus - 1}")
-    have = _cpu_count(params["cpus"], ncpus) if "cpus" in params else ncpus
+    have = cpu_count(params["cpus"], ncpus) if "cpus" in params else ncpus
     if "slow_into" in params and have < 2:
         benches, teams = benchmarks(source), team_benchmarks(source)
         for entry in params["slow_into"].split(","):

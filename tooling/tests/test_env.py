@@ -100,3 +100,24 @@ class Guest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HostTestPackages(unittest.TestCase):
+    def test_what_the_unit_tests_run_is_installed_first(self):
+        # ./mmbench test runs the unit tests before the guest's packages
+        # come: on a fresh machine test_arch's initramfs had no cpio.
+        from unittest import mock
+
+        from mmbench_tool import cli, deps
+
+        class Stop(Exception):
+            pass
+        wanted = []
+        with mock.patch.object(deps, "ensure",
+                               side_effect=lambda p: wanted.extend(p)), \
+                mock.patch.object(cli, "host_tests", side_effect=Stop), \
+                mock.patch.object(cli, "say"):
+            with self.assertRaises(Stop):
+                cli.main(["test", "--accel", "tcg"])
+        for tool in ("cpio", "python3-scipy", "python3-matplotlib"):
+            self.assertIn(tool, wanted)

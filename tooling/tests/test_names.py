@@ -260,6 +260,20 @@ class Refused(support.Options, unittest.TestCase):
                      says="the module has no parameter 'context'")
         self.accepted("--param", "cpu=1", "--param", "cpus=0-1")
         self.accepted("--cpus", "4", "--param", "cpus=0,3")
+        # A guest QEMU can make, without a set of a million CPUs.
+        self.refused("--cpus", "100000", says="--cpus must be from 1 to 256")
+        self.refused("--memory", "100000000",
+                     says="--memory must be from 256 to 1048576 (MiB)")
+        self.accepted("--cpus", "256", "--memory", "1048576")
+        # The rows on several CPUs run in both kernels, or in neither.
+        self.refused_measure("--a-param", "cpus=1",
+                             says="the rows on several CPUs would run in "
+                                  "one kernel only (A: cpus=1, one CPU; B: "
+                                  "--cpus 2, two CPUs or more)")
+        self.accepted_measure("--a-param", "cpus=1", "--param",
+                              "benchmarks=kmalloc,alu_chain")
+        self.accepted_measure("--a-param", "cpu=1", "--b-param", "cpu=0")
+        self.accepted_measure("--param", "cpus=1")
 
     def test_ceiling_over_the_largest(self):
         self.refused("--ceiling", "kmalloc_64=99999999999999999999",
