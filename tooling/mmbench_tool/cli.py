@@ -196,6 +196,10 @@ def check_options(a):
                           f"ceiling, {CEILING_MAX_NS:.0f} ns")
         names.check_ceiling_name(ceiling.split("=")[0].lower(), benches,
                                  ceiled)
+    named = [c.split("=")[0].lower() for c in a.ceiling]
+    twice = sorted({n for n in named if named.count(n) > 1})
+    if twice:
+        raise Failure(f"--ceiling {twice[0]} given twice: give it once")
 
 
 def env_options(a):

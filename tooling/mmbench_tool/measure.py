@@ -916,8 +916,19 @@ def check_known(args, results):
         step, rows = calibrate(archive.Archive.read(files["A"]))
         (results / "calibration.json").write_text(json.dumps(
             {"step_ns": step, "rows": rows}) + "\n")
-    cal = json.loads((results / "calibration.json").read_text())
-    step, rows = cal["step_ns"], cal["rows"]
+    path = results / "calibration.json"
+    try:
+        cal = json.loads(path.read_text())
+        step, rows = cal["step_ns"], cal["rows"]
+        good = all(isinstance(v, (int, float)) and 0 < v < 1e9
+                   for v in [step] + list(rows.values())) and \
+            set(rows) == set(KNOWN_ROWS)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise Failure(f"{path}: not compare-check known's calibration "
+                      f"({e})") from e
+    if not good:
+        raise Failure(f"{path}: step_ns and the ns/op of "
+                      f"{', '.join(KNOWN_ROWS)} are not positive numbers")
     say(f"a chain step costs {step:.4f} ns; " + ", ".join(
         f"{r} {v:.1f} ns/op" for r, v in rows.items()))
     levels = {pct: slow_into(step, rows, pct) for pct in KNOWN_PCTS}

@@ -903,13 +903,23 @@ class NotAnAA(unittest.TestCase):
         from mmbench_tool import measure
         from mmbench_tool.common import Failure
         with tempfile.TemporaryDirectory() as d:
-            (Path(d) / "calibration.json").write_text(
-                '{"step_ns": 0, "rows": {"kmalloc_64": 180}}\n')
             args = ReuseRefusals().args(d, "known", 1)
-            with unittest.mock.patch.object(measure, "_check_reuse"), \
-                    unittest.mock.patch.object(measure.deps, "ensure"), \
-                    self.assertRaisesRegex(Failure, "compare-check known"):
-                measure.cmd_compare_check(args)
+            for text, says in (
+                    ('{"step_ns": 0, "rows": {"kmalloc_64": 180}}',
+                     "calibration.json: step_ns and the ns/op of "
+                     "inc_dec_zone_page_state, kmalloc_64, "
+                     "alloc_pages_order0 are not positive numbers"),
+                    ('{"rows": {}}', "calibration.json: not compare-check "
+                     "known's calibration \\('step_ns'\\)"),
+                    ("", "calibration.json: not compare-check known's"),
+                    ('{"step_ns": -1, "rows": {"inc_dec_zone_page_state": '
+                     '60, "kmalloc_64": 180, "alloc_pages_order0": 1400}}',
+                     "are not positive numbers")):
+                (Path(d) / "calibration.json").write_text(text + "\n")
+                with unittest.mock.patch.object(measure, "_check_reuse"), \
+                        unittest.mock.patch.object(measure.deps, "ensure"), \
+                        self.assertRaisesRegex(Failure, says):
+                    measure.cmd_compare_check(args)
 
     def test_fleet_refuses_an_archive_of_mixed_setups(self):
         # One median a row over every load: loads of two kernels, or

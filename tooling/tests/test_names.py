@@ -287,6 +287,9 @@ class Refused(support.Options, unittest.TestCase):
                          f"parameter '{param.split('=')[0]}'")
 
     def test_ceiling_names(self):
+        # One ceiling a row: the last one given no longer wins silently.
+        self.refused("--ceiling", "kmalloc_64=5", "--ceiling", "KMALLOC_64=6",
+                     says="--ceiling kmalloc_64 given twice: give it once")
         self.refused("--ceiling", "kmaloc=100",
                      says="--ceiling kmaloc: no benchmark or row 'kmaloc'")
         self.refused("--ceiling", "kmalloc_sixty=100", says="kmalloc_sixty")
