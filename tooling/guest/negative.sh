@@ -361,9 +361,11 @@ result $? "iterations=1000 times whole bulks of 1024 and says so; sized order-9 
 
 # slow_into slows the row it names, and says so; sample_ns lists the
 # samples, whose median is the row's.
-insmod "$ko" benchmarks=count_vm_event,alu_chain samples=5 slow_into=count_vm_event:2000
-rc=$?
 d=/sys/kernel/mmbench
+slowed="benchmarks=count_vm_event,alu_chain samples=5 slow_into=count_vm_event:2000"
+# shellcheck disable=SC2086 # the parameters
+insmod "$ko" $slowed
+rc=$?
 st="$(cat $d/count_vm_event/status $d/alu_chain/status 2>&1 | tr '\n' ' ')"
 steps=$(cat $d/count_vm_event/slow_ops 2>&1)
 other=$(ls $d/alu_chain $d/baseline | grep -c slow_ops)
@@ -372,29 +374,36 @@ med=$(cat $d/count_vm_event/ns_per_op_median 2>&1)
 chain=$(cat $d/alu_chain/sample_ns 2>&1)
 loaded && rmmod test_mmbench
 mid=$(echo "$list" | tr ' ' '\n' | sort -n | sed -n 3p)
-# 2000 steps cost twice the alu_chain row's 1000 (without slow_into the
-# row costs a hundredth of that).  Each row's fastest sample is the one
-# least inflated by the host; other rows ran between the two, so a busy
-# host may still move one against the other: at least 1.2 x is asked.
-# Between 0.5 x (steps not run: 0.01 x) and 1.2 x only a host that
-# slowed every sample of alu_chain explains it: SKIP, naming the ratio.
-fast=$(echo "$list" | tr ' ' '\n' | sort -n | head -1)
-cfast=$(echo "$chain" | tr ' ' '\n' | sort -n | head -1)
-ratio=$(awk -v n="$fast" -v c="$cfast" 'BEGIN { printf "%.2f", (c + 0 > 0 ? n / c : 0) }')
-band=$(awk -v r="$ratio" 'BEGIN { print (r > 1.2 ? "over" : r >= 0.5 ? "between" : "under") }')
 what="rc=$rc status=$st slow_ops=$steps others=$other sample_ns=$list median=$med alu_chain sample_ns=$chain"
+# 2000 steps cost twice the alu_chain row's 1000 (without slow_into the
+# row costs a hundredth of that): its fastest sample, the one least
+# inflated by the host, over 1.2 x alu_chain's is asked.  A host busy
+# through every sample of alu_chain inflates even its fastest: short of
+# 1.2 x, the load is made once more and each row's fastest sample of
+# both loads taken (the host only ever adds time).
+least() { printf '%s\n' "$@" | grep -E '^[0-9]+(\.[0-9]+)?$' | sort -n | head -1; }
+over() { awk -v n="$1" -v c="$2" 'BEGIN { exit !(c + 0 > 0 && n + 0 > 1.2 * c) }'; }
+# shellcheck disable=SC2086 # the samples, a word each
+fast=$(least $list) cfast=$(least $chain) loads=1
+if ! over "$fast" "$cfast"; then
+	# shellcheck disable=SC2086 # the parameters
+	insmod "$ko" $slowed
+	rc=$((rc + $?))
+	list2=$(cat $d/count_vm_event/sample_ns 2>&1)
+	chain2=$(cat $d/alu_chain/sample_ns 2>&1)
+	loaded && rmmod test_mmbench
+	# shellcheck disable=SC2086 # the samples, a word each
+	fast=$(least $list $list2) cfast=$(least $chain $chain2) loads=2
+	what="$what; load 2: rc=$rc sample_ns=$list2 alu_chain sample_ns=$chain2"
+fi
+ratio=$(awk -v n="$fast" -v c="$cfast" 'BEGIN { printf "%.2f", (c + 0 > 0 ? n / c : 0) }')
 # A debug kernel's rows may be noisy: their samples are published all
 # the same.
 echo "$st" | grep -Eq '^(pass|noisy) (pass|noisy) $'
 [ $? -eq 0 ] && [ $rc -eq 0 ] && [ "$steps" = 2000 ] && [ "$other" = 0 ] &&
-	[ "$(echo "$list" | wc -w)" = 5 ] && [ "$mid" = "$med" ]
-sound=$?
-if [ $sound -eq 0 ] && [ "$band" = between ]; then
-	echo "ok $((n = n + 1)) # SKIP slow_into=count_vm_event:2000: its fastest sample is $ratio x alu_chain's, under the 1.2 asked, over the 0.5 below which the steps did not run: a host that slowed alu_chain's samples ($what)"
-else
-	[ $sound -eq 0 ] && [ "$band" = over ]
-	result $? "slow_into=count_vm_event:2000 slows that row only, its fastest sample over 1.2 x alu_chain's ($fast ns against $cfast ns: $ratio x), and sample_ns holds its 5 samples" "$what"
-fi
+	[ "$(echo "$list" | wc -w)" = 5 ] && [ "$mid" = "$med" ] &&
+	over "$fast" "$cfast"
+result $? "slow_into=count_vm_event:2000 slows that row only, its fastest sample over 1.2 x alu_chain's ($fast ns against $cfast ns: $ratio x, $loads loads), and sample_ns holds its 5 samples" "$what"
 
 # kill -9 during a long load ends it at once, module not left loaded.
 insmod "$ko" benchmarks=inc_dec_zone_page_state iterations=100000000 samples=250 budget_ms=600000 &
@@ -550,45 +559,46 @@ if [ "$ncpu" -ge 2 ]; then
 	# fastest sample of each row rises by over 1.2 x alu_chain's.  A row
 	# that kept no sample in a load (noisy: the debug kernel's
 	# kmalloc_concurrent) has no rise to show; when no row has one: SKIP,
-	# once the load and slow_ops are right.
+	# once the load and slow_ops are right.  A row short of the rise (a
+	# host busy through every sample of one of them): both loads once
+	# more, and the fastest of each row's samples in both taken.
 	fastest() { tr ' ' '\n' <"/sys/kernel/mmbench/$1/sample_ns" 2>/dev/null | sort -n | head -1; }
-	insmod "$ko" benchmarks=kmalloc_concurrent,ptr_ring_remote cpus=0,1 samples=5
-	rc0=$?
-	plain="$(fastest kmalloc_concurrent)/$(fastest ptr_ring_remote)"
-	loaded && rmmod test_mmbench
-	insmod "$ko" benchmarks=kmalloc_concurrent,ptr_ring_remote,alu_chain cpus=0,1 samples=5 slow_into=kmalloc_concurrent:2000,ptr_ring_remote:2000
-	rc=$?
-	d=/sys/kernel/mmbench
-	st="$(cat $d/kmalloc_concurrent/status $d/ptr_ring_remote/status $d/alu_chain/status 2>&1 | tr '\n' ' ')"
-	steps="$(cat $d/kmalloc_concurrent/slow_ops $d/ptr_ring_remote/slow_ops 2>&1 | tr '\n' ' ')"
-	slowed="$(fastest kmalloc_concurrent)/$(fastest ptr_ring_remote)"
-	chain=$(fastest alu_chain)
-	loaded && rmmod test_mmbench
-	# Rows judged, of those the ones that rose enough, and the ones that
-	# rose less than 0.5 x alu_chain's (the steps not run); one between
-	# and none under: a host that slowed alu_chain's samples, SKIP.
-	rise=$(echo "$plain/$slowed" | awk -F/ -v c="$chain" '{
-		for (i = 1; i <= 2; i++)
-			if ($i != "" && $(i + 2) != "" && c + 0 > 0) {
-				n++
-				up += $(i + 2) - $i > 1.2 * c
-				low += $(i + 2) - $i < 0.5 * c
-			}
-		print n + 0, up + 0, low + 0 }')
-	what="rc=$rc0/$rc status=$st slow_ops=$steps fastest (kmalloc_concurrent/ptr_ring_remote) without: $plain, with: $slowed, alu_chain: $chain"
-	sound=1
-	[ $rc0 -eq 0 ] && [ $rc -eq 0 ] && [ "$steps" = "2000 2000 " ] && sound=0
-	if [ $sound -eq 0 ] && [ "$rise" = "0 0 0" ] && echo "$st" | grep -q noisy; then
+	d=/sys/kernel/mmbench rc0=0 rc=0 loads=0 pk="" pp="" sk="" sp="" ch=""
+	team_loads() {
+		insmod "$ko" benchmarks=kmalloc_concurrent,ptr_ring_remote cpus=0,1 samples=5
+		rc0=$((rc0 + $?))
+		pk="$pk $(fastest kmalloc_concurrent)" pp="$pp $(fastest ptr_ring_remote)"
+		loaded && rmmod test_mmbench
+		insmod "$ko" benchmarks=kmalloc_concurrent,ptr_ring_remote,alu_chain cpus=0,1 samples=5 slow_into=kmalloc_concurrent:2000,ptr_ring_remote:2000
+		rc=$((rc + $?))
+		st="$(cat $d/kmalloc_concurrent/status $d/ptr_ring_remote/status $d/alu_chain/status 2>&1 | tr '\n' ' ')"
+		steps="$(cat $d/kmalloc_concurrent/slow_ops $d/ptr_ring_remote/slow_ops 2>&1 | tr '\n' ' ')"
+		sk="$sk $(fastest kmalloc_concurrent)" sp="$sp $(fastest ptr_ring_remote)" ch="$ch $(fastest alu_chain)"
+		loaded && rmmod test_mmbench
+		loads=$((loads + 1))
+		# shellcheck disable=SC2086 # the samples, a word each
+		plain="$(least $pk)/$(least $pp)" slowed="$(least $sk)/$(least $sp)" chain=$(least $ch)
+		# Rows judged, and of those the ones that rose enough.
+		rise=$(echo "$plain/$slowed" | awk -F/ -v c="$chain" '{
+			for (i = 1; i <= 2; i++)
+				if ($i != "" && $(i + 2) != "" && c + 0 > 0) {
+					n++
+					up += $(i + 2) - $i > 1.2 * c
+				}
+			print n + 0, up + 0 }')
+	}
+	team_loads
+	echo "$rise" | awk '{ exit !($2 < $1) }' && team_loads
+	what="rc=$rc0/$rc status=$st slow_ops=$steps fastest (kmalloc_concurrent/ptr_ring_remote) without: $plain, with: $slowed, alu_chain: $chain, in $loads loads of each"
+	if [ $rc0 -eq 0 ] && [ $rc -eq 0 ] && [ "$steps" = "2000 2000 " ] &&
+	   [ "$rise" = "0 0" ] && echo "$st" | grep -q noisy; then
 		echo "ok $((n = n + 1)) # SKIP slow_into on rows of several CPUs: no row kept samples in both loads ($what)"
-	elif [ $sound -eq 0 ] && echo "$st" | grep -Eq '^((pass|noisy) ){3}$' &&
-	     echo "$rise" | awk '{ exit !($2 < $1 && $3 == 0) }'; then
-		echo "ok $((n = n + 1)) # SKIP slow_into on rows of several CPUs: a row rose by 0.5 to 1.2 x alu_chain's fastest sample, none by less (judged, risen, under 0.5 x: $rise): a host that slowed alu_chain's samples ($what)"
 	else
 		echo "$st" | grep -Eq '^((pass|noisy) ){3}$'
 		[ $? -eq 0 ] && [ $rc0 -eq 0 ] && [ $rc -eq 0 ] &&
 			[ "$steps" = "2000 2000 " ] &&
-			{ [ "$rise" = "1 1 0" ] || [ "$rise" = "2 2 0" ]; }
-		result $? "slow_into=...:2000 raises the fastest sample of each row on several CPUs that kept samples by over 1.2 x alu_chain's (judged, risen: $rise; $plain ns to $slowed ns, alu_chain $chain ns)" "$what"
+			{ [ "$rise" = "1 1" ] || [ "$rise" = "2 2" ]; }
+		result $? "slow_into=...:2000 raises the fastest sample of each row on several CPUs that kept samples by over 1.2 x alu_chain's (judged, risen: $rise; $plain ns to $slowed ns, alu_chain $chain ns, $loads loads of each)" "$what"
 	fi
 
 	# cpus= whose CPUs all went offline after the parameters were taken,
