@@ -465,7 +465,8 @@ def check_kernel_args(args):
         # (argparse stores --kernel-arg=-- as a list.)
         if not isinstance(word, str) or not re.fullmatch(
                 r"[a-z0-9_][a-z0-9_.-]*(=[A-Za-z0-9_.,:/+-]*)?", word):
-            raise Failure(f"--kernel-arg {word!r}: want one parameter of "
+            shown = word if isinstance(word, str) else "--"
+            raise Failure(f"--kernel-arg {shown!r}: want one parameter of "
                           "the kernel's command line, NAME or NAME=VALUE "
                           "(NAME in lower case), such as mitigations=off")
         name = word.split("=", 1)[0]

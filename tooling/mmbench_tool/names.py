@@ -266,7 +266,7 @@ def check_slow_into(params, source=MODULE_SOURCE):
         if bench == row and benches[bench] is not None:
             raise Failure(f"--param slow_into={value}: {row} has a row per "
                           f"value of its list: name one, e.g. {row}_"
-                          f"{benches[bench]}...")
+                          f"{benches[bench]}<N> (N a value of the list)")
         if bench is None or row in seen:
             raise Failure(f"--param slow_into={value}: "
                           + (f"{row} given twice" if row in seen else

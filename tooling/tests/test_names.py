@@ -67,7 +67,10 @@ class Refused(support.Options, unittest.TestCase):
 
     def test_slow_into_as_the_module_checks_it(self):
         self.refused_measure("--param", "slow_into=kmalloc:40",
-                     says="kmalloc has a row per value of its list")
+                     says="kmalloc has a row per value of its list: name "
+                          "one, e.g. kmalloc_<N> (N a value of the list)")
+        self.refused_measure("--kernel-arg=--",
+                             says="--kernel-arg '--': want one parameter")
         self.refused_measure("--param", "slow_into=kmalloc_64:abc",
                      says="'abc' is not a number from 1 to 10000")
         self.refused_measure("--param", "slow_into=kmalloc_64:10001",
