@@ -1802,7 +1802,7 @@ static void mmbench_sample(const struct mmbench_bench *b,
 	memset(s, 0, sizeof(*s));
 /* series: cpus */
 	if (b->team) {
-		/* Times none of it; mmbench_run_row() errs if it moved. */
+		/* Times none of it; mmbench_row_run() errs if it moved. */
 		team_sample(ctx, s);
 		return;
 	}

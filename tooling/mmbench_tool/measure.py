@@ -511,7 +511,8 @@ def cmd_measure(args):
             # (both sides') and its own: say whose, and which they were.
             # A side's own parameter (check_options() names the option
             # each came with): say whose.
-            if not str(e).startswith(("module parameter", opt)):
+            if not str(e).startswith(("module parameter", opt,
+                                      "--param")):
                 raise
             raise Failure(f"{name}'s parameters: {e}") from e
         sides.append(s)
@@ -921,12 +922,16 @@ def check_known(args, results):
     try:
         cal = json.loads(path.read_text())
         step, rows = cal["step_ns"], cal["rows"]
-        good = all(isinstance(v, (int, float)) and 0 < v < 1e9
-                   for v in [step] + list(rows.values())) and \
-            set(rows) == set(KNOWN_ROWS)
+        good = all(isinstance(v, (int, float)) and
+                   not isinstance(v, bool) and 0 < v < 1e9
+                   for v in [step] + list(rows.values()))
+        same = set(rows) == set(KNOWN_ROWS)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise Failure(f"{path}: not compare-check known's calibration "
                       f"({e})") from e
+    if not same:
+        raise Failure(f"{path}: its rows are {', '.join(sorted(rows))}, "
+                      f"not {', '.join(KNOWN_ROWS)}")
     if not good:
         raise Failure(f"{path}: step_ns and the ns/op of "
                       f"{', '.join(KNOWN_ROWS)} are not positive numbers")

@@ -906,6 +906,11 @@ class NotAnAA(unittest.TestCase):
             args = ReuseRefusals().args(d, "known", 1)
             for text, says in (
                     ('{"step_ns": 0, "rows": {"kmalloc_64": 180}}',
+                     "calibration.json: its rows are kmalloc_64, not "
+                     "inc_dec_zone_page_state, kmalloc_64, "
+                     "alloc_pages_order0"),
+                    ('{"step_ns": true, "rows": {"inc_dec_zone_page_state":'
+                     ' 60, "kmalloc_64": 180, "alloc_pages_order0": 1400}}',
                      "calibration.json: step_ns and the ns/op of "
                      "inc_dec_zone_page_state, kmalloc_64, "
                      "alloc_pages_order0 are not positive numbers"),

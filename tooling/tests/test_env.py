@@ -98,10 +98,6 @@ class Guest(unittest.TestCase):
         self.assertEqual(files, {"/mmbench/ceilings": ceilings})
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class HostTestPackages(unittest.TestCase):
     def test_what_the_unit_tests_run_is_installed_first(self):
         # ./mmbench test runs the unit tests before the guest's packages
@@ -121,3 +117,7 @@ class HostTestPackages(unittest.TestCase):
                 cli.main(["test", "--accel", "tcg"])
         for tool in ("cpio", "python3-scipy", "python3-matplotlib"):
             self.assertIn(tool, wanted)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -263,11 +263,14 @@ class Refused(support.Options, unittest.TestCase):
                      says="the module has no parameter 'context'")
         self.accepted("--param", "cpu=1", "--param", "cpus=0-1")
         self.accepted("--cpus", "4", "--param", "cpus=0,3")
-        # A guest QEMU can make, without a set of a million CPUs.
-        self.refused("--cpus", "100000", says="--cpus must be from 1 to 256")
+        # No more CPUs than QEMU's machine takes (pc 255, arm64's virt
+        # 8), nor a set of a million of them.
+        self.refused("--cpus", "100000", says="--cpus must be from 1 to 255")
+        self.refused("--cpus", "9", "--arch", "arm64",
+                     says="--cpus must be from 1 to 8")
         self.refused("--memory", "100000000",
                      says="--memory must be from 256 to 1048576 (MiB)")
-        self.accepted("--cpus", "256", "--memory", "1048576")
+        self.accepted("--cpus", "255", "--memory", "1048576")
         # The rows on several CPUs run in both kernels, or in neither.
         self.refused_measure("--a-param", "cpus=1",
                              says="the rows on several CPUs would run in "
