@@ -16,17 +16,24 @@ MODULE_SOURCE = REPO / "lib" / "test_mmbench.c"
 CEILINGS = REPO / "tools/testing/selftests/mm/mmbench/ceilings"
 
 
-def benchmarks(source=MODULE_SOURCE):
-    """{name: suffix} in table order; suffix None without a list parameter."""
+def _entries(source):
+    """(name, entry text) of each benchmark in mmbench_benches[], and the
+    module's text."""
     text = source.read_text()
     m = re.search(r"mmbench_benches\[\] = \{(.*?)\n\};", text, re.S)
     if not m:
         raise Failure(f"{source}: no mmbench_benches[] table")
+    return [(name.group(1), entry)
+            for entry in re.split(r"\}\s*,\s*\{", m.group(1))
+            for name in [re.search(r'\.name = "([^"]+)"', entry)]
+            if name], text
+
+
+def benchmarks(source=MODULE_SOURCE):
+    """{name: suffix} in table order; suffix None without a list parameter."""
+    entries, text = _entries(source)
     found = {}
-    for entry in re.split(r"\}\s*,\s*\{", m.group(1)):
-        name = re.search(r'\.name = "([^"]+)"', entry)
-        if not name:
-            continue
+    for name, entry in entries:
         lst = re.search(r"\.list = &(\w+)", entry)
         suffix = None
         if lst:
@@ -35,7 +42,7 @@ def benchmarks(source=MODULE_SOURCE):
             if not decl:
                 raise Failure(f"{source}: no suffix for {lst.group(1)}")
             suffix = decl.group(1)
-        found[name.group(1)] = suffix
+        found[name] = suffix
     if not found:
         raise Failure(f"{source}: no names in mmbench_benches[]")
     return found
@@ -169,12 +176,8 @@ def _last_cpu(value):
 
 def team_benchmarks(source=MODULE_SOURCE):
     """Names of the benchmarks that run on several CPUs (.team)."""
-    m = re.search(r"mmbench_benches\[\] = \{(.*?)\n\};",
-                  source.read_text(), re.S)
-    return {name.group(1) for entry in re.split(r"\}\s*,\s*\{",
-                                                m.group(1) if m else "")
-            if ".team = " in entry
-            for name in [re.search(r'\.name = "([^"]+)"', entry)] if name}
+    return {name for name, entry in _entries(source)[0]
+            if ".team = " in entry}
 
 
 def cpu_count(value, ncpus):
