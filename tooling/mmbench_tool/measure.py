@@ -112,11 +112,11 @@ def same_cpus(sides):
         chosen = params.get("benchmarks", "all").split(",")
         if chosen != ["all"] and not teams & set(chosen):
             return
-        have = names.cpu_count(params["cpus"], s.args.cpus) \
-            if "cpus" in params else s.args.cpus
-        runs[s.name] = have >= 2
+        kernel_args = getattr(s.args, "kernel_arg", [])
+        runs[s.name] = len(names.cpus_of(params, s.args.cpus, kernel_args)
+                           or ()) >= 2
         said[s.name] = f"cpus={params['cpus']}" if "cpus" in params else \
-            f"--cpus {s.args.cpus}"
+            names.online_cpus(s.args.cpus, kernel_args)[2]
     if len(set(runs.values())) > 1:
         raise Failure("the rows on several CPUs would run in one kernel "
                       "only (" + "; ".join(

@@ -162,16 +162,38 @@ def check_list_values(params, source=MODULE_SOURCE):
             seen.add(number)
 
 
-def _last_cpu(value):
-    """The highest CPU of a list such as 0-3,6, or None where it is not
-    one (its ranges are not expanded: 0-4294967295 is one number)."""
-    last = None
-    for part in value.split(","):
-        m = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", part)
-        if not m or (m.group(2) and int(m.group(2)) < int(m.group(1))):
+_REGION = re.compile(r"(?:(?P<all>[aA][lL][lL])|(?P<start>[0-9]+|N)"
+                     r"(?:-(?P<end>[0-9]+|N))?)"
+                     r"(?::(?P<off>[0-9]+|N)/(?P<group>[0-9]+|N))?")
+
+
+def cpu_list(value, nbits):
+    """The CPUs of @value as the module's cpulist_parse() reads it, on a
+    kernel of @nbits possible CPUs: a list such as 0-3,6, with "all",
+    "N" (the last possible CPU) and range:used/group (0-7:1/2, the even
+    CPUs); or None where cpulist_parse() refuses it."""
+    cpus = set()
+    for region in value.split(","):
+        m = _REGION.fullmatch(region)
+        if not region:
+            continue
+        if not m or (m["off"] is not None and not (m["all"] or m["end"])):
             return None
-        last = max(last or 0, int(m.group(2) or m.group(1)))
-    return last
+
+        def num(text, default):
+            if text is None:
+                return default
+            return nbits - 1 if text == "N" else int(text)
+        first = 0 if m["all"] else num(m["start"], None)
+        last = nbits - 1 if m["all"] else num(m["end"], first)
+        used = num(m["off"], last + 1)
+        group = num(m["group"], last + 1)
+        if max(first, last, used, group) >= 1 << 32 or first > last or \
+                not group or used > group or last >= nbits:
+            return None
+        for base in range(first, last + 1, group):
+            cpus.update(range(base, min(last + 1, base + used)))
+    return cpus
 
 
 def team_benchmarks(source=MODULE_SOURCE):
@@ -180,31 +202,57 @@ def team_benchmarks(source=MODULE_SOURCE):
             if ".team = " in entry}
 
 
-def cpu_count(value, ncpus):
-    """How many of the guest's @ncpus CPUs the list @value names."""
-    cpus = set()
-    for part in value.split(","):
-        first, _, last = part.partition("-")
-        cpus.update(range(int(first), int(last or first) + 1))
-    return len(cpus & set(range(ncpus)))
+def online_cpus(ncpus, kernel_args=()):
+    """What a guest of @ncpus CPUs has with @kernel_args (maxcpus=,
+    nr_cpus=, nosmp): its online CPUs, its possible ones, and the options
+    that say so."""
+    online, possible, said = ncpus, ncpus, f"--cpus {ncpus}"
+    for word in kernel_args:
+        name, _, value = word.partition("=")
+        if name == "nosmp" or (name in ("maxcpus", "nr_cpus") and
+                               re.fullmatch(r"[0-9]+", value)):
+            # maxcpus=0 is nosmp: the boot CPU alone.
+            most = 1 if name == "nosmp" else max(int(value), 1)
+            if most < online:
+                online = most
+                said += f", --kernel-arg {word}"
+            if name == "nr_cpus":
+                possible = min(possible, most)
+    return online, possible, said
 
 
-def check_cpu_values(params, ncpus, source=MODULE_SOURCE):
-    """Refuse CPUs the guest of @ncpus CPUs does not have, and slow_into
-    of a row on several CPUs where it has fewer than two (the row would
-    not run: nothing slowed)."""
+def cpus_of(params, ncpus, kernel_args=()):
+    """The online CPUs that the rows on several CPUs take in a guest of
+    @ncpus CPUs: those of cpus=, or all; None where cpus= is no list."""
+    online, possible, _ = online_cpus(ncpus, kernel_args)
+    if "cpus" not in params:
+        return set(range(online))
+    cpus = cpu_list(params["cpus"], possible)
+    return None if cpus is None else cpus & set(range(online))
+
+
+def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=()):
+    """Refuse CPUs the guest of @ncpus CPUs (fewer online by its
+    @kernel_args) does not have, and slow_into of a row on several CPUs
+    where it has fewer than two (the row would not run: nothing
+    slowed)."""
+    online, possible, said = online_cpus(ncpus, kernel_args)
     value = params.get("cpu")
     if value is not None and (not re.fullmatch(r"-1|[0-9]+", value) or
-                              int(value) >= ncpus):
+                              int(value) >= online):
         raise Failure(f"--param cpu={value}: want -1 or an online CPU of "
-                      f"the guest's {ncpus} (--cpus), 0 to {ncpus - 1}")
+                      f"the guest's {online} ({said}), 0 to {online - 1}")
     if "cpus" in params:
-        last = _last_cpu(params["cpus"])
-        if last is None or last >= ncpus:
-            raise Failure(f"--param cpus={params['cpus']}: want a list such "
-                          f"as 0-3,6 of the guest's CPUs (--cpus {ncpus}), "
-                          f"0 to {ncpus - 1}")
-    have = cpu_count(params["cpus"], ncpus) if "cpus" in params else ncpus
+        value = params["cpus"]
+        cpus = cpu_list(value, possible)
+        if not cpus or max(cpus) >= online:
+            raise Failure(f"--param cpus={value}: " +
+                          ("no CPU in it" if cpus == set() else
+                           "want a list of the guest's online CPUs "
+                           f"({said}), 0 to {online - 1}, such as 0-3,6 "
+                           "(or all, N, 0-7:1/2 as cpulist_parse() "
+                           "reads them)"))
+    have = len(cpus_of(params, ncpus, kernel_args))
     if "slow_into" in params and have < 2:
         benches, teams = benchmarks(source), team_benchmarks(source)
         for entry in params["slow_into"].split(","):
@@ -213,7 +261,7 @@ def check_cpu_values(params, ncpus, source=MODULE_SOURCE):
                 raise Failure(
                     f"--param slow_into={params['slow_into']}: {row} runs "
                     f"on two CPUs or more, and the guest has {have} for it "
-                    f"(--cpus {ncpus}"
+                    f"({said}"
                     + (f", cpus={params['cpus']}"
                        if "cpus" in params else "") +
                     "): it would not run, and nothing would be slowed")
