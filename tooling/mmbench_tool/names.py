@@ -48,6 +48,19 @@ def benchmarks(source=MODULE_SOURCE):
     return found
 
 
+def list_params(source=MODULE_SOURCE):
+    """{benchmark: the list parameter it has a row per value of}."""
+    entries, text = _entries(source)
+    found = {}
+    for name, entry in entries:
+        lst = re.search(r"\.list = &(\w+)", entry)
+        decl = lst and re.search(rf"struct mmbench_list {lst.group(1)} = "
+                                 r'\{[^;]*?\.param = "(\w+)"', text)
+        if decl:
+            found[name] = decl.group(1)
+    return found
+
+
 def parameters(source=MODULE_SOURCE):
     """Names of the module's parameters (module_param*() in the source)."""
     return set(re.findall(r"^module_param(?:_cb|_named|_array_named)?\((\w+),",
@@ -399,3 +412,14 @@ def check_ceiling_name(name, benches, ceiled, where=None):
     if bench not in ceiled:
         raise Failure(f"{where} {bench} is a calibration benchmark: the "
                       "test holds its rows to no ceiling")
+    if name != bench:
+        param = list_params().get(bench)
+        lo, hi = list_ranges()[0].get(param, (0, None))
+        digits = re.search(r"\d+$", name).group()
+        value = int(digits)
+        if value < lo or (hi is not None and value > hi):
+            raise Failure(f"{where} {name} is no row the module can run: "
+                          f"{param}= takes {lo} to {hi}")
+        if digits != str(value):
+            raise Failure(f"{where} {name} is no row the module can run: "
+                          f"it names its rows {name[:-len(digits)]}{value}")

@@ -329,6 +329,16 @@ class Refused(support.Options, unittest.TestCase):
                      says="baseline is a calibration benchmark")
         self.refused("--ceiling", "ndelay_200=1",
                      says="ndelay is a calibration benchmark")
+        # A row of a value its list parameter refuses never runs.
+        self.refused("--ceiling", "alloc_pages_order99=100",
+                     says="--ceiling alloc_pages_order99: "
+                          "alloc_pages_order99 is no row the module can "
+                          "run: orders= takes 0 to 10")
+        self.refused("--ceiling", "kmalloc_0=100", says="sizes= takes 1 to")
+        self.refused("--ceiling", "kmalloc_064=100",
+                     says="it names its rows kmalloc_64")
+        self.accepted("--ceiling", "alloc_pages_order10=100000",
+                      "--ceiling", "kmalloc_8192=1000")
 
     def test_good_names_accepted(self):
         self.accepted("--param", "benchmarks=kmalloc,count_vm_event")
