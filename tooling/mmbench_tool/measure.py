@@ -554,6 +554,9 @@ def _pair(paths):
 
 def cmd_compare(args):
     a, b, where = _pair([args.a] + ([args.b] if args.b else []))
+    if args.output and args.output.exists() and not args.output.is_dir():
+        raise Failure(f"-o {args.output}: a file; want a folder for "
+                      "compare.txt, compare.json and the plots")
     deps.ensure(COMPARE_PACKAGES)
     outdir = args.output or where or guest.results_dir("-compare")
     try:
@@ -578,6 +581,8 @@ def say_no_answer(c):
 
 
 def cmd_fleet(args):
+    if not args.archive.exists():
+        raise Failure(f"{args.archive}: does not exist")
     try:
         arch = archive.Archive.read(args.archive)
     except (ValueError, OSError) as e:

@@ -2073,6 +2073,25 @@ class Options(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("/nonexistent-a: does not exist", out)
 
+    def test_compare_output_that_is_a_file(self):
+        # Refused before the comparison: it once printed every verdict,
+        # then failed writing compare.txt.
+        with tempfile.TemporaryDirectory() as tmp:
+            a, b, o = (Path(tmp) / n for n in ("A.jsonl", "B.jsonl", "o"))
+            for p in (a, b, o):
+                p.write_text("")
+            rc, out = support.options_only("compare", str(a), str(b),
+                                           "-o", str(o))
+        self.assertEqual(rc, 2)
+        self.assertEqual(out.strip().splitlines()[-1], f"mmbench: error: -o "
+                         f"{o}: a file; want a folder for compare.txt, "
+                         "compare.json and the plots")
+
+    def test_fleet_of_no_file(self):
+        rc, out = support.options_only("fleet", "/nonexistent-a.jsonl")
+        self.assertEqual(rc, 2)
+        self.assertIn("error: /nonexistent-a.jsonl: does not exist\n", out)
+
     def test_compare_of_one_archive_alone(self):
         with tempfile.TemporaryDirectory() as tmp:
             one = Path(tmp) / "A.jsonl"
