@@ -200,6 +200,9 @@ KINDS = ("run", "load", "row")
 # rows of modules before 2026-12-01, <bench>+ndelay_<D>): nothing that a
 # shell line of the fleets' formats would read as more than a word.
 ROW_NAME = re.compile(r"[a-z_][a-z0-9_+]*")
+# The longest: the module's 47 characters (MMBENCH_NAME_LEN); an old
+# <bench>+ndelay_<D> under 64.  A plot is a file of the row's name.
+ROW_NAME_MAX = 63
 # Figures of a row record that are a number or null.
 ROW_FIGURES = ("median", "net", "mad", "noise", "net_cycles")
 
@@ -207,7 +210,8 @@ ROW_FIGURES = ("median", "net", "mad", "noise", "net_cycles")
 def _bad_row(rec):
     """Why row record @rec cannot be one, or None."""
     name = rec.get("row")
-    if not isinstance(name, str) or not ROW_NAME.fullmatch(name):
+    if not isinstance(name, str) or not ROW_NAME.fullmatch(name) or \
+            len(name) > ROW_NAME_MAX:
         return f"a row record whose row is not a row's name: {name!r:.60}"
     for key in ROW_FIGURES:
         if not _number_or_none(rec.get(key)):

@@ -1021,6 +1021,9 @@ class NotAnAA(unittest.TestCase):
              "params.module is not a list of NAME=VALUE", ""),
             ([dict(one.runs[0], params={"module": ["x y=z\n"]})],
              "params.module is not a list of NAME=VALUE", ""),
+            # A name no module gives, too long for a plot's file name.
+            (recs + [row(row="k" * 300, load=99)], "not a row's name", ""),
+            (recs + [row(row="k" * 64, load=99)], "not a row's name", ""),
         )
         for recs_, says, also in cases:
             with tempfile.TemporaryDirectory() as d:
