@@ -760,7 +760,7 @@ def check_aa(args, results):
             s.prepare()
     total = {}
     lines = []
-    found = {pct: 0 for pct in ADDED_PCTS}
+    found = {pct: [0, 0] for pct in ADDED_PCTS}
     per_row = []
     not_comparable = 0
     for n in range(1, args.comparisons + 1):
@@ -775,7 +775,9 @@ def check_aa(args, results):
                                   default=0), measured)
         c = compare_archives(a, b, args.norm, d, plot=False, quiet=True)
         for pct in found:
-            found[pct] += found_when_added(a, b, pct, args.norm)
+            got, of = found_when_added(a, b, pct, args.norm)
+            found[pct][0] += got
+            found[pct][1] += of
         per_row.append(found_per_row(a, b, GOAL_ADDED_PCT, args.norm))
         if c.not_comparable:
             not_comparable += 1
@@ -802,12 +804,17 @@ def check_aa(args, results):
                f"kernel, normalised by {args.norm}): {false} REGRESSION or "
                f"IMPROVEMENT verdicts in all (goal: at most 1); " +
                ", ".join(f"{k} {v}" for k, v in sorted(total.items()))]
+    measured = found[ADDED_PCTS[0]][1]
     summary.append(
         "the same comparisons with B's figures of " +
         ", ".join(KNOWN_ROWS) + " made slower (a change added to "
-        "measured noise): " + ", ".join(
-            f"+{pct} % found {found[pct]} of "
-            f"{len(KNOWN_ROWS) * args.comparisons}" for pct in found))
+        "measured noise): " + ("none of them measured in both kernels"
+                               if not measured else ", ".join(
+            f"+{pct} % found {got} of {of}" for pct, (got, of)
+            in found.items()) + ("" if measured ==
+                                 len(KNOWN_ROWS) * args.comparisons else
+                                 " (of the rows measured in both "
+                                 "kernels: benchmarks= leaves some out)")))
     goal = goal_line(per_row)
     if goal:
         summary.append(goal)
@@ -842,9 +849,12 @@ def _found(a, b, rows, pct, norm):
 
 
 def found_when_added(a, b, pct, norm):
-    """How many KNOWN_ROWS come out REGRESSION when archive @b has them
-    @pct % slower against @a."""
-    return len(_found(a, b, set(KNOWN_ROWS), pct, norm))
+    """(how many, of how many) of the KNOWN_ROWS that both archives
+    measured come out REGRESSION when archive @b has them @pct % slower
+    against @a."""
+    both = set(KNOWN_ROWS) & {r.get("row") for r in a.rows} & \
+        {r.get("row") for r in b.rows}
+    return len(_found(a, b, both, pct, norm)), len(both)
 
 
 # The change compare-check aa adds to each row of B in turn: the goal's.
