@@ -201,6 +201,23 @@ def short_of_loads(lines, loads):
         (f" ({trap})" if trap else "")
 
 
+def kernel_said(d):
+    """The first line of @d/console.log in which the kernel says it
+    failed the guest's programs (the OOM killer, an oops, a panic), or
+    None.  A user program's trap ("traps: sh[153] ...") is not one: it is
+    what QEMU's icount fault leaves."""
+    try:
+        text = (d / "console.log").read_text(errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if "traps: " not in line and re.search(
+                r"Out of memory|oom-kill|Oops|BUG:|Kernel panic|"
+                r"general protection fault", line):
+            return line.strip()
+    return None
+
+
 # A kernel's boots left out (QEMU spoilt every try) that compare-check
 # replaces before it stops.
 REPLACEMENTS = 2
@@ -241,17 +258,24 @@ def _boot_sound(s, i, d, loads, retry, guest_s):
                 say(f"warning: kernel {s.name}, boot {i}: {short}; "
                     f"its archive has those; see {d}")
                 short = None
+            # Short of its loads where the kernel says why (the OOM
+            # killer took the shell, an oops): the kernel's, as a death.
+            own = short and not flags and kernel_said(d)
+            if own:
+                short = f"{short}, its kernel saying: {own}"
             # Flags corrupted in a guest that lived: what else the
             # emulator got wrong there is unknown.
             short = short or (flags and f"finished, but with EFLAGS "
                               f"{flags} in its log, bits no x86 CPU sets")
             if not short:
                 return out
-        # A guest that finished short of its loads in icount mode, or
-        # with such flags: the emulator's fault that did not kill it,
-        # taken as one.
+        else:
+            own = None
+        # A guest that finished short of its loads in icount mode, with
+        # nothing from its kernel, or with such flags: the emulator's
+        # fault that did not kill it, taken as one.
         flags = not short and flags
-        emulation = bool(short or flags)
+        emulation = bool(short or flags) and not own
         kernel_deaths += not emulation
         last = attempt == tries or not emulation and (
             not retry or kernel_deaths == 2)

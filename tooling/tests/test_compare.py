@@ -1475,6 +1475,36 @@ class DiedGuest(unittest.TestCase):
                     contextlib.redirect_stdout(io.StringIO()):
                 self.boot(d, outs, False, "icount")
 
+    def test_a_boot_short_of_its_loads_by_its_kernel(self):
+        # Short of its loads in icount mode where the kernel says why
+        # (the OOM killer took the shell): the kernel's, not QEMU's.
+        from mmbench_tool import measure
+        from mmbench_tool.common import Failure
+        short = ["MMBENCH-BENCH load=1 run_ms=700"]
+        oom = "Out of memory: Killed process 153 (bench.sh)"
+        for retry, boots in ((False, 1), (True, 2)):
+            with tempfile.TemporaryDirectory() as d:
+                outs = [self.out(True) for _ in range(4)]
+                for o in outs:
+                    o.lines = short
+                with self.assertRaises(Failure) as e, \
+                        contextlib.redirect_stdout(io.StringIO()):
+                    side, _ = self.boot(d, outs, retry, "icount",
+                                        lived=[oom] * 4)
+                self.assertNotIsInstance(e.exception, measure.EmulatorFault)
+                self.assertIn("ran 1 of 2 loads, its kernel saying: "
+                              f"[   10.8] {oom}", str(e.exception))
+                self.assertEqual(4 - len(outs), boots)
+        # A user program's trap is not the kernel's word: QEMU's.
+        trap = "traps: bench.sh[153] general protection fault ip:5"
+        with tempfile.TemporaryDirectory() as d:
+            outs = [self.out(True) for _ in range(4)]
+            for o in outs:
+                o.lines = short
+            with self.assertRaises(measure.EmulatorFault), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                self.boot(d, outs, False, "icount", lived=[trap] * 4)
+
     def test_icount_boots_a_double_fault_four_times(self):
         # QEMU 7.2's icount mode kills a guest now and then, with EFLAGS
         # no CPU has: up to four boots, in measure too, for that death
