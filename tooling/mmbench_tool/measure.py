@@ -237,8 +237,9 @@ def _boot_sound(s, i, d, loads, retry, guest_s):
     icount = s.args.accel == "icount"
     tries = 4 if icount else 2
     fault = ICOUNT_FAULT if icount else QEMU_FAULT
-    kernel_deaths = 0
-    for attempt in range(1, tries + 1):
+    kernel_deaths = faults = attempt = 0
+    while True:
+        attempt += 1
         start = time.monotonic()
         out = s.setup.boot(
             "loads", d,
@@ -277,8 +278,10 @@ def _boot_sound(s, i, d, loads, retry, guest_s):
         flags = not short and flags
         emulation = bool(short or flags) and not own
         kernel_deaths += not emulation
-        last = attempt == tries or not emulation and (
-            not retry or kernel_deaths == 2)
+        faults += emulation
+        # @tries of QEMU's, or the kernel's own deaths (two with
+        # @retry), whichever comes first.
+        last = faults == tries or kernel_deaths == 1 + bool(retry)
         blamed = last and emulation and not kernel_deaths
         if last and not (blamed and retry):
             raise (EmulatorFault if blamed else Failure)(
@@ -307,7 +310,6 @@ def _boot_sound(s, i, d, loads, retry, guest_s):
             return None
         say(f"kernel {s.name}, boot {i}: the guest {why}; see "
             f"{died}: booting it again")
-    return None
 
 
 def alternate(sides, boots, loads, results, first=1, retry=False):

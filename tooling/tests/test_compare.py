@@ -1475,6 +1475,46 @@ class DiedGuest(unittest.TestCase):
                     contextlib.redirect_stdout(io.StringIO()):
                 self.boot(d, outs, False, "icount")
 
+    def test_icount_kernel_death_after_qemus_faults(self):
+        # compare-check boots again after the kernel's first death, also
+        # when QEMU's faults took the tries before it: three of QEMU's,
+        # the kernel's, then a sound guest is five boots, not a stop.
+        from mmbench_tool import measure
+        from mmbench_tool.common import Failure
+        fault = "Oops: double fault\n[ 10.8] RSP: 0018:ff EFLAGS: 04d68bfa"
+        own = "Oops: int3: 0000 [#1] PREEMPT SMP NOPTI"
+        consoles = [fault] * 3 + [own]
+        outs = [self.out(False) for _ in range(4)] + [self.out(True)]
+        with tempfile.TemporaryDirectory() as d, \
+                contextlib.redirect_stdout(io.StringIO()):
+            side = self.side(outs)
+            side.args.accel = "icount"
+
+            def console(what, folder, echo):
+                out = outs.pop(0)
+                text = "" if out.finished else consoles.pop(0)
+                (folder / "console.log").write_text(f"[   10.8] {text}\n")
+                return out
+            side.setup.boot.side_effect = console
+            with unittest.mock.patch("mmbench_tool.cli.save_archive",
+                                     return_value=[]):
+                measure.alternate([side], 1, 2, Path(d), retry=True)
+            self.assertEqual(side.setup.boot.call_count, 5)
+            self.assertTrue((Path(d) / "A-boot1-died4").exists())
+        # A second death of the kernel's stops it, QEMU's or not before.
+        outs = [self.out(False) for _ in range(5)]
+        consoles = [fault] * 3 + [own, own]
+        with tempfile.TemporaryDirectory() as d, \
+                contextlib.redirect_stdout(io.StringIO()):
+            side = self.side(outs)
+            side.args.accel = "icount"
+            side.setup.boot.side_effect = console
+            with self.assertRaisesRegex(Failure, "5 tries, 2 of them "
+                                        "without the emulator's flags"), \
+                    unittest.mock.patch("mmbench_tool.cli.save_archive",
+                                        return_value=[]):
+                measure.alternate([side], 1, 2, Path(d), retry=True)
+
     def test_a_boot_short_of_its_loads_by_its_kernel(self):
         # Short of its loads in icount mode where the kernel says why
         # (the OOM killer took the shell): the kernel's, not QEMU's.
@@ -1572,8 +1612,9 @@ class DiedGuest(unittest.TestCase):
         # compare-check (retry) boots the kernel's own death once more,
         # in icount mode too, and does not blame the emulator for a boot
         # in which the kernel died without its flags.
+        # QEMU's faults have their four tries besides.
         for oopses, boots in (([None, None], 2),
-                              ([None, null, null, null], 4)):
+                              ([None, null, null, null, null], 5)):
             with tempfile.TemporaryDirectory() as d:
                 side = self.side([])
                 side.args.accel = "icount"
