@@ -1,6 +1,6 @@
 """The helpers of tooling/guest/negative.sh that judge a slow_into case:
-a busy host, not the kernel, is what moves alu_chain by more than the
-case's margin between two loads alike."""
+a row short of its margin by less than the host moved alu_chain between
+two loads alike is the host's (SKIP); short by more, the kernel's."""
 import re
 import subprocess
 import unittest
@@ -8,13 +8,16 @@ import unittest
 import support
 
 NEGATIVE_SH = support.TOOLING / "guest" / "negative.sh"
+NAMES = ("least", "over", "spread", "within", "rows_within")
 
 
 def helpers():
-    """negative.sh's least(), over() and spread(), as it defines them."""
+    """negative.sh's helpers, as it defines them."""
     text = NEGATIVE_SH.read_text()
-    found = [re.search(rf"^{name}\(\) \{{.*?\}}$", text, re.M | re.S)
-             for name in ("least", "over", "spread")]
+    # A one-line function, or one whose "}" has a line of its own.
+    found = [re.search(rf"^{name}\(\) \{{(?:[^\n]*\}}$|.*?^\}}$)", text,
+                       re.M | re.S)
+             for name in NAMES]
     return "\n".join(m.group(0) for m in found if m), sum(map(bool, found))
 
 
@@ -26,20 +29,48 @@ class Helpers(unittest.TestCase):
 
     def test_defined(self):
         text, n = helpers()
-        self.assertEqual(n, 3, text)
+        self.assertEqual(n, len(NAMES), text)
 
     def test_spread(self):
-        for args, spread in ((("100", "121"), True),
-                             (("121", "100"), True),
-                             (("100", "119"), False),
-                             (("100",), False),
-                             (("100", ""), False),
-                             (("", ""), False),
-                             (("1204.431", "1500.2", "1210"), True),
-                             (("none", "1000"), False)):
+        for args, factor in ((("100", "121"), "1.210"),
+                             (("121", "100"), "1.210"),
+                             (("100", "119"), "1.190"),
+                             (("100",), "1.000"),
+                             (("100", ""), "1.000"),
+                             (("", ""), "1.000"),
+                             (("1204.431", "1500.2", "1210"), "1.246"),
+                             (("none", "1000"), "1.000")):
             quoted = " ".join(f"'{a}'" for a in args)
-            self.assertEqual(self.sh(f"spread {quoted}").returncode == 0,
-                             spread, args)
+            self.assertEqual(self.sh(f"spread {quoted}").stdout,
+                             factor + "\n", args)
+
+    def test_within(self):
+        # alu_chain 1000 ns: 1.2 x is 1200.
+        for rise, host, skip in (("1100", "1.2", True),   # 1320 > 1200
+                                 ("1100", "1.05", False),  # 1155
+                                 ("1100", "1.000", False),
+                                 ("1250", "1.5", False),   # over: a pass
+                                 ("20", "1.3", False),     # slow_into broken
+                                 ("0", "9", False),
+                                 ("", "1.5", False)):
+            self.assertEqual(
+                self.sh(f"within '{rise}' 1000 {host}").returncode == 0,
+                skip, (rise, host))
+
+    def test_rows_within(self):
+        # plain1/plain2/slowed1/slowed2 against alu_chain's 1000 ns.
+        for rows, host, skip in (
+                ("100/50/1200/1100", "1.2", True),   # 1100, 1050 within
+                ("100/50/1400/1100", "1.2", True),   # one over, one within
+                ("100/50/1400/1300", "1.2", False),  # both over: a pass
+                ("100/50/1200/1100", "1.0", False),  # no spread
+                ("100/50/100/50", "1.3", False),     # nothing rose
+                ("100/50/1200/60", "1.3", False),    # one did not rise
+                ("100//1200/", "1.2", True),         # one row judged
+                ("//1200/", "1.2", False)):          # none judged
+            self.assertEqual(
+                self.sh(f"rows_within '{rows}' 1000 {host}").returncode
+                == 0, skip, (rows, host))
 
     def test_least_and_over(self):
         self.assertEqual(self.sh("least 3 1.5 none 2").stdout, "1.5\n")
