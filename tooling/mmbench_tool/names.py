@@ -121,8 +121,16 @@ def kstrtouint(value):
     for pattern, base in ((r"0[xX][0-9a-fA-F]+", 16), (r"0[0-7]*", 8),
                           (r"[1-9][0-9]*", 10)):
         if re.fullmatch(pattern, value):
-            return int(value, base)
+            return _integer(value, base)
     return None
+
+
+def _integer(text, base=10):
+    """int(@text, @base), but 2^64 for a decimal longer than 20 digits
+    (over any kernel integer; Python refuses over 4300)."""
+    if base == 10 and len(text.lstrip("-")) > 20:
+        return 1 << 64
+    return int(text, base)
 
 
 # The kernel's constants that bound list parameters, on the kernels the
@@ -196,7 +204,7 @@ def cpu_list(value, nbits):
         def num(text, default):
             if text is None:
                 return default
-            return nbits - 1 if text == "N" else int(text)
+            return nbits - 1 if text == "N" else _integer(text)
         first = 0 if m["all"] else num(m["start"], None)
         last = nbits - 1 if m["all"] else num(m["end"], first)
         used = num(m["off"], last + 1)
@@ -215,23 +223,47 @@ def team_benchmarks(source=MODULE_SOURCE):
             if ".team = " in entry}
 
 
+def get_option(value):
+    """The integer the kernel's get_option() reads at the start of @value
+    (base 0: 0x1f, 017, 15; a leading -), or None where it reads none."""
+    m = re.match(r"(-?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))",
+                 value)
+    if not m:
+        return None
+    number = _integer(m[2], 16) if m[2] else _integer(m[3], 8) if m[3] \
+        else _integer(m[4])
+    return -number if m[1] else number
+
+
 def online_cpus(ncpus, kernel_args=()):
-    """What a guest of @ncpus CPUs has with @kernel_args (maxcpus=,
-    nr_cpus=, nosmp): its online CPUs, its possible ones, and the options
-    that say so."""
-    online, possible, said = ncpus, ncpus, f"--cpus {ncpus}"
+    """What a guest of @ncpus CPUs has with @kernel_args, as the kernel
+    reads them: its online CPUs, its possible ones, and the options that
+    say so.  nr_cpus=N (N > 0) lowers the possible CPUs, its lowest
+    winning; nosmp and maxcpus=N (the last one of them wins; N < 0 is no
+    limit) the online ones, maxcpus=0 and nosmp to the boot CPU alone,
+    which x86 makes the only possible one too.  "-" is "_" in a name."""
+    possible, max_cpus, said_max, said = ncpus, None, None, []
     for word in kernel_args:
-        name, _, value = word.partition("=")
-        if name == "nosmp" or (name in ("maxcpus", "nr_cpus") and
-                               re.fullmatch(r"[0-9]+", value)):
-            # maxcpus=0 is nosmp: the boot CPU alone.
-            most = 1 if name == "nosmp" else max(int(value), 1)
-            if most < online:
-                online = most
-                said += f", --kernel-arg {word}"
-            if name == "nr_cpus":
-                possible = min(possible, most)
-    return online, possible, said
+        name, eq, value = word.partition("=")
+        name = name.replace("-", "_")
+        number = get_option(value) if eq else None
+        if name == "nosmp":
+            max_cpus, said_max = 0, word
+        elif name == "maxcpus" and number is not None:
+            max_cpus, said_max = number, word
+        elif name == "nr_cpus" and number is not None and \
+                0 < number < possible:
+            possible = number
+            said.append(word)
+    if max_cpus == 0:
+        possible = 1
+    online = possible if max_cpus is None or max_cpus < 0 else \
+        min(possible, max_cpus or 1)
+    if said_max and (max_cpus == 0 or 0 < max_cpus < possible):
+        said.append(said_max)
+    return online, possible, ", ".join(
+        [f"--cpus {ncpus}"] + [f"--kernel-arg {w}" for w in said
+                               if online < ncpus])
 
 
 def cpus_of(params, ncpus, kernel_args=()):
@@ -252,7 +284,7 @@ def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=()):
     online, possible, said = online_cpus(ncpus, kernel_args)
     value = params.get("cpu")
     if value is not None and (not re.fullmatch(r"-1|[0-9]+", value) or
-                              int(value) >= online):
+                              _integer(value) >= online):
         raise Failure(f"--param cpu={value}: want -1 or an online CPU of "
                       f"the guest's {online} ({said}), 0 to {online - 1}")
     if "cpus" in params:
@@ -416,7 +448,7 @@ def check_ceiling_name(name, benches, ceiled, where=None):
         param = list_params().get(bench)
         lo, hi = list_ranges()[0].get(param, (0, None))
         digits = re.search(r"\d+$", name).group()
-        value = int(digits)
+        value = _integer(digits)
         if value < lo or (hi is not None and value > hi):
             raise Failure(f"{where} {name} is no row the module can run: "
                           f"{param}= takes {lo} to {hi}")

@@ -283,6 +283,32 @@ class Refused(support.Options, unittest.TestCase):
                                       f"(--cpus 2, --kernel-arg {arg})")
         self.accepted_measure("--kernel-arg", "maxcpus=2", "--b-param",
                               "slow_into=kmalloc_concurrent:5")
+        # As the kernel reads them: nr_cpus=0 or -1 is ignored, the last
+        # maxcpus= or nosmp wins, get_option() reads 0x and 0 octal and
+        # stops at what is no digit, a negative maxcpus= is no limit, and
+        # "-" is "_" in a name.
+        for args in (["nr_cpus=0"], ["nr_cpus=-1"], ["maxcpus=1", "maxcpus=4"],
+                     ["nosmp", "maxcpus=2"], ["maxcpus=0x2"], ["maxcpus=02"],
+                     ["maxcpus=-1"], ["maxcpus=abc"], ["nr_cpus=4"]):
+            self.accepted_measure(*(w for a in args for w in ("--kernel-arg", a)),
+                                  "--b-param", "slow_into=ptr_ring_remote:5")
+        for args, said in ((["maxcpus=4", "maxcpus=1"], "maxcpus=1"),
+                           (["maxcpus=0x1"], "maxcpus=0x1"),
+                           (["maxcpus=1abc"], "maxcpus=1abc"),
+                           (["nr-cpus=1"], "nr-cpus=1"),
+                           (["nr_cpus=1", "nr_cpus=4"], "nr_cpus=1"),
+                           (["maxcpus=2", "nosmp"], "nosmp")):
+            self.refused_measure(*(w for a in args for w in ("--kernel-arg", a)),
+                                 "--b-param", "slow_into=ptr_ring_remote:5",
+                                 says="the guest has 1 for it (--cpus 2, "
+                                      f"--kernel-arg {said})")
+        # With nosmp or maxcpus=0, x86's one possible CPU is what N and
+        # all name.
+        for arg in ("nosmp", "maxcpus=0"):
+            for value in ("all", "N", "0-N"):
+                self.accepted_measure("--kernel-arg", arg, "--param",
+                                      f"cpus={value}", "--param",
+                                      "benchmarks=kmalloc,kmalloc_concurrent")
         self.accepted_measure("--kernel-arg", "nosmp=x", "--b-param",
                               "slow_into=kmalloc_64:5")
         self.refused("--param", "context=irqoff",
@@ -310,6 +336,17 @@ class Refused(support.Options, unittest.TestCase):
     def test_ceiling_over_the_largest(self):
         self.refused("--ceiling", "kmalloc_64=99999999999999999999",
                      says="over the test's largest ceiling")
+        # Digits past what Python converts: refused, not a traceback.
+        self.refused("--ceiling", "kmalloc_" + "9" * 5000 + "=1",
+                     says="is no row the module can run: sizes= takes 1 "
+                          "to 8192")
+        self.refused_measure("--param", "cpus=" + "9" * 5000,
+                             says="want a list of the guest's online "
+                                  "CPUs")
+        self.refused_measure("--param", "iterations=" + "9" * 5000,
+                             says="want a number from 0 to 100000000")
+        self.refused_measure("--param", "cpu=" + "9" * 5000,
+                             says="want -1 or an online CPU")
 
     def test_removed_parameters(self):
         # The module no longer has them (issue 10): refused as unknown.
