@@ -196,26 +196,36 @@ def short_of_loads(lines, loads):
     if len(done) >= loads:
         return None
     trap = next((line.strip() for line in lines
-                 if re.search(r"traps: |segfault at", line)), None)
+                 if USER_TRAP.search(line)), None)
     return f"ran {len(done)} of {loads} loads" + \
         (f" ({trap})" if trap else "")
 
 
+# What a kernel says when it kills the guest's programs itself: the OOM
+# killer, an oops, a panic.  Not its other "BUG:" lines (a soft lockup,
+# a workqueue lockup, sleeping in atomic context): timing under a busy
+# TCG host, or a debug kernel's splat, that kill no program.
+KILLED_BY_KERNEL = re.compile(
+    r"Out of memory|oom-kill|Oops|Kernel panic|kernel BUG at|"
+    r"BUG: unable to handle|BUG: kernel NULL pointer|"
+    r"general protection fault")
+# A user program's trap ("traps: sh[153] ...", "segfault at"): what
+# QEMU's icount fault leaves.
+USER_TRAP = re.compile(r"traps: |segfault at")
+
+
 def kernel_said(d):
     """The first line of @d/console.log in which the kernel says it
-    failed the guest's programs (the OOM killer, an oops, a panic), or
-    None.  A user program's trap ("traps: sh[153] ...") is not one: it is
-    what QEMU's icount fault leaves."""
+    killed the guest's programs (KILLED_BY_KERNEL), or None; None too
+    where a user program trapped (USER_TRAP), QEMU's mark."""
     try:
-        text = (d / "console.log").read_text(errors="replace")
+        lines = (d / "console.log").read_text(errors="replace").splitlines()
     except OSError:
         return None
-    for line in text.splitlines():
-        if "traps: " not in line and re.search(
-                r"Out of memory|oom-kill|Oops|BUG:|Kernel panic|"
-                r"general protection fault", line):
-            return line.strip()
-    return None
+    if any(USER_TRAP.search(line) for line in lines):
+        return None
+    return next((line.strip() for line in lines
+                 if KILLED_BY_KERNEL.search(line)), None)
 
 
 # A kernel's boots left out (QEMU spoilt every try) that compare-check
@@ -280,9 +290,10 @@ def _boot_sound(s, i, d, loads, retry, guest_s):
         kernel_deaths += not emulation
         faults += emulation
         # @tries of QEMU's, or the kernel's own deaths (two with
-        # @retry), whichever comes first.
+        # @retry), whichever comes first: neither counts against the
+        # other.  The boot is QEMU's when its faults came first.
         last = faults == tries or kernel_deaths == 1 + bool(retry)
-        blamed = last and emulation and not kernel_deaths
+        blamed = last and emulation
         if last and not (blamed and retry):
             raise (EmulatorFault if blamed else Failure)(
                 f"kernel {s.name}, boot {i}: the guest "
@@ -306,7 +317,9 @@ def _boot_sound(s, i, d, loads, retry, guest_s):
         if last:
             d.rmdir()
             say(f"kernel {s.name}, boot {i}: left out: the guest {why} "
-                f"({tries} tries; {fault}); see {died}")
+                f"({attempt} tries; {fault}" +
+                (f", after {kernel_deaths} death of the kernel's"
+                 if kernel_deaths else "") + f"); see {died}")
             return None
         say(f"kernel {s.name}, boot {i}: the guest {why}; see "
             f"{died}: booting it again")
