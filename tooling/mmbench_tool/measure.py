@@ -843,17 +843,18 @@ def check_aa(args, results):
                f"kernel, normalised by {args.norm}): {false} REGRESSION or "
                f"IMPROVEMENT verdicts in all (goal: at most 1); " +
                ", ".join(f"{k} {v}" for k, v in sorted(total.items()))]
-    measured = found[ADDED_PCTS[0]][1]
+    counted = found[ADDED_PCTS[0]][1]
     summary.append(
         "the same comparisons with B's figures of " +
         ", ".join(KNOWN_ROWS) + " made slower (a change added to "
         "measured noise): " + ("none of them measured in both kernels"
-                               if not measured else ", ".join(
+                               if not counted else ", ".join(
             f"+{pct} % found {got} of {of}" for pct, (got, of)
-            in found.items()) + ("" if measured ==
+            in found.items()) + ("" if counted ==
                                  len(KNOWN_ROWS) * args.comparisons else
                                  " (of the rows measured in both "
-                                 "kernels: benchmarks= leaves some out)")))
+                                 "kernels: benchmarks= leaves some out, "
+                                 "or a row kept no sample)")))
     goal = goal_line(per_row)
     if goal:
         summary.append(goal)
@@ -889,10 +890,12 @@ def _found(a, b, rows, pct, norm):
 
 def found_when_added(a, b, pct, norm):
     """(how many, of how many) of the KNOWN_ROWS that both archives
-    measured come out REGRESSION when archive @b has them @pct % slower
+    measured (a median in a load at least) come out REGRESSION when archive @b has them @pct % slower
     against @a."""
-    both = set(KNOWN_ROWS) & {r.get("row") for r in a.rows} & \
-        {r.get("row") for r in b.rows}
+    def measured(arch):
+        return {r.get("row") for r in arch.rows
+                if isinstance(r.get("median"), (int, float))}
+    both = set(KNOWN_ROWS) & measured(a) & measured(b)
     return len(_found(a, b, both, pct, norm)), len(both)
 
 
