@@ -593,9 +593,12 @@ def _pair(paths):
 
 def cmd_compare(args):
     a, b, where = _pair([args.a] + ([args.b] if args.b else []))
-    if args.output and args.output.exists() and not args.output.is_dir():
-        raise Failure(f"-o {args.output}: a file; want a folder for "
-                      "compare.txt, compare.json and the plots")
+    # The folder, or the first of its parents that exists, is a folder.
+    there = next((f for f in [args.output, *args.output.parents]
+                  if f.exists()), None) if args.output else None
+    if there is not None and not there.is_dir():
+        raise Failure(f"-o {args.output}: {there} is a file; want a folder "
+                      "for compare.txt, compare.json and the plots")
     deps.ensure(COMPARE_PACKAGES)
     outdir = args.output or where or guest.results_dir("-compare")
     try:

@@ -2225,12 +2225,14 @@ class Options(unittest.TestCase):
             a, b, o = (Path(tmp) / n for n in ("A.jsonl", "B.jsonl", "o"))
             for p in (a, b, o):
                 p.write_text("")
-            rc, out = support.options_only("compare", str(a), str(b),
-                                           "-o", str(o))
-        self.assertEqual(rc, 2)
-        self.assertEqual(out.strip().splitlines()[-1], f"mmbench: error: -o "
-                         f"{o}: a file; want a folder for compare.txt, "
-                         "compare.json and the plots")
+            for out_dir in (o, o / "sub", o / "sub" / "dir"):
+                rc, out = support.options_only("compare", str(a), str(b),
+                                               "-o", str(out_dir))
+                self.assertEqual(rc, 2)
+                self.assertEqual(out.strip().splitlines()[-1],
+                                 f"mmbench: error: -o {out_dir}: {o} is a "
+                                 "file; want a folder for compare.txt, "
+                                 "compare.json and the plots")
 
     def test_fleet_of_no_file(self):
         rc, out = support.options_only("fleet", "/nonexistent-a.jsonl")
