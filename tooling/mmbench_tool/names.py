@@ -118,11 +118,20 @@ def kstrtouint(value):
     """@value as the kernel's kstrtouint(value, 0) reads it (decimal, 0x
     hex, 0 octal, one leading +), or None where it refuses it."""
     value = value[1:] if value.startswith("+") else value
-    for pattern, base in ((r"0[xX][0-9a-fA-F]+", 16), (r"0[0-7]*", 8),
-                          (r"[1-9][0-9]*", 10)):
-        if re.fullmatch(pattern, value):
-            return _integer(value, base)
-    return None
+    m = _BASE0.fullmatch(value)
+    return _base0(m) if m else None
+
+
+# A number as the kernel's base-0 parsers read it: 0x hex, 0 octal or
+# decimal.
+_BASE0 = re.compile(r"0[xX](?P<hex>[0-9a-fA-F]+)|(?P<oct>0[0-7]*)|"
+                    r"(?P<dec>[1-9][0-9]*)")
+
+
+def _base0(m):
+    """The number of _BASE0's match @m."""
+    return _integer(m["hex"], 16) if m["hex"] else \
+        _integer(m["oct"], 8) if m["oct"] else _integer(m["dec"])
 
 
 def _integer(text, base=10):
@@ -226,13 +235,9 @@ def team_benchmarks(source=MODULE_SOURCE):
 def get_option(value):
     """The integer the kernel's get_option() reads at the start of @value
     (base 0: 0x1f, 017, 15; a leading -), or None where it reads none."""
-    m = re.match(r"(-?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))",
-                 value)
-    if not m:
-        return None
-    number = _integer(m[2], 16) if m[2] else _integer(m[3], 8) if m[3] \
-        else _integer(m[4])
-    return -number if m[1] else number
+    minus = value.startswith("-")
+    m = _BASE0.match(value[minus:])
+    return None if not m else -_base0(m) if minus else _base0(m)
 
 
 def online_cpus(ncpus, kernel_args=()):
