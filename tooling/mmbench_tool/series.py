@@ -232,6 +232,9 @@ def commit_series(tree, patches, name, email, date=None):
     work tree (a temporary index); return the last commit."""
     index = tree / ".git" / "mmbench-export-index"
     index.unlink(missing_ok=True)
+    # A run killed in git's midst leaves git's lock of the index, which
+    # would fail every later run: the index is mmbench's alone.
+    index.with_name(index.name + ".lock").unlink(missing_ok=True)
     env = {"GIT_INDEX_FILE": str(index),
            "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
            "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}

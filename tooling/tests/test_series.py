@@ -248,6 +248,14 @@ class OnAGitTree(unittest.TestCase):
         with self.assertRaisesRegex(Failure, "x.patch: its hunks do not"):
             series.commit_series(self.tree, [bad], "A", "a@b")
 
+    def test_a_lock_left_by_a_killed_run(self):
+        # A run killed while git held the index's lock (Ctrl-C, timeout)
+        # does not fail every run after it.
+        lock = self.tree / ".git" / "mmbench-export-index.lock"
+        lock.write_text("")
+        series.commit_series(self.tree, self.two_patches(), "A", "a@b")
+        self.assertFalse(lock.exists())
+
     def test_format_patch_output_applies_with_git_am(self):
         head = series.commit_series(self.tree, self.two_patches(), "A", "a@b")
         out = Path(self.tmp.name) / "out"
