@@ -179,7 +179,8 @@ def check_options(a):
         names.check_parameter_values(params)
         names.check_list_values(params)
         names.check_cpu_values(params, a.cpus,
-                               kernel_args=getattr(a, "kernel_arg", []))
+                               kernel_args=getattr(a, "kernel_arg", []),
+                               arch=getattr(a, "arch", "x86_64"))
     except Failure as e:
         # The checks say --param: name the option the parameter came with.
         m = re.match(r"--param '?([a-z_]+)=", str(e))

@@ -113,10 +113,11 @@ def same_cpus(sides):
         if chosen != ["all"] and not teams & set(chosen):
             return
         kernel_args = getattr(s.args, "kernel_arg", [])
-        runs[s.name] = len(names.cpus_of(params, s.args.cpus, kernel_args)
-                           or ()) >= 2
+        arch = getattr(s.args, "arch", "x86_64")
+        runs[s.name] = len(names.cpus_of(params, s.args.cpus, kernel_args,
+                                         arch) or ()) >= 2
         said[s.name] = f"cpus={params['cpus']}" if "cpus" in params else \
-            names.online_cpus(s.args.cpus, kernel_args)[2]
+            names.online_cpus(s.args.cpus, kernel_args, arch)[2]
     if len(set(runs.values())) > 1:
         raise Failure("the rows on several CPUs would run in one kernel "
                       "only (" + "; ".join(

@@ -197,11 +197,12 @@ _REGION = re.compile(r"(?:(?P<all>[aA][lL][lL])|(?P<start>[0-9]+|N)"
                      r"(?::(?P<off>[0-9]+|N)/(?P<group>[0-9]+|N))?")
 
 
-def cpu_list(value, nbits):
+def cpu_list(value, nbits, expand=True):
     """The CPUs of @value as the module's cpulist_parse() reads it, on a
     kernel of @nbits possible CPUs: a list such as 0-3,6, with "all",
     "N" (the last possible CPU) and range:used/group (0-7:1/2, the even
-    CPUs); or None where cpulist_parse() refuses it."""
+    CPUs); or None where cpulist_parse() refuses it.  Without @expand,
+    an empty set for a list it takes: @nbits may be 2^32."""
     cpus = set()
     for region in value.split(","):
         m = _REGION.fullmatch(region)
@@ -216,12 +217,14 @@ def cpu_list(value, nbits):
             return nbits - 1 if text == "N" else _integer(text)
         first = 0 if m["all"] else num(m["start"], None)
         last = nbits - 1 if m["all"] else num(m["end"], first)
-        used = num(m["off"], last + 1)
-        group = num(m["group"], last + 1)
+        used = num(m["off"], 0)
+        group = num(m["group"], 1)
         if max(first, last, used, group) >= 1 << 32 or first > last or \
                 not group or used > group or last >= nbits:
             return None
-        for base in range(first, last + 1, group):
+        if m["group"] is None:
+            used = group = last + 1
+        for base in range(first, last + 1, group) if expand else ():
             cpus.update(range(base, min(last + 1, base + used)))
     return cpus
 
@@ -233,20 +236,25 @@ def team_benchmarks(source=MODULE_SOURCE):
 
 
 def get_option(value):
-    """The integer the kernel's get_option() reads at the start of @value
-    (base 0: 0x1f, 017, 15; a leading -), or None where it reads none."""
+    """The int the kernel's get_option() reads at the start of @value
+    (base 0: 0x1f, 017, 15; a leading -; 32 bits of it, signed:
+    4294967297 is 1), or None where it reads none."""
     minus = value.startswith("-")
     m = _BASE0.match(value[minus:])
-    return None if not m else -_base0(m) if minus else _base0(m)
+    if not m:
+        return None
+    number = (-_base0(m) if minus else _base0(m)) % (1 << 32)
+    return number - (1 << 32) if number >= 1 << 31 else number
 
 
-def online_cpus(ncpus, kernel_args=()):
+def online_cpus(ncpus, kernel_args=(), arch="x86_64"):
     """What a guest of @ncpus CPUs has with @kernel_args, as the kernel
     reads them: its online CPUs, its possible ones, and the options that
     say so.  nr_cpus=N (N > 0) lowers the possible CPUs, its lowest
     winning; nosmp and maxcpus=N (the last one of them wins; N < 0 is no
     limit) the online ones, maxcpus=0 and nosmp to the boot CPU alone,
-    which x86 makes the only possible one too.  "-" is "_" in a name."""
+    which x86 (@arch) makes the only possible one too.  "-" is "_" in a
+    name."""
     possible, max_cpus, said_max, said = ncpus, None, None, []
     for word in kernel_args:
         name, eq, value = word.partition("=")
@@ -260,7 +268,7 @@ def online_cpus(ncpus, kernel_args=()):
                 0 < number < possible:
             possible = number
             said.append(word)
-    if max_cpus == 0:
+    if max_cpus == 0 and arch == "x86_64":
         possible = 1
     online = possible if max_cpus is None or max_cpus < 0 else \
         min(possible, max_cpus or 1)
@@ -271,22 +279,23 @@ def online_cpus(ncpus, kernel_args=()):
                                if online < ncpus])
 
 
-def cpus_of(params, ncpus, kernel_args=()):
+def cpus_of(params, ncpus, kernel_args=(), arch="x86_64"):
     """The online CPUs that the rows on several CPUs take in a guest of
     @ncpus CPUs: those of cpus=, or all; None where cpus= is no list."""
-    online, possible, _ = online_cpus(ncpus, kernel_args)
+    online, possible, _ = online_cpus(ncpus, kernel_args, arch)
     if "cpus" not in params:
         return set(range(online))
     cpus = cpu_list(params["cpus"], possible)
     return None if cpus is None else cpus & set(range(online))
 
 
-def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=()):
+def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=(),
+                     arch="x86_64"):
     """Refuse CPUs the guest of @ncpus CPUs (fewer online by its
     @kernel_args) does not have, and slow_into of a row on several CPUs
     where it has fewer than two (the row would not run: nothing
     slowed)."""
-    online, possible, said = online_cpus(ncpus, kernel_args)
+    online, possible, said = online_cpus(ncpus, kernel_args, arch)
     value = params.get("cpu")
     if value is not None and (not re.fullmatch(r"-1|[0-9]+", value) or
                               _integer(value) >= online):
@@ -295,6 +304,11 @@ def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=()):
     if "cpus" in params:
         value = params["cpus"]
         cpus = cpu_list(value, possible)
+        if cpu_list(value, 1 << 32, expand=False) is None:
+            raise Failure(f"--param cpus={value}: not a CPU list as "
+                          "cpulist_parse() reads it: N, N-M, N-M:U/G (M "
+                          "not below N, U not over G, G over 0), all; N "
+                          "is also the last CPU; separated by commas")
         if not cpus or max(cpus) >= online:
             raise Failure(f"--param cpus={value}: " +
                           ("no CPU in it" if cpus == set() else
@@ -302,7 +316,7 @@ def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=()):
                            f"({said}), 0 to {online - 1}, such as 0-3,6 "
                            "(or all, N, 0-7:1/2 as cpulist_parse() "
                            "reads them)"))
-    have = len(cpus_of(params, ncpus, kernel_args))
+    have = len(cpus_of(params, ncpus, kernel_args, arch))
     if "slow_into" in params and have < 2:
         benches, teams = benchmarks(source), team_benchmarks(source)
         for entry in params["slow_into"].split(","):

@@ -234,7 +234,8 @@ class Refused(support.Options, unittest.TestCase):
                              says="more than 8 entries")
         # Digits the kernel reads: ASCII only.
         self.refused("--param", "cpu=\u0661", says="want -1 or an online CPU")
-        self.refused("--param", "cpus=\u0661", says="want a list of the")
+        self.refused("--param", "cpus=\u0661",
+                     says="not a CPU list as cpulist_parse() reads it")
         # A range is not expanded to be checked.
         self.refused("--param", "cpus=0-4294967295",
                      says="want a list of the guest's online CPUs")
@@ -255,11 +256,18 @@ class Refused(support.Options, unittest.TestCase):
         for param in ("cpu=2", "cpu=-2", "cpu=x"):
             self.refused("--param", param, says="want -1 or an online CPU "
                          "of the guest's 2 (--cpus 2), 0 to 1")
-        for value in ("0-7", "abc", "1-0", "3", "0-1:1/0", "0-1:2/1",
-                      "1:1/2", "0-4294967296", "alle", "0,-1"):
+        for value in ("0-7", "3", "2-N"):
             self.refused("--param", f"cpus={value}",
                          says="want a list of the guest's online CPUs "
                               "(--cpus 2), 0 to 1, such as 0-3,6")
+        # What cpulist_parse() refuses on any machine is no list at all:
+        # a range backwards, a group of 0, more used than a group has.
+        for value in ("abc", "1-0", "0-1:1/0", "0-1:2/1", "1:1/2",
+                      "0-4294967296", "alle", "0,-1", "N-0"):
+            self.refused("--param", f"cpus={value}",
+                         says=f"--param cpus={value}: not a CPU list as cpulist_parse() reads it: N, N-M, "
+                              "N-M:U/G (M not below N, U not over G, G "
+                              "over 0), all")
         self.refused("--param", "cpus=,", says="cpus=,: no CPU in it")
         # The lists cpulist_parse() takes, as it reads them.
         for value in ("all", "ALL", "N", "0-N", "0,N", "0-1:1/1", "all:1/1",
@@ -302,6 +310,18 @@ class Refused(support.Options, unittest.TestCase):
                                  "--b-param", "slow_into=ptr_ring_remote:5",
                                  says="the guest has 1 for it (--cpus 2, "
                                       f"--kernel-arg {said})")
+        # get_option() keeps 32 bits of a number: 4294967297 is 1.
+        self.refused_measure("--cpus", "4", "--kernel-arg",
+                             "maxcpus=4294967297", "--param", "cpus=0-3",
+                             says="want a list of the guest's online CPUs "
+                                  "(--cpus 4, --kernel-arg "
+                                  "maxcpus=4294967297), 0 to 0")
+        # arm64 keeps every CPU possible with nosmp: all is 0-3 there,
+        # three of them offline.
+        self.refused_measure("--arch", "arm64", "--cpus", "4",
+                             "--kernel-arg", "nosmp", "--param", "cpus=all",
+                             says="want a list of the guest's online CPUs "
+                                  "(--cpus 4, --kernel-arg nosmp), 0 to 0")
         # With nosmp or maxcpus=0, x86's one possible CPU is what N and
         # all name.
         for arg in ("nosmp", "maxcpus=0"):
@@ -341,8 +361,7 @@ class Refused(support.Options, unittest.TestCase):
                      says="is no row the module can run: sizes= takes 1 "
                           "to 8192")
         self.refused_measure("--param", "cpus=" + "9" * 5000,
-                             says="want a list of the guest's online "
-                                  "CPUs")
+                             says="not a CPU list as cpulist_parse() reads it")
         self.refused_measure("--param", "iterations=" + "9" * 5000,
                              says="want a number from 0 to 100000000")
         self.refused_measure("--param", "cpu=" + "9" * 5000,
