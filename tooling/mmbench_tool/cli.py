@@ -36,6 +36,14 @@ CHECKPATCH_FILES = ["lib/test_mmbench.c",
                     "tools/testing/selftests/mm/mmbench/mmbench_test.c"]
 
 
+def path_arg(text):
+    """A path option or argument: Path(""), the current folder, is not
+    one."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path")
+    return Path(text)
+
+
 def _add_arch_option(p):
     p.add_argument("--arch", choices=sorted(archmod.ARCHES),
                    default="x86_64",
@@ -46,10 +54,10 @@ def _add_arch_option(p):
 
 
 def _add_guest_options(p):
-    p.add_argument("--kernel", type=Path,
+    p.add_argument("--kernel", type=path_arg,
                    help="kernel image to boot (default: /boot/vmlinuz of "
                         "Debian's linux-image-6.12-cloud-amd64)")
-    p.add_argument("--headers", type=Path,
+    p.add_argument("--headers", type=path_arg,
                    help="kernel build tree to build the module against "
                         "(default: /lib/modules/<release>/build); give it "
                         "with --kernel")
@@ -1452,9 +1460,9 @@ def _add_compare_commands(sub):
     _add_arch_option(p)
     for side in ("a", "b"):
         S = side.upper()
-        p.add_argument(f"--{side}-kernel", type=Path,
+        p.add_argument(f"--{side}-kernel", type=path_arg,
                        help=f"kernel image of {S} (with --{side}-headers)")
-        p.add_argument(f"--{side}-headers", type=Path,
+        p.add_argument(f"--{side}-headers", type=path_arg,
                        help=f"build tree of {S}'s kernel")
         p.add_argument(f"--{side}-release", help=f"uname -r of {S}'s kernel")
         p.add_argument(f"--{side}-param", action="append", default=[],
@@ -1473,12 +1481,12 @@ def _add_compare_commands(sub):
         "archive.jsonl; or one folder of ./mmbench measure.",
         epilog="exit status: 0 no regression, 1 a REGRESSION, 2 bad "
         "archives or NOT COMPARABLE")
-    p.add_argument("a", type=Path, metavar="A")
-    p.add_argument("b", type=Path, nargs="?", metavar="B")
+    p.add_argument("a", type=path_arg, metavar="A")
+    p.add_argument("b", type=path_arg, nargs="?", metavar="B")
     p.add_argument("--norm", choices=compare.NORMS,
                    default=compare.DEFAULT_NORM,
                    help=f"default {compare.DEFAULT_NORM}")
-    p.add_argument("-o", "--output", type=Path,
+    p.add_argument("-o", "--output", type=path_arg,
                    help="folder for compare.txt, compare.json and the "
                         "plots (default: the measure folder, or a new "
                         "results folder)")
@@ -1509,7 +1517,7 @@ def _add_compare_commands(sub):
     _add_measure_options(p)
     p.add_argument("--comparisons", type=int, default=20,
                    help="comparisons (default 20)")
-    p.add_argument("--reuse", type=Path,
+    p.add_argument("--reuse", type=path_arg,
                    help="recompute from the archives of an earlier "
                         "compare-check folder, booting nothing (aa: with "
                         "each boot's first --loads loads)")
@@ -1522,7 +1530,7 @@ def _add_compare_commands(sub):
         epilog="exit status: 0 printed, 2 not an archive, an archive "
         "without rows, or one of --accel icount (its ns/op are "
         "instructions)")
-    p.add_argument("archive", type=Path)
+    p.add_argument("archive", type=path_arg)
     p.add_argument("--format", choices=fleet.FORMATS, default="lava",
                    help="default lava")
     p.set_defaults(func=measure.cmd_fleet)
@@ -1622,10 +1630,10 @@ def main(argv):
         f"{OUT}), and write it with git format-patch --cover-letter, the "
         "cover letter quoting the figures of the latest run.",
         epilog=EXIT_CODES)
-    p.add_argument("-o", "--output", type=Path, default=OUT / "series",
+    p.add_argument("-o", "--output", type=path_arg, default=OUT / "series",
                    help=f"folder of the patch files (default {OUT}/series;"
                         " its old *.patch files are removed)")
-    p.add_argument("--results", type=Path,
+    p.add_argument("--results", type=path_arg,
                    help="results folder the cover letter's figures come "
                         f"from (default {OUT}/results/latest)")
     p.add_argument("--check", action="store_true",

@@ -600,6 +600,12 @@ def cmd_compare(args):
     if there is not None and not there.is_dir():
         raise Failure(f"-o {args.output}: {there} is a file; want a folder "
                       "for compare.txt, compare.json and the plots")
+    if args.output:
+        # Made now, not after the verdicts: /proc/x cannot be.
+        try:
+            args.output.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise Failure(f"-o {args.output}: {e.strerror}") from e
     deps.ensure(COMPARE_PACKAGES)
     outdir = args.output or where or guest.results_dir("-compare")
     try:

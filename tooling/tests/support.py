@@ -32,6 +32,9 @@ def options_only(*argv):
             rc = cli.main(list(argv))
         except Reached:
             rc = None
+        except SystemExit as e:
+            # argparse's refusal (usage, exit 2).
+            rc = e.code
     return rc, out.getvalue()
 
 

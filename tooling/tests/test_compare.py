@@ -2234,6 +2234,31 @@ class Options(unittest.TestCase):
                                  "file; want a folder for compare.txt, "
                                  "compare.json and the plots")
 
+    def test_compare_output_that_cannot_be_made(self):
+        # Refused before the comparison, as a file is: it printed every
+        # verdict, then failed making the folder (exit 2, hiding a
+        # REGRESSION's 1).
+        with tempfile.TemporaryDirectory() as tmp:
+            a, b = (Path(tmp) / n for n in ("A.jsonl", "B.jsonl"))
+            for p in (a, b):
+                p.write_text("")
+            rc, out = support.options_only("compare", str(a), str(b),
+                                           "-o", "/proc/mmbench-nope")
+        self.assertEqual(rc, 2)
+        self.assertEqual(out.strip().splitlines()[-1], "mmbench: error: -o "
+                         "/proc/mmbench-nope: No such file or directory")
+
+    def test_empty_paths(self):
+        # Path("") is the current folder: not what an empty argument
+        # (an unset variable) means.
+        for args, name in ((["compare", "A", "B", "-o", ""], "-o/--output"),
+                           (["compare", "", "B"], "A"),
+                           (["fleet", ""], "archive"),
+                           (["run", "--kernel", ""], "--kernel")):
+            rc, out = support.options_only(*args)
+            self.assertEqual(rc, 2, args)
+            self.assertIn(f"error: argument {name}: an empty path", out)
+
     def test_fleet_of_no_file(self):
         rc, out = support.options_only("fleet", "/nonexistent-a.jsonl")
         self.assertEqual(rc, 2)
