@@ -730,6 +730,8 @@ def cmd_compare_check(args):
         check_options(args)
         if args.what == "known":
             check_known_params(args)
+    if args.reuse:
+        _reuse_folder(Path(args.reuse))
     deps.ensure(COMPARE_PACKAGES)
     results = None
     if args.what != "split":
@@ -746,6 +748,14 @@ def cmd_compare_check(args):
     except (ValueError, KeyError, TypeError, AttributeError, OSError,
             ArithmeticError) as e:
         raise Failure(f"compare-check {args.what}: {e}") from e
+
+
+def _reuse_folder(d):
+    """Refuse a --reuse that names no folder: missing, or a file."""
+    if d.is_dir():
+        return
+    raise Failure(f"--reuse {d}: " + ("not a folder" if d.exists() else
+                                      "no such folder"))
 
 
 def _check_reuse(results, args):
@@ -1187,8 +1197,7 @@ def check_split(args):
                       "FOLDER (A.jsonl and B.jsonl of the same kernel, or "
                       "*.jsonl)")
     d = Path(args.reuse)
-    if not d.is_dir():
-        raise Failure(f"{d}: no such folder")
+    _reuse_folder(d)
     files = sorted(d.glob("*.jsonl"))
     if not files:
         raise Failure(f"{d}: no *.jsonl archive in it")

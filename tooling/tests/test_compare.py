@@ -1905,6 +1905,19 @@ class Splits(unittest.TestCase):
         with self.assertRaisesRegex(Failure, "no such folder"):
             measure.check_split(args)
 
+    def test_reuse_of_no_folder_is_said_before_anything(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            f = Path(tmp) / "A.jsonl"
+            f.write_text("")
+            for what in ("aa", "known", "split"):
+                for path, said in ((f, "not a folder"),
+                                   (Path(tmp) / "gone", "no such folder")):
+                    with self.subTest(what=what, said=said):
+                        rc, out = support.options_only(
+                            "compare-check", what, "--reuse", str(path))
+                        self.assertEqual(rc, 2)
+                        self.assertIn(f"--reuse {path}: {said}", out)
+
     def test_too_few_boots_refused(self):
         from mmbench_tool import measure
         from mmbench_tool.common import Failure
