@@ -14,6 +14,8 @@ file are the order of its FILE@STAGE entries; a line outside any region is
 in the first.  So one file grows over several patches, each of which
 builds, and this repository keeps one copy of it.
 """
+import contextlib
+import fcntl
 import os
 import re
 import shutil
@@ -227,13 +229,46 @@ def commit_message(patch, name, email):
             f"\n\nSigned-off-by: {name} <{email}>\n")
 
 
+_HELD = set()
+
+
+@contextlib.contextmanager
+def series_lock(tree):
+    """Hold mmbench's lock of the series work in the git tree @tree for the
+    block (again in the same process is a no-op).  Two runs at once (two
+    terminals, a user and a robot) write the same index, branch, patch
+    folder and work tree; the second waits for the first instead."""
+    key = str(tree.resolve())
+    if key in _HELD:
+        yield
+        return
+    with open(tree / ".git" / "mmbench-series.flock", "w") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(f"waiting for another mmbench run's series work in {tree}")
+            fcntl.flock(f, fcntl.LOCK_EX)
+        _HELD.add(key)
+        try:
+            yield
+        finally:
+            _HELD.discard(key)
+
+
 def commit_series(tree, patches, name, email, date=None):
     """Commit @patches onto the 'pristine' tag of @tree without touching its
     work tree (a temporary index); return the last commit."""
+    with series_lock(tree):
+        return _commit_series(tree, patches, name, email, date)
+
+
+def _commit_series(tree, patches, name, email, date):
     index = tree / ".git" / "mmbench-export-index"
     index.unlink(missing_ok=True)
     # A run killed in git's midst leaves git's lock of the index, which
-    # would fail every later run: the index is mmbench's alone.
+    # would fail every later run.  The index is mmbench's alone, and every
+    # run that uses it holds series_lock(): a lock there now is a dead
+    # run's.
     index.with_name(index.name + ".lock").unlink(missing_ok=True)
     env = {"GIT_INDEX_FILE": str(index),
            "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
@@ -285,6 +320,11 @@ def export(outdir, branch=None, results=None, cover=True):
     """Write the series to @outdir with git format-patch --cover-letter, from
     a new branch of the pristine tree; return (branch, [patch files])."""
     tree = pristine()
+    with series_lock(tree):
+        return _export(tree, outdir, branch, results, cover)
+
+
+def _export(tree, outdir, branch, results, cover):
     patches = series()
     name, email = identity()
     head = commit_series(tree, patches, name, email)
@@ -375,8 +415,13 @@ def applied_tree():
     """A work tree of the pristine tree with the series applied by git am
     (made once, ~20 s; then only what the series changes is rewritten, so
     builds in it stay valid); return it."""
-    branch, files = export(BUILD_SERIES, branch="mmbench/build", cover=False)
     tree = pristine()
+    with series_lock(tree):
+        return _applied_tree(tree)
+
+
+def _applied_tree(tree):
+    branch, files = export(BUILD_SERIES, branch="mmbench/build", cover=False)
     want = git(tree, "rev-parse", f"{branch}^{{tree}}") + "\n"
     stamp = TREE / TREE_STAMP
     if stamp.exists() and stamp.read_text() == want:

@@ -5,7 +5,10 @@ of ./mmbench test, not a unit test."""
 import os
 import re
 import subprocess
+import sys
 import tempfile
+import textwrap
+import threading
 import unittest
 from pathlib import Path
 from unittest import mock
@@ -255,6 +258,62 @@ class OnAGitTree(unittest.TestCase):
         lock.write_text("")
         series.commit_series(self.tree, self.two_patches(), "A", "a@b")
         self.assertFalse(lock.exists())
+
+    def test_a_second_run_waits_for_the_first(self):
+        # Run A stops inside commit_series, between git calls; run B, in
+        # this process, must neither delete A's index nor write its own
+        # over A's working files until A is done.
+        line = "obj-y += {}.o"
+
+        def diff(name):
+            return ("diff --git a/lib/Makefile b/lib/Makefile\n"
+                    "--- a/lib/Makefile\n+++ b/lib/Makefile\n"
+                    "@@ -1 +1,2 @@\n obj-y += a.o\n+"
+                    f"{line.format(name)}\n")
+        hunks = Path(self.tmp.name) / "a.diff"
+        hunks.write_text(diff("A"))
+        code = textwrap.dedent(f"""\
+            import sys
+            sys.path.insert(0, {str(support.TOOLING)!r})
+            from pathlib import Path
+            from mmbench_tool import series
+            real = series.git
+            def git(tree, *args, **kw):
+                if args[0] == "write-tree":
+                    print("ready", flush=True)
+                    sys.stdin.readline()
+                return real(tree, *args, **kw)
+            series.git = git
+            p = series.Patch.__new__(series.Patch)
+            p.hunks, p.files, p.message = "a.patch", [], "A\\n"
+            p.diff = Path({str(hunks)!r}).read_text()
+            head = series.commit_series(Path({str(self.tree)!r}), [p],
+                                        "A", "a@b")
+            print(real(Path({str(self.tree)!r}), "show",
+                       head + ":lib/Makefile"))
+            """)
+        a = subprocess.Popen([sys.executable, "-c", code], text=True,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        try:
+            self.assertEqual(a.stdout.readline(), "ready\n")
+            got = {}
+
+            def run_b():
+                head = series.commit_series(
+                    self.tree, [self.patch(diff("B"), [], "B")], "B", "b@b")
+                got["B"] = git(self.tree, "show", f"{head}:lib/Makefile")
+            b = threading.Thread(target=run_b)
+            b.start()
+            b.join(2)
+            self.assertTrue(b.is_alive(), "run B did not wait for run A")
+        finally:
+            out, _ = a.communicate("\n", timeout=60)
+        b.join(60)
+        self.assertEqual(a.returncode, 0)
+        self.assertEqual(out.split(),
+                         ["obj-y", "+=", "a.o", "obj-y", "+=", "A.o"])
+        self.assertEqual(got["B"].split(),
+                         ["obj-y", "+=", "a.o", "obj-y", "+=", "B.o"])
 
     def test_format_patch_output_applies_with_git_am(self):
         head = series.commit_series(self.tree, self.two_patches(), "A", "a@b")
