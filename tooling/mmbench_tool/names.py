@@ -229,6 +229,18 @@ def cpu_list(value, nbits, expand=True):
     return cpus
 
 
+def is_cpu_list(value):
+    """Whether cpulist_parse() takes @value on a kernel of some number of
+    possible CPUs, from 1 to 2^32.  Only N depends on it: each region
+    holds for an interval of them whose ends are 1, 2, 2^32 or one over a
+    number in @value, so those are all that need trying."""
+    tries = {1, 2, 1 << 32} | {int(k) + 1 for k in re.findall(r"[0-9]+",
+                                                              value)
+                               if len(k) <= 10 and int(k) < 1 << 32}
+    return any(cpu_list(value, nbits, expand=False) is not None
+               for nbits in sorted(tries))
+
+
 def team_benchmarks(source=MODULE_SOURCE):
     """Names of the benchmarks that run on several CPUs (.team)."""
     return {name for name, entry in _entries(source)[0]
@@ -236,15 +248,25 @@ def team_benchmarks(source=MODULE_SOURCE):
 
 
 def get_option(value):
-    """The int the kernel's get_option() reads at the start of @value
-    (base 0: 0x1f, 017, 15; a leading -; 32 bits of it, signed:
-    4294967297 is 1), or None where it reads none."""
+    """What the kernel's get_option() makes of @value: (the int it stores,
+    whether it read a number).  The int is 32 bits, signed, of the number
+    at the start of @value (base 0: 0x1f, 017, 15; a leading -;
+    4294967297 is 1, a longer one wraps at 2^64 first), and 0 where no
+    digit is there; an empty @value stores nothing: (None, False)."""
+    if not value:
+        return None, False
     minus = value.startswith("-")
     m = _BASE0.match(value[minus:])
     if not m:
-        return None
-    number = (-_base0(m) if minus else _base0(m)) % (1 << 32)
-    return number - (1 << 32) if number >= 1 << 31 else number
+        return 0, False
+    text, base = (m["hex"], 16) if m["hex"] else \
+        (m["oct"], 8) if m["oct"] else (m["dec"], 10)
+    number = 0
+    for i in range(0, len(text), 16):
+        chunk = text[i:i + 16]
+        number = (number * base ** len(chunk) + int(chunk, base)) % (1 << 64)
+    number = (-number if minus else number) % (1 << 32)
+    return (number - (1 << 32) if number >= 1 << 31 else number), True
 
 
 def online_cpus(ncpus, kernel_args=(), arch="x86_64"):
@@ -254,18 +276,18 @@ def online_cpus(ncpus, kernel_args=(), arch="x86_64"):
     winning; nosmp and maxcpus=N (the last one of them wins; N < 0 is no
     limit) the online ones, maxcpus=0 and nosmp to the boot CPU alone,
     which x86 (@arch) makes the only possible one too.  "-" is "_" in a
-    name."""
+    name; nosmp=x is nosmp, maxcpus=x (no digit) is maxcpus=0, as the
+    kernel's handlers read them."""
     possible, max_cpus, said_max, said = ncpus, None, None, []
     for word in kernel_args:
         name, eq, value = word.partition("=")
         name = name.replace("-", "_")
-        number = get_option(value) if eq else None
+        number, read = get_option(value) if eq else (None, False)
         if name == "nosmp":
             max_cpus, said_max = 0, word
         elif name == "maxcpus" and number is not None:
             max_cpus, said_max = number, word
-        elif name == "nr_cpus" and number is not None and \
-                0 < number < possible:
+        elif name == "nr_cpus" and read and 0 < number < possible:
             possible = number
             said.append(word)
     if max_cpus == 0 and arch == "x86_64":
@@ -304,7 +326,7 @@ def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=(),
     if "cpus" in params:
         value = params["cpus"]
         cpus = cpu_list(value, possible)
-        if cpu_list(value, 1 << 32, expand=False) is None:
+        if not is_cpu_list(value):
             raise Failure(f"--param cpus={value}: not a CPU list as "
                           "cpulist_parse() reads it: N, N-M, N-M:U/G (M "
                           "not below N, U not over G, G over 0), all; N "

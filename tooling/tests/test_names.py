@@ -263,12 +263,19 @@ class Refused(support.Options, unittest.TestCase):
         # What cpulist_parse() refuses on any machine is no list at all:
         # a range backwards, a group of 0, more used than a group has.
         for value in ("abc", "1-0", "0-1:1/0", "0-1:2/1", "1:1/2",
-                      "0-4294967296", "alle", "0,-1", "N-0"):
+                      "0-4294967296", "alle", "0,-1", "0-3:N/1"):
             self.refused("--param", f"cpus={value}",
                          says=f"--param cpus={value}: not a CPU list as cpulist_parse() reads it: N, N-M, "
                               "N-M:U/G (M not below N, U not over G, G "
                               "over 0), all")
         self.refused("--param", "cpus=,", says="cpus=,: no CPU in it")
+        # N is the last possible CPU: N-0 is a list where that is CPU 0
+        # (nosmp on x86), not with two of them.
+        self.refused("--param", "cpus=N-0",
+                     says="want a list of the guest's online CPUs")
+        self.accepted_measure("--kernel-arg", "nosmp", "--param", "cpus=N-0")
+        for value in ("N-1", "0-1:N/2"):
+            self.accepted("--param", f"cpus={value}")
         # The lists cpulist_parse() takes, as it reads them.
         for value in ("all", "ALL", "N", "0-N", "0,N", "0-1:1/1", "all:1/1",
                       "1,0,", ",0-1"):
@@ -297,7 +304,8 @@ class Refused(support.Options, unittest.TestCase):
         # "-" is "_" in a name.
         for args in (["nr_cpus=0"], ["nr_cpus=-1"], ["maxcpus=1", "maxcpus=4"],
                      ["nosmp", "maxcpus=2"], ["maxcpus=0x2"], ["maxcpus=02"],
-                     ["maxcpus=-1"], ["maxcpus=abc"], ["nr_cpus=4"]):
+                     ["maxcpus=-1"], ["maxcpus="], ["maxcpus"],
+                     ["nr_cpus=x"], ["nr_cpus=4"]):
             self.accepted_measure(*(w for a in args for w in ("--kernel-arg", a)),
                                   "--b-param", "slow_into=ptr_ring_remote:5")
         for args, said in ((["maxcpus=4", "maxcpus=1"], "maxcpus=1"),
@@ -305,7 +313,13 @@ class Refused(support.Options, unittest.TestCase):
                            (["maxcpus=1abc"], "maxcpus=1abc"),
                            (["nr-cpus=1"], "nr-cpus=1"),
                            (["nr_cpus=1", "nr_cpus=4"], "nr_cpus=1"),
-                           (["maxcpus=2", "nosmp"], "nosmp")):
+                           (["maxcpus=2", "nosmp"], "nosmp"),
+                           # get_option() stores 0 where it reads no
+                           # digit, and nosmp takes no value.
+                           (["maxcpus=abc"], "maxcpus=abc"),
+                           (["maxcpus=+2"], "maxcpus=+2"),
+                           (["maxcpus=-x"], "maxcpus=-x"),
+                           (["nosmp=x"], "nosmp=x")):
             self.refused_measure(*(w for a in args for w in ("--kernel-arg", a)),
                                  "--b-param", "slow_into=ptr_ring_remote:5",
                                  says="the guest has 1 for it (--cpus 2, "
@@ -331,6 +345,12 @@ class Refused(support.Options, unittest.TestCase):
                                       "benchmarks=kmalloc,kmalloc_concurrent")
         self.accepted_measure("--kernel-arg", "nosmp=x", "--b-param",
                               "slow_into=kmalloc_64:5")
+        # A longer number wraps at 2^64 before its 32 bits are kept (as
+        # a 6.12 guest showed: 2 of 4 CPUs online).
+        self.assertEqual(names.online_cpus(
+            4, ["maxcpus=110680464442257309698"])[:2], (2, 4))
+        self.assertEqual(names.online_cpus(
+            4, ["maxcpus=" + "9" * 5000])[:2], (4, 4))
         self.refused("--param", "context=irqoff",
                      says="the module has no parameter 'context'")
         self.accepted("--param", "cpu=1", "--param", "cpus=0-1")
