@@ -7,6 +7,7 @@ import math
 import re
 import shutil
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
@@ -579,37 +580,71 @@ def _pair(paths):
     B.jsonl)."""
     if len(paths) == 1:
         d = paths[0]
-        if d.is_file():
+        if _is(d, Path.is_file, "compare"):
             raise Failure(f"{d}: one archive: give A and B, or one folder "
                           "of ./mmbench measure")
-        if not (d / "A.jsonl").exists() or not (d / "B.jsonl").exists():
+        if not _is(d / "A.jsonl", Path.exists, "compare") or \
+                not _is(d / "B.jsonl", Path.exists, "compare"):
             raise Failure(f"{d}: no A.jsonl and B.jsonl in it: give two "
                           "archives or results folders")
         return [d / "A.jsonl"], [d / "B.jsonl"], d
     for p in paths:
-        if not p.exists():
+        if not _is(p, Path.exists, "compare"):
             raise Failure(f"{p}: does not exist")
     return [paths[0]], [paths[1]], None
 
 
+def _output_folder(d, what):
+    """Make folder @d and see that a file can be written in it, before a
+    verdict is printed: a verdict followed by an error would be read as
+    the error's exit status.  @what names where @d came from.  Return the
+    folders made, the deepest first."""
+    parts = [d, *d.parents]
+    # The folder, or the first of its parents that exists, is a folder.
+    there = next((f for f in parts if _is(f, Path.exists, what)), None)
+    if there is not None and not there.is_dir():
+        raise Failure(f"{what} {d}: {there} is a file; want a folder "
+                      "for compare.txt, compare.json and the plots")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise Failure(f"{what} {d}: {e.strerror or e}") from e
+    made = parts[:parts.index(there)] if there is not None else parts
+    try:
+        with tempfile.NamedTemporaryFile(dir=d, prefix=".mmbench-probe-"):
+            pass
+    except OSError as e:
+        _remove_folders(made)
+        raise Failure(f"{what} {d}: cannot write a file there: "
+                      f"{e.strerror or e}") from e
+    return made
+
+
+def _remove_folders(made):
+    """Remove the folders of @made, the deepest first, that are empty."""
+    for f in made:
+        try:
+            f.rmdir()
+        except OSError:
+            return
+
+
 def cmd_compare(args):
     a, b, where = _pair([args.a] + ([args.b] if args.b else []))
-    # The folder, or the first of its parents that exists, is a folder.
-    there = next((f for f in [args.output, *args.output.parents]
-                  if f.exists()), None) if args.output else None
-    if there is not None and not there.is_dir():
-        raise Failure(f"-o {args.output}: {there} is a file; want a folder "
-                      "for compare.txt, compare.json and the plots")
-    if args.output:
-        # Made now, not after the verdicts: /proc/x cannot be.
-        try:
-            args.output.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise Failure(f"-o {args.output}: {e.strerror}") from e
-    deps.ensure(COMPARE_PACKAGES)
-    outdir = args.output or where or guest.results_dir("-compare")
+    made = _output_folder(args.output, "-o") if args.output else []
     try:
-        c = run_compare(a, b, args.norm, outdir, plot=not args.no_plots)
+        a, b = archive.Archive.read(*a), archive.Archive.read(*b)
+    except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:
+        # Refused archives leave no empty -o folder behind.
+        _remove_folders(made)
+        raise Failure(f"compare: {e}") from e
+    outdir = args.output or where or guest.results_dir("-compare")
+    if not args.output:
+        _output_folder(outdir, "results folder")
+    deps.ensure(COMPARE_PACKAGES)
+    try:
+        c = compare_archives(a, b, args.norm, outdir,
+                             plot=not args.no_plots)
     except (ValueError, KeyError, TypeError, AttributeError, OSError,
             ArithmeticError) as e:
         raise Failure(f"compare: {e}") from e
@@ -751,11 +786,22 @@ def cmd_compare_check(args):
 
 
 def _reuse_folder(d):
-    """Refuse a --reuse that names no folder: missing, or a file."""
-    if d.is_dir():
+    """Refuse a --reuse that names no folder: missing, or a file (or one
+    the system will not look at: a name too long, no permission)."""
+    if _is(d, Path.is_dir, "--reuse"):
         return
     raise Failure(f"--reuse {d}: " + ("not a folder" if d.exists() else
                                       "no such folder"))
+
+
+def _is(path, test, what):
+    """@test (Path.exists, is_dir, is_file) of @path, with the system's
+    refusal to look (ENAMETOOLONG, EACCES) said as a Failure naming it:
+    @what, the option or argument that gave it."""
+    try:
+        return test(path)
+    except OSError as e:
+        raise Failure(f"{what} {path}: {e.strerror or e}") from e
 
 
 def _check_reuse(results, args):

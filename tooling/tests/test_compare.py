@@ -2261,6 +2261,53 @@ class Options(unittest.TestCase):
         self.assertEqual(out.strip().splitlines()[-1], "mmbench: error: -o "
                          "/proc/mmbench-nope: No such file or directory")
 
+    def test_compare_output_that_cannot_be_written(self):
+        # /proc is a folder: making it is no error, writing in it is.
+        # Refused before the verdicts, which once came first (a
+        # REGRESSION, then exit 2).
+        rng = random.Random(5)
+        with tempfile.TemporaryDirectory() as tmp:
+            a, b = (Path(tmp) / n for n in ("A.jsonl", "B.jsonl"))
+            same = synthetic(rng)
+            archive.write(a, same.runs + same.rows)
+            slow = synthetic(rng, shift={"row00": 50})
+            archive.write(b, slow.runs + slow.rows)
+            rc, out = support.options_only("compare", str(a), str(b),
+                                           "-o", "/proc")
+        self.assertEqual(rc, 2, out)
+        self.assertEqual(out.strip().splitlines()[-1], "mmbench: error: -o "
+                         "/proc: cannot write a file there: No such file "
+                         "or directory")
+
+    def test_refused_archives_leave_no_output_folder(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            a, b = (Path(tmp) / n for n in ("A.jsonl", "B.jsonl"))
+            for p in (a, b):
+                p.write_text("garbage\n")
+            rc, out = support.options_only("compare", str(a), str(b),
+                                           "-o", f"{tmp}/new/sub")
+            self.assertEqual(rc, 2, out)
+            self.assertIn("mmbench: error: compare: ", out)
+            self.assertEqual(sorted(p.name for p in Path(tmp).iterdir()),
+                             ["A.jsonl", "B.jsonl"])
+
+    def test_a_path_the_system_will_not_look_at(self):
+        # A name too long for the system: said, exit 2, not a traceback
+        # and exit 1 (which compare uses for a REGRESSION).
+        long = "/tmp/" + "a" * 300
+        with tempfile.TemporaryDirectory() as tmp:
+            a = Path(tmp) / "A.jsonl"
+            a.write_text("")
+            for argv in (["compare", str(a), str(a), "-o", long + "/x"],
+                         ["compare", str(a), long],
+                         ["compare", long],
+                         ["compare-check", "aa", "--reuse", long],
+                         ["compare-check", "split", "--reuse", long]):
+                with self.subTest(argv=argv[:2] + [argv[-1][-3:]]):
+                    rc, out = support.options_only(*argv)
+                    self.assertEqual(rc, 2, out)
+                    self.assertIn("File name too long", out)
+
     def test_empty_paths(self):
         # Path("") is the current folder: not what an empty argument
         # (an unset variable) means.
