@@ -203,13 +203,21 @@ def cpu_list(value, nbits, expand=True):
     "N" (the last possible CPU) and range:used/group (0-7:1/2, the even
     CPUs); or None where cpulist_parse() refuses it.  Without @expand,
     an empty set for a list it takes: @nbits may be 2^32."""
-    cpus = set()
-    for region in value.split(","):
-        m = _REGION.fullmatch(region)
-        if not region:
-            continue
-        if not m or (m["off"] is not None and not (m["all"] or m["end"])):
+    cpus, pos = set(), 0
+    while True:
+        while value[pos:pos + 1] == ",":
+            pos += 1
+        if pos == len(value):
+            return cpus
+        m = _REGION.match(value, pos)
+        # A region ends at a comma or the end, or right after its group
+        # (bitmap_parse_region() looks no further): 0-1:1/2N is 0-1:1/2
+        # and N.
+        if not m or (m["off"] is not None and not (m["all"] or m["end"])) \
+                or (m["group"] is None and value[m.end():m.end() + 1]
+                    not in ("", ",")):
             return None
+        pos = m.end()
 
         def num(text, default):
             if text is None:
@@ -226,7 +234,6 @@ def cpu_list(value, nbits, expand=True):
             used = group = last + 1
         for base in range(first, last + 1, group) if expand else ():
             cpus.update(range(base, min(last + 1, base + used)))
-    return cpus
 
 
 def is_cpu_list(value):

@@ -276,6 +276,15 @@ class Refused(support.Options, unittest.TestCase):
         self.accepted_measure("--kernel-arg", "nosmp", "--param", "cpus=N-0")
         for value in ("N-1", "0-1:N/2"):
             self.accepted("--param", f"cpus={value}")
+        # bitmap_parse_region() looks no further than a group's number:
+        # a region glued onto it is the next region.
+        self.assertEqual(names.cpu_list("0-1:1/2N", 2), {0, 1})
+        self.assertEqual(names.cpu_list("0-3:1/2all", 4), {0, 1, 2, 3})
+        self.assertEqual(names.cpu_list("0-3:1/25", 4), {0})
+        for value in ("0-1:1/2N", "0-1:1/1all"):
+            self.accepted("--param", f"cpus={value}")
+        for value in ("0-1:1/2-1", "N5", "1:1/2", "all-1", "0-1x"):
+            self.assertIsNone(names.cpu_list(value, 4), value)
         # The lists cpulist_parse() takes, as it reads them.
         for value in ("all", "ALL", "N", "0-N", "0,N", "0-1:1/1", "all:1/1",
                       "1,0,", ",0-1"):
