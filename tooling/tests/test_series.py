@@ -302,7 +302,7 @@ class OnAGitTree(unittest.TestCase):
                 head = series.commit_series(
                     self.tree, [self.patch(diff("B"), [], "B")], "B", "b@b")
                 got["B"] = git(self.tree, "show", f"{head}:lib/Makefile")
-            b = threading.Thread(target=run_b)
+            b = threading.Thread(target=run_b, daemon=True)
             b.start()
             b.join(2)
             self.assertTrue(b.is_alive(), "run B did not wait for run A")
