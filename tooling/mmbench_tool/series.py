@@ -19,6 +19,7 @@ import fcntl
 import os
 import re
 import shutil
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -177,7 +178,9 @@ def git(tree, *args, env=None, capture=True, check=True):
 
 def pristine():
     """The git tree of linux-source-6.12, its one commit tagged 'pristine';
-    made once (a stamp names the tarball), then reused."""
+    made once (a stamp names the tarball), then reused.  Takes the lock of
+    out/ first: a second run must not unpack over a tree being used."""
+    hold_out()
     stamp = PRISTINE / STAMP
     want = tarball_id() + "\n"
     if stamp.exists() and stamp.read_text() == want:
@@ -255,6 +258,41 @@ def series_lock(tree):
             _HELD.discard(key)
 
 
+# The lock of out/'s series work: the pristine tree, the patch folder and
+# the work tree the series is applied to.  It lies beside them, where
+# pristine() deleting a tree cannot take it away.
+OUT_LOCK = OUT / "series.flock"
+_OUT_HELD = []
+
+
+def hold_out():
+    """Take the lock of out/'s series work for the rest of this process.
+    Its callers go on using the trees and folders the series work made
+    (the checks of the patches, the builds patch by patch, the kselftest
+    built and copied into the guest) long after the call that made them,
+    so the lock is held until the process ends, which drops it however
+    the process ends.  A second run waits for the first, saying which
+    run it waits for."""
+    if _OUT_HELD:
+        return
+    OUT_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    f = open(OUT_LOCK, "a+")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "another mmbench run"
+        say(f"waiting for {holder}: it holds {OUT_LOCK}, the lock of the "
+            "kernel trees and patches under out/")
+        fcntl.flock(f, fcntl.LOCK_EX)
+    f.seek(0)
+    f.truncate()
+    f.write(f"mmbench run pid {os.getpid()} "
+            f"({' '.join(sys.argv[1:]) or 'no arguments'})\n")
+    f.flush()
+    _OUT_HELD.append(f)
+
+
 def commit_series(tree, patches, name, email, date=None):
     """Commit @patches onto the 'pristine' tag of @tree without touching its
     work tree (a temporary index); return the last commit."""
@@ -319,6 +357,7 @@ def _commit_series(tree, patches, name, email, date):
 def export(outdir, branch=None, results=None, cover=True):
     """Write the series to @outdir with git format-patch --cover-letter, from
     a new branch of the pristine tree; return (branch, [patch files])."""
+    hold_out()
     tree = pristine()
     with series_lock(tree):
         return _export(tree, outdir, branch, results, cover)
@@ -415,6 +454,7 @@ def applied_tree():
     """A work tree of the pristine tree with the series applied by git am
     (made once, ~20 s; then only what the series changes is rewritten, so
     builds in it stay valid); return it."""
+    hold_out()
     tree = pristine()
     with series_lock(tree):
         return _applied_tree(tree)

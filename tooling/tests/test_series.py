@@ -4,6 +4,7 @@ That the real series applies to linux-source-6.12 and builds is a check
 of ./mmbench test, not a unit test."""
 import os
 import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -314,6 +315,46 @@ class OnAGitTree(unittest.TestCase):
                          ["obj-y", "+=", "a.o", "obj-y", "+=", "A.o"])
         self.assertEqual(got["B"].split(),
                          ["obj-y", "+=", "a.o", "obj-y", "+=", "B.o"])
+
+    def test_a_second_run_waits_until_the_first_has_done_with_the_tree(self):
+        # Run A got the applied tree and goes on using it (checkpatch,
+        # builds patch by patch, the kselftest): run B must not get the
+        # tree, rewriting patches or checking out under A, until A ends.
+        out = Path(self.tmp.name) / "out"
+        code = textwrap.dedent(f"""\
+            import sys
+            sys.path.insert(0, {str(support.TOOLING)!r})
+            from pathlib import Path
+            from mmbench_tool import series
+            series.pristine = lambda: Path({str(self.tree)!r})
+            series._applied_tree = lambda tree: tree
+            series.applied_tree()
+            print("got the tree", flush=True)
+            sys.stdin.readline()
+            """)
+        env = dict(os.environ, MMBENCH_OUT=str(out))
+
+        def start():
+            return subprocess.Popen([sys.executable, "-c", code], env=env,
+                                    text=True, stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE)
+        a = start()
+        b = None
+        try:
+            self.assertEqual(a.stdout.readline(), "got the tree\n")
+            b = start()
+            ready, _, _ = select.select([b.stdout], [], [], 60)
+            self.assertTrue(ready, "run B said nothing in 60 s")
+            line = b.stdout.readline()
+            self.assertIn(f"waiting for mmbench run pid {a.pid}", line)
+            with self.assertRaises(subprocess.TimeoutExpired):
+                b.wait(2)
+        finally:
+            a.communicate("\n", timeout=60)
+            if b:
+                rest, _ = b.communicate("\n", timeout=60)
+        self.assertEqual(rest, "got the tree\n")
+        self.assertEqual(b.returncode, 0)
 
     def test_format_patch_output_applies_with_git_am(self):
         head = series.commit_series(self.tree, self.two_patches(), "A", "a@b")
