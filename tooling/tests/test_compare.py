@@ -1773,20 +1773,26 @@ class DiedGuest(unittest.TestCase):
         from mmbench_tool import compare, measure
         args = Sampling.measure_args()
 
-        def result(flags, dropped):
+        def result(flags, dropped, change=-2.0):
             ci = unittest.mock.Mock(row=measure.CI_ROW,
                                     verdict=compare.REGRESSION, change=30.0,
                                     lo=28.0, hi=33.0)
-            rows = [ci] + [unittest.mock.Mock(row=f"kmalloc_{i}",
-                                              verdict=compare.IMPROVEMENT,
-                                              change=-2.0)
-                           for i in range(flags)]
+            rows = [ci] + [unittest.mock.Mock(
+                row=f"kmalloc_{i}", verdict=compare.REGRESSION if change > 0
+                else compare.IMPROVEMENT, change=change)
+                for i in range(flags)]
             return unittest.mock.Mock(
                 rows=rows, judged=lambda: rows, not_comparable=[],
                 regressions=lambda: [ci],
                 dropped_loads={"A": 0, "B": dropped})
         for results, boots, ok, said in (
-                (((3, 3), (3, 2)), 3, True, "B 2 loads (limit 0)"),
+                (((3, 3), (3, 2)), 3, True, "3 rows flagged (limit 1), "
+                 "each within 5 %; a busy host slowed A 0, B 2 loads "
+                 "(limit 0)"),
+                # slow_into leaking into rows it must not slow: a busy
+                # host does not excuse +20 %.
+                (((3, 3, 20.0), (3, 2, 20.0)), 3, False, ""),
+                (((3, 3), (3, 2, -5.5)), 3, False, ""),
                 (((3, 3), (2, 0)), 3, False, ""),
                 (((3, 3), (1, 0)), 3, True, ""),
                 (((3, 0),), 2, False, ""),
@@ -1822,7 +1828,11 @@ class DiedGuest(unittest.TestCase):
             self.assertEqual("not judged" in what, bool(said), results)
             self.assertIn(said, what)
             if not ok:
-                self.assertIn("kmalloc_0 IMPROVEMENT -2.0 %", why)
+                self.assertRegex(why, r"kmalloc_0 (IMPROVEMENT|REGRESSION) "
+                                 r"[-+]\d")
+            if len(results[-1]) == 3:
+                self.assertIn("changed more than a busy host explains "
+                              "(limit 5 %)", why)
 
     def test_a_suite_guest_with_impossible_flags_booted_again(self):
         # QEMU's fault outside icount mode too (a debug kernel's guest in
