@@ -4,6 +4,7 @@ by row, and the figures in the fleets' formats."""
 import copy
 import json
 import math
+import os
 import re
 import shutil
 import statistics
@@ -456,26 +457,34 @@ def run_compare(a_files, b_files, norm, outdir, plot=True, quiet=False):
 
 
 def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
-    """Compare, print the table, write compare.txt/.json and the plots
-    in @outdir; return the Comparison."""
+    """Compare, write compare.txt/.json and the plots in @outdir, then
+    print the table; return the Comparison.  Written first: a verdict
+    printed, then an error writing it, would end with the error's exit
+    status (2), hiding a REGRESSION's 1."""
     c = compare.Comparison(a, b, norm)
     text = c.report()
+    made = []
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+        (outdir / "compare.txt").write_text("\n".join(text) + "\n")
+        (outdir / "compare.json").write_text(
+            json.dumps(c.as_json(), indent=1, default=str) + "\n")
+        # An earlier compare's plots are not this table's: its forest and
+        # its rows' sample plots go (nothing else of the folder).
+        (outdir / "forest.png").unlink(missing_ok=True)
+        for old in (outdir / "samples").glob("*.png"):
+            old.unlink()
+        if plot:
+            made = plots.forest(c, outdir / "forest.png")
+            made += plots.samples(c, a, b, outdir / "samples")
+    except OSError as e:
+        raise Failure(f"{outdir}: cannot write the comparison: "
+                      + (f"{Path(e.filename).name}: " if e.filename
+                         else "") + f"{e.strerror or e}") from e
     if not quiet:
         for line in text:
             print(line, flush=True)
-    outdir.mkdir(parents=True, exist_ok=True)
-    (outdir / "compare.txt").write_text("\n".join(text) + "\n")
-    (outdir / "compare.json").write_text(
-        json.dumps(c.as_json(), indent=1, default=str) + "\n")
-    # An earlier compare's plots are not this table's: its forest and
-    # its rows' sample plots go (nothing else of the folder).
-    (outdir / "forest.png").unlink(missing_ok=True)
-    for old in (outdir / "samples").glob("*.png"):
-        old.unlink()
-    if plot:
-        made = plots.forest(c, outdir / "forest.png")
-        made += plots.samples(c, a, b, outdir / "samples")
-        if not quiet:
+        if made:
             say(f"plots: {outdir / 'forest.png'}, {len(made) - 1} in "
                 f"{outdir / 'samples'}")
     return c
@@ -798,10 +807,15 @@ def _is(path, test, what):
     """@test (Path.exists, is_dir, is_file) of @path, with the system's
     refusal to look (ENAMETOOLONG, EACCES) said as a Failure naming it:
     @what, the option or argument that gave it."""
+    # os.stat(), not @test alone: from Python 3.14 on, Path.exists() and
+    # is_dir() say False for any error, as if nothing were there.
     try:
-        return test(path)
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
     except OSError as e:
         raise Failure(f"{what} {path}: {e.strerror or e}") from e
+    return test(path)
 
 
 def _check_reuse(results, args):
