@@ -181,6 +181,29 @@ def _files(where):
     return [where]
 
 
+# The longest record line read: a row of samples is a few KiB.  A file
+# without line ends (a tarball, a core file) is refused at the first
+# line longer, not read whole into memory.
+LINE_MAX = 1 << 20
+
+
+def _lines(path):
+    """The lines of the archive file @path, one at a time (a pipe too: a
+    line longer than LINE_MAX, as /dev/zero's first, is refused with
+    ValueError)."""
+    with open(path, "rb") as f:
+        n = 0
+        while True:
+            line = f.readline(LINE_MAX + 1)
+            if not line:
+                return
+            n += 1
+            if len(line) > LINE_MAX:
+                raise ValueError(f"{path}:{n}: a line longer than "
+                                 f"{LINE_MAX} bytes: not an archive's")
+            yield line
+
+
 def _number_or_none(v):
     try:
         return v is None or (isinstance(v, (int, float)) and
@@ -293,8 +316,7 @@ class Archive:
         seen = {}
         for where in wheres:
             for path in _files(where):
-                for n, raw in enumerate(Path(path).read_bytes()
-                                        .splitlines(), 1):
+                for n, raw in enumerate(_lines(path), 1):
                     if not raw.strip():
                         continue
                     try:

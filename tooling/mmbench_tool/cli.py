@@ -4,6 +4,7 @@ verdicts hold, idle and under load) and lava (the suite as a LAVA job)."""
 import argparse
 import contextlib
 import copy
+import os
 import re
 import signal
 import sys
@@ -97,7 +98,7 @@ def _add_guest_options(p):
                         "--param; a parameter may be given once)")
     p.add_argument("--timeout", type=int, default=1800,
                    help="seconds the guest may run before it is stopped, "
-                        "at least 10 (default 1800)")
+                        f"10 to {TIMEOUT_MAX} (default 1800)")
 
 
 # Commands that run the kselftest, which loads the module once a case.
@@ -109,6 +110,11 @@ KSELFTEST = ("run", "test", "lava", "verdicts", "bench")
 KSELFTEST_PARAMS_MAX = 900
 
 
+# The longest --timeout: a week (past about 9.2e9 s, Python's timers
+# cannot hold it, and the guest would run without one).
+TIMEOUT_MAX = 7 * 24 * 3600
+
+
 def check_options(a):
     """Refuse bad options before anything is installed or built."""
     # QEMU's most: the x86_64 guest's pc machine takes 255 CPUs, the
@@ -118,8 +124,9 @@ def check_options(a):
         raise Failure(f"--cpus must be from 1 to {most}")
     if not 256 <= a.memory <= 1 << 20:
         raise Failure("--memory must be from 256 to 1048576 (MiB)")
-    if a.timeout < 10:
-        raise Failure("--timeout must be at least 10 (seconds)")
+    if not 10 <= a.timeout <= TIMEOUT_MAX:
+        raise Failure(f"--timeout must be from 10 to {TIMEOUT_MAX} "
+                      "(seconds, a week)")
     if getattr(a, "loads", None) is not None and not 2 <= a.loads <= 50:
         raise Failure("--loads must be from 2 to 50")
     if not 1 <= getattr(a, "runs", 1) <= 100:
@@ -328,6 +335,9 @@ class Setup:
             deps.ensure(wanted)
             if self.cross:
                 arm64.enable_foreign_arch()
+        # What is built under out/ (the debug kernel, the module, the
+        # kernel trees) is one run's at a time.
+        series.hold_out()
         if a.debug_kernel:
             with Phase("debug kernel"):
                 self.kernel, self.headers, self.release = \
@@ -1644,6 +1654,9 @@ def main(argv):
     # A kill is an interrupt: the guest and any busy loop are stopped.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
+        if os.environ.get("MMBENCH_OUT") == "":
+            raise Failure("MMBENCH_OUT is empty: name a folder, or unset it "
+                          f"for {REPO / 'out'}")
         try:
             OUT.mkdir(parents=True, exist_ok=True)
         except OSError as e:

@@ -300,10 +300,14 @@ def results_dir(suffix=""):
     """A new folder for a run's results; without @suffix, also "latest"."""
     stamp = time.strftime("%Y%m%d-%H%M%S") + suffix
     d = OUT / "results" / stamp
-    d.mkdir(parents=True, exist_ok=True)
-    if not suffix:
-        latest = OUT / "results" / "latest"
-        if latest.is_symlink() or latest.exists():
-            latest.unlink()
-        latest.symlink_to(stamp)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        if not suffix:
+            latest = OUT / "results" / "latest"
+            if latest.is_symlink() or latest.exists():
+                latest.unlink()
+            latest.symlink_to(stamp)
+    except OSError as e:
+        raise Failure(f"MMBENCH_OUT={OUT}: cannot make the results folder "
+                      f"{d}: {e.strerror or e}") from e
     return d

@@ -589,6 +589,8 @@ def _pair(paths):
     B.jsonl)."""
     if len(paths) == 1:
         d = paths[0]
+        if not _is(d, Path.exists, "compare"):
+            raise Failure(f"{d}: does not exist")
         if _is(d, Path.is_file, "compare"):
             raise Failure(f"{d}: one archive: give A and B, or one folder "
                           "of ./mmbench measure")

@@ -1100,6 +1100,26 @@ class NotAnAA(unittest.TestCase):
                 self.assertEqual(rc, 2, out)
                 self.assertIn(says, out)
 
+    def test_a_file_without_line_ends_is_not_read_whole(self):
+        # /dev/zero once grew compare to 23 GB until the OOM killer came;
+        # a tarball given by mistake was read whole before it was refused.
+        with tempfile.TemporaryDirectory() as d:
+            big = Path(d) / "b.jsonl"
+            big.write_bytes(b"\n" + b"x" * (archive.LINE_MAX + 1))
+            for path, says in (("/dev/zero", "/dev/zero:1: a line longer "
+                                "than 1048576 bytes: not an archive's"),
+                               (str(big), "b.jsonl:2: a line longer than "
+                                "1048576 bytes")):
+                with self.subTest(path=path):
+                    out = io.StringIO()
+                    with unittest.mock.patch.object(
+                            archive.Path, "read_bytes",
+                            side_effect=AssertionError("read whole")), \
+                            contextlib.redirect_stdout(out), \
+                            self.assertRaises(ValueError) as e:
+                        archive.Archive.read(path)
+                    self.assertIn(says, str(e.exception))
+
     def test_an_out_folder_that_cannot_be_made(self):
         import subprocess
         for out, says in (("/etc/passwd", "File exists"),
@@ -1111,6 +1131,27 @@ class NotAnAA(unittest.TestCase):
             self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
             self.assertEqual(p.stderr, f"mmbench: error: MMBENCH_OUT={out}: "
                              f"cannot make that folder: {says}\n")
+        # Empty, it once meant the current folder.
+        p = subprocess.run(
+            [str(support.REPO / "mmbench"), "fleet", "/dev/null"],
+            capture_output=True, text=True, cwd=tempfile.gettempdir(),
+            env=dict(os.environ, MMBENCH_OUT=""))
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertEqual(p.stderr, "mmbench: error: MMBENCH_OUT is empty: "
+                         "name a folder, or unset it for "
+                         f"{support.REPO / 'out'}\n")
+
+    def test_a_results_folder_that_cannot_be_made(self):
+        # out/results not writable (another user's out/): said, not a
+        # traceback.
+        from mmbench_tool import guest
+        with tempfile.TemporaryDirectory() as d, \
+                unittest.mock.patch.object(guest, "OUT", Path(d)):
+            (Path(d) / "results").write_text("")
+            with self.assertRaises(Failure) as e:
+                guest.results_dir("-compare")
+        self.assertIn(f"MMBENCH_OUT={d}: cannot make the results folder",
+                      str(e.exception))
 
     def fleet(self, recs):
         with tempfile.TemporaryDirectory() as d:
@@ -2310,6 +2351,11 @@ class Options(unittest.TestCase):
     def test_measure_accepts_the_defaults(self):
         rc, _out = support.options_only("measure")
         self.assertIsNone(rc)
+
+    def test_compare_of_one_folder_that_does_not_exist(self):
+        rc, out = support.options_only("compare", "/nonexistent-a")
+        self.assertEqual(rc, 2)
+        self.assertIn("error: /nonexistent-a: does not exist\n", out)
 
     def test_compare_wants_two_archives(self):
         rc, out = support.options_only("compare", "/nonexistent-a",

@@ -372,6 +372,13 @@ class Refused(support.Options, unittest.TestCase):
         self.refused("--memory", "100000000",
                      says="--memory must be from 256 to 1048576 (MiB)")
         self.accepted("--cpus", "255", "--memory", "1048576")
+        # Past about 9.2e9 s Python's timer cannot hold it: a traceback,
+        # and the guest ran without a limit.
+        self.refused("--timeout", "99999999999999999999",
+                     says="--timeout must be from 10 to 604800 (seconds, "
+                          "a week)")
+        self.refused("--timeout", "9", says="--timeout must be from 10")
+        self.accepted("--timeout", "604800")
         # The rows on several CPUs run in both kernels, or in neither.
         self.refused_measure("--a-param", "cpus=1",
                              says="the rows on several CPUs would run in "

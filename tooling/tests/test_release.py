@@ -7,7 +7,7 @@ from pathlib import Path
 from unittest import mock
 
 import support  # noqa: F401  (the import path of mmbench_tool)
-from mmbench_tool import build, cli, deps
+from mmbench_tool import build, cli, deps, series
 
 
 class Built(Exception):
@@ -40,9 +40,13 @@ class Release(unittest.TestCase):
 
         def build_module(headers, release, checks=False, cross=()):
             seen["release"] = release
+            # Two runs at once once built the module in one folder.
+            self.assertTrue(hold.called, "the module built without the "
+                            "lock of out/")
             raise Built
 
         with mock.patch.object(deps, "ensure"), \
+                mock.patch.object(series, "hold_out") as hold, \
                 mock.patch.object(build, "build_module", build_module), \
                 mock.patch.object(cli, "say"):
             with self.assertRaises(Built):
