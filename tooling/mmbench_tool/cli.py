@@ -115,6 +115,17 @@ KSELFTEST_PARAMS_MAX = 900
 TIMEOUT_MAX = 7 * 24 * 3600
 
 
+def _bzimage(path):
+    """Whether @path is an x86 boot image: the setup header's magic
+    "HdrS" at 0x202, as QEMU's -kernel looks for it."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0x202)
+            return f.read(4) == b"HdrS"
+    except OSError:
+        return False
+
+
 def check_options(a):
     """Refuse bad options before anything is installed or built."""
     # QEMU's most: the x86_64 guest's pc machine takes 255 CPUs, the
@@ -156,6 +167,13 @@ def check_options(a):
     for opt, p in (("--kernel", a.kernel), ("--headers", a.headers)):
         if p and not p.exists():
             raise Failure(f"{opt} {p}: does not exist")
+    if a.headers and not (a.headers / "Makefile").is_file():
+        raise Failure(f"--headers {a.headers}: not a kernel headers tree "
+                      "(no Makefile), e.g. /lib/modules/<release>/build")
+    if a.kernel and arch is archmod.X86_64 and not _bzimage(a.kernel):
+        raise Failure(f"--kernel {a.kernel}: not an x86 kernel image "
+                      "(no \"HdrS\" boot header), e.g. /boot/vmlinuz-"
+                      "<release>")
     env = env_options(a)
     benches = names.benchmarks()
     try:

@@ -70,6 +70,16 @@ class Options(support.Options, unittest.TestCase):
         self.refused("--param", "benchmarks=", says="the value is empty")
         self.refused("--kernel", "/nonexistent", "--headers", "/tmp",
                      says="--kernel /nonexistent: does not exist")
+        # Once found only after the packages and the module's build: make
+        # kernelrelease failing, or QEMU's "linux kernel too old".
+        self.refused("--kernel", "/etc/passwd", "--headers", "/tmp",
+                     says="--headers /tmp: not a kernel headers tree (no "
+                          "Makefile)")
+        with tempfile.TemporaryDirectory() as headers:
+            (Path(headers) / "Makefile").write_text("")
+            self.refused("--kernel", "/etc/passwd", "--headers", headers,
+                         says="--kernel /etc/passwd: not an x86 kernel "
+                              "image (no \"HdrS\" boot header)")
 
 
 class Guest(unittest.TestCase):

@@ -57,7 +57,7 @@ class Release(unittest.TestCase):
         with tempfile.TemporaryDirectory() as top:
             headers = debian_61_headers(top)
             kernel = Path(top) / "vmlinuz"
-            kernel.write_text("")
+            kernel.write_bytes(bytes(0x202) + b"HdrS")
             self.assertEqual(self.prepare(headers, kernel),
                              "6.1.0-57-cloud-amd64")
 
@@ -65,7 +65,7 @@ class Release(unittest.TestCase):
         with tempfile.TemporaryDirectory() as top:
             headers = debian_61_headers(top)
             kernel = Path(top) / "vmlinuz"
-            kernel.write_text("")
+            kernel.write_bytes(bytes(0x202) + b"HdrS")
             self.assertEqual(self.prepare(headers, kernel, "6.1.0-x"),
                              "6.1.0-x")
 
