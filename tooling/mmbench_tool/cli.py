@@ -1419,7 +1419,7 @@ def _add_measure_options(p):
                         "same addresses every boot (README, \"Boots without "
                         "KASLR\")")
     p.add_argument("--boots", type=int, default=measure.DEFAULT_BOOTS,
-                   help="boots a kernel, alternating (default "
+                   help="boots a kernel, alternating, 2..50 (default "
                         f"{measure.DEFAULT_BOOTS})")
     p.add_argument("--loads", type=int, default=measure.DEFAULT_LOADS,
                    help="module loads a boot, 2..50 (default "
