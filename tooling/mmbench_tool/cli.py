@@ -122,8 +122,8 @@ def _bzimage(path):
         with open(path, "rb") as f:
             f.seek(0x202)
             return f.read(4) == b"HdrS"
-    except OSError:
-        return False
+    except OSError as e:
+        raise Failure(f"--kernel {path}: {e.strerror or e}") from e
 
 
 def check_options(a):
@@ -171,8 +171,8 @@ def check_options(a):
         raise Failure(f"--headers {a.headers}: not a kernel headers tree "
                       "(no Makefile), e.g. /lib/modules/<release>/build")
     if a.kernel and arch is archmod.X86_64 and not _bzimage(a.kernel):
-        raise Failure(f"--kernel {a.kernel}: not an x86 kernel image "
-                      "(no \"HdrS\" boot header), e.g. /boot/vmlinuz-"
+        raise Failure(f"--kernel {a.kernel}: not an x86 bzImage (no "
+                      "\"HdrS\" boot header), e.g. /boot/vmlinuz-"
                       "<release>")
     env = env_options(a)
     benches = names.benchmarks()

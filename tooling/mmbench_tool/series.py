@@ -276,7 +276,10 @@ def hold_out():
     if _OUT_HELD:
         return
     OUT_LOCK.parent.mkdir(parents=True, exist_ok=True)
-    f = open(OUT_LOCK, "a+")
+    try:
+        f = open(OUT_LOCK, "a+", encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise Failure(f"{OUT_LOCK}: {e.strerror or e}") from e
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -287,8 +290,9 @@ def hold_out():
         fcntl.flock(f, fcntl.LOCK_EX)
     f.seek(0)
     f.truncate()
+    args = " ".join(sys.argv[1:]).encode(errors="backslashreplace")
     f.write(f"mmbench run pid {os.getpid()} "
-            f"({' '.join(sys.argv[1:]) or 'no arguments'})\n")
+            f"({args.decode() or 'no arguments'})\n")
     f.flush()
     _OUT_HELD.append(f)
 

@@ -78,8 +78,10 @@ class Options(support.Options, unittest.TestCase):
         with tempfile.TemporaryDirectory() as headers:
             (Path(headers) / "Makefile").write_text("")
             self.refused("--kernel", "/etc/passwd", "--headers", headers,
-                         says="--kernel /etc/passwd: not an x86 kernel "
-                              "image (no \"HdrS\" boot header)")
+                         says="--kernel /etc/passwd: not an x86 bzImage "
+                              "(no \"HdrS\" boot header)")
+            self.refused("--kernel", headers, "--headers", headers,
+                         says=f"--kernel {headers}: Is a directory")
 
 
 class Guest(unittest.TestCase):
