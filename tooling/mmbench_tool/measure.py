@@ -463,20 +463,31 @@ def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
     status (2), hiding a REGRESSION's 1."""
     c = compare.Comparison(a, b, norm)
     text = c.report()
-    made = []
+    made, unplotted = [], None
     try:
         outdir.mkdir(parents=True, exist_ok=True)
         (outdir / "compare.txt").write_text("\n".join(text) + "\n")
-        (outdir / "compare.json").write_text(
-            json.dumps(c.as_json(), indent=1, default=str) + "\n")
-        # An earlier compare's plots are not this table's: its forest and
-        # its rows' sample plots go (nothing else of the folder).
-        (outdir / "forest.png").unlink(missing_ok=True)
-        for old in (outdir / "samples").glob("*.png"):
-            old.unlink()
+        # An earlier compare's plots are not this table's: they go, and
+        # nothing else of the folder.
+        for old in _earlier_plots(outdir):
+            old.unlink(missing_ok=True)
         if plot:
-            made = plots.forest(c, outdir / "forest.png")
-            made += plots.samples(c, a, b, outdir / "samples")
+            try:
+                made = plots.forest(c, outdir / "forest.png")
+                made += plots.samples(c, a, b, outdir / "samples")
+            except (ValueError, TypeError, ArithmeticError,
+                    RuntimeError) as e:
+                # A plot is the table's illustration: it failing (a
+                # matplotlib error on odd figures) hides no verdict.
+                unplotted = f"{type(e).__name__}: {e}"
+                made = [m for m in [outdir / "forest.png"] +
+                        [plots.sample_path(outdir / "samples", r.row)
+                         for r in c.rows] if m.exists()]
+        result = c.as_json()
+        # What the next compare into this folder removes.
+        result["plots"] = [str(m.relative_to(outdir)) for m in made]
+        (outdir / "compare.json").write_text(
+            json.dumps(result, indent=1, default=str) + "\n")
     except OSError as e:
         raise Failure(f"{outdir}: cannot write the comparison: "
                       + (f"{Path(e.filename).name}: " if e.filename
@@ -487,7 +498,33 @@ def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
         if made:
             say(f"plots: {outdir / 'forest.png'}, {len(made) - 1} in "
                 f"{outdir / 'samples'}")
+    if unplotted:
+        say(f"plots: none made ({unplotted}); the table and "
+            f"{outdir / 'compare.txt'} are whole")
     return c
+
+
+# What an earlier compare's plots can be named, in its folder.
+_PLOT = re.compile(r"forest\.png|samples/[A-Za-z0-9_.-]+\.png")
+
+
+def _earlier_plots(outdir):
+    """The plots an earlier compare made in @outdir, as its compare.json
+    lists them: none where it has none (a folder of the user's, whose
+    own forest.png stays); every forest.png and samples/*.png where it
+    has no list (a compare's of before the list)."""
+    try:
+        earlier = json.loads((outdir / "compare.json").read_text())
+    except (OSError, ValueError):
+        return []
+    if not isinstance(earlier, dict) or "rows" not in earlier:
+        return []
+    listed = earlier.get("plots")
+    if not isinstance(listed, list):
+        return [outdir / "forest.png",
+                *(outdir / "samples").glob("*.png")]
+    return [outdir / name for name in listed
+            if isinstance(name, str) and _PLOT.fullmatch(name)]
 
 
 def exit_status(c):

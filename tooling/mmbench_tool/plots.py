@@ -84,11 +84,16 @@ def samples(c, a, b, folder):
             f" {r.change:+.1f} % [{r.lo:+.1f}, {r.hi:+.1f}]"
         ax.set_title(f"{r.row}: {r.verdict}{change}", fontsize=9)
         fig.tight_layout()
-        path = folder / (re.sub(r"[^A-Za-z0-9_.-]", "_", r.row) + ".png")
+        path = sample_path(folder, r.row)
         fig.savefig(path, dpi=80)
         plt.close(fig)
         made.append(path)
     return made
+
+
+def sample_path(folder, row):
+    """The file of @row's samples plot in @folder."""
+    return folder / (re.sub(r"[^A-Za-z0-9_.-]", "_", row) + ".png")
 
 
 def _by_load(arch, row):

@@ -1312,30 +1312,82 @@ class SideOptions(unittest.TestCase):
 
 
 class StalePlots(unittest.TestCase):
+    def compare(self, out, seed, plot=False):
+        from mmbench_tool import measure
+        rng = random.Random(seed)
+        return measure.compare_archives(synthetic(rng), synthetic(rng),
+                                        compare.DEFAULT_NORM, out,
+                                        plot=plot, quiet=True)
+
+    def earlier(self, out, plots):
+        """An earlier compare's folder: its compare.json lists @plots
+        (None: a compare's of before the list), which it made."""
+        result = {"rows": []}
+        if plots is not None:
+            result["plots"] = plots
+        (out / "compare.json").write_text(json.dumps(result))
+        (out / "samples").mkdir()
+        (out / "forest.png").write_text("old")
+        (out / "samples" / "r.png").write_text("old")
+
     def test_no_plots_removes_an_earlier_compares(self):
         # A new user's --no-plots left the forest.png of an earlier
         # compare beside the new compare.txt.
-        from mmbench_tool import measure
-        rng = random.Random(91)
+        for listed in (["forest.png", "samples/r.png"], None):
+            with tempfile.TemporaryDirectory() as d:
+                out = Path(d)
+                self.earlier(out, listed)
+                (out / "samples" / "notes.txt").write_text("mine")
+                self.compare(out, 91)
+                self.assertTrue((out / "compare.txt").exists())
+                self.assertFalse((out / "forest.png").exists(), listed)
+                self.assertFalse(list((out / "samples").glob("*.png")))
+                # Nothing else of the folder.
+                self.assertTrue((out / "samples" / "notes.txt").exists())
+                self.assertEqual(json.loads(
+                    (out / "compare.json").read_text())["plots"], [])
+
+    def test_a_users_own_pictures_stay(self):
+        # compare -o ~/pictures deleted the user's forest.png and
+        # samples/*.png: files no compare had made there.
         with tempfile.TemporaryDirectory() as d:
             out = Path(d)
-            (out / "forest.png").write_text("old")
             (out / "samples").mkdir()
-            (out / "samples" / "r.png").write_text("old")
-            measure.compare_archives(synthetic(rng), synthetic(rng),
-                                     compare.DEFAULT_NORM, out, plot=False,
-                                     quiet=True)
+            (out / "forest.png").write_text("mine")
+            (out / "samples" / "cat.png").write_text("mine")
+            self.compare(out, 92)
+            self.compare(out, 93)
+            self.assertEqual((out / "forest.png").read_text(), "mine")
+            self.assertTrue((out / "samples" / "cat.png").exists())
+            # An earlier compare's list removes what it names, and only
+            # a plot's name in the folder.
+            (out / "sub").mkdir()
+            self.earlier(out / "sub", ["forest.png", "../forest.png",
+                                       "/etc/x.png", "samples/../r.png",
+                                       3])
+            self.compare(out / "sub", 94)
+            self.assertEqual((out / "forest.png").read_text(), "mine")
+            self.assertFalse((out / "sub" / "forest.png").exists())
+            self.assertTrue((out / "sub" / "samples" / "r.png").exists())
+
+    def test_a_plot_that_fails_hides_no_table(self):
+        # A matplotlib error (not an OSError) ended compare with a
+        # traceback before it printed the table.
+        from mmbench_tool import measure
+        rng = random.Random(95)
+        with tempfile.TemporaryDirectory() as d, \
+                contextlib.redirect_stdout(io.StringIO()) as text, \
+                unittest.mock.patch("mmbench_tool.plots.forest",
+                                    side_effect=ValueError("bad limits")):
+            out = Path(d)
+            c = measure.compare_archives(synthetic(rng), synthetic(rng),
+                                         compare.DEFAULT_NORM, out)
+            self.assertIn(c.report()[0], text.getvalue())
+            self.assertIn("plots: none made (ValueError: bad limits)",
+                          text.getvalue())
             self.assertTrue((out / "compare.txt").exists())
-            self.assertFalse((out / "forest.png").exists())
-            self.assertFalse(list((out / "samples").glob("*.png")))
-            # Nothing else of a user's folder.
-            (out / "samples" / "notes.txt").write_text("mine")
-            (out / "samples" / "r.png").write_text("old")
-            measure.compare_archives(synthetic(rng), synthetic(rng),
-                                     compare.DEFAULT_NORM, out, plot=False,
-                                     quiet=True)
-            self.assertTrue((out / "samples" / "notes.txt").exists())
-            self.assertFalse((out / "samples" / "r.png").exists())
+            self.assertEqual(json.loads(
+                (out / "compare.json").read_text())["plots"], [])
 
 
 class DiedGuest(unittest.TestCase):
