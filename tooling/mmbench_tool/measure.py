@@ -463,7 +463,14 @@ def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
     status (2), hiding a REGRESSION's 1."""
     c = compare.Comparison(a, b, norm)
     text = c.report()
+    result = c.as_json()
     made, unplotted = [], None
+
+    def write_json(listed):
+        # What the next compare into this folder removes.
+        result["plots"] = [str(m.relative_to(outdir)) for m in listed]
+        (outdir / "compare.json").write_text(
+            json.dumps(result, indent=1, default=str) + "\n")
     try:
         outdir.mkdir(parents=True, exist_ok=True)
         (outdir / "compare.txt").write_text("\n".join(text) + "\n")
@@ -471,23 +478,21 @@ def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
         # nothing else of the folder.
         for old in _earlier_plots(outdir):
             old.unlink(missing_ok=True)
+        # Every plot this compare may write, listed before the first:
+        # one interrupted leaves none that a later compare would keep.
+        write_json([outdir / "forest.png"] +
+                   [plots.sample_path(outdir / "samples", r.row)
+                    for r in c.rows] if plot else [])
         if plot:
             try:
-                made = plots.forest(c, outdir / "forest.png")
-                made += plots.samples(c, a, b, outdir / "samples")
+                plots.forest(c, outdir / "forest.png", made)
+                plots.samples(c, a, b, outdir / "samples", made)
             except (ValueError, TypeError, ArithmeticError,
                     RuntimeError) as e:
                 # A plot is the table's illustration: it failing (a
                 # matplotlib error on odd figures) hides no verdict.
                 unplotted = f"{type(e).__name__}: {e}"
-                made = [m for m in [outdir / "forest.png"] +
-                        [plots.sample_path(outdir / "samples", r.row)
-                         for r in c.rows] if m.exists()]
-        result = c.as_json()
-        # What the next compare into this folder removes.
-        result["plots"] = [str(m.relative_to(outdir)) for m in made]
-        (outdir / "compare.json").write_text(
-            json.dumps(result, indent=1, default=str) + "\n")
+            write_json(made)
     except OSError as e:
         raise Failure(f"{outdir}: cannot write the comparison: "
                       + (f"{Path(e.filename).name}: " if e.filename
@@ -495,15 +500,18 @@ def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
     if not quiet:
         for line in text:
             print(line, flush=True)
-        if made:
+        if made and not unplotted:
             say(f"plots: {outdir / 'forest.png'}, {len(made) - 1} in "
                 f"{outdir / 'samples'}")
     if unplotted:
-        say(f"plots: none made ({unplotted}); the table and "
+        say(f"plots: not all made ({unplotted}); the table and "
             f"{outdir / 'compare.txt'} are whole")
     return c
 
 
+# The largest compare.json read for an earlier compare's plots (one of
+# hundreds of rows is under a megabyte).
+EARLIER_MAX = 16 << 20
 # What an earlier compare's plots can be named, in its folder.
 _PLOT = re.compile(r"forest\.png|samples/[A-Za-z0-9_.-]+\.png")
 
@@ -514,8 +522,11 @@ def _earlier_plots(outdir):
     own forest.png stays); every forest.png and samples/*.png where it
     has no list (a compare's of before the list)."""
     try:
-        earlier = json.loads((outdir / "compare.json").read_text())
-    except (OSError, ValueError):
+        f = outdir / "compare.json"
+        if f.stat().st_size > EARLIER_MAX:
+            return []
+        earlier = json.loads(f.read_text())
+    except (OSError, ValueError, RecursionError):
         return []
     if not isinstance(earlier, dict) or "rows" not in earlier:
         return []
@@ -1502,7 +1513,15 @@ def test_checks(args, results):
                       f"{_busy(c)}")
     where = f"see {results}/compare.txt"
     lava = fleet.lava(archive.Archive.read(files["A"]))
+    # A plot that fails is one line of compare's: here it fails a check.
+    made = _earlier_plots(results)
+    pngs = [m for m in made if m.is_file() and
+            m.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"]
     return [
+        (len(pngs) == len(made) == len(c.rows) + 1,
+         "compare: forest.png and a samples plot of each row written",
+         f"{len(pngs)} PNG files of {len(made)} listed in compare.json, "
+         f"{len(c.rows)} rows; {where}"),
         (got["A"] == got["B"] == boots * CI_LOADS,
          f"compare: every load of each kernel archived ({CI_LOADS} a "
          "boot)", f"A {got['A']}, B {got['B']} loads in {boots} boots "

@@ -22,9 +22,10 @@ def _pyplot():
     return plt
 
 
-def forest(c, path):
+def forest(c, path, made):
     """Every row's change B against A in %, its 95 % interval and its
-    minimum effect; coloured by verdict.  Returns [path]."""
+    minimum effect; coloured by verdict.  Adds @path to the list @made
+    before writing it, and returns @made."""
     plt = _pyplot()
     rows = [r for r in c.rows if r.change is not None]
     height = max(3.0, 0.22 * len(rows) + 1.2)
@@ -50,17 +51,18 @@ def forest(c, path):
         ax.plot([], [], color=col, label=v)
     ax.legend(fontsize=6, loc="lower right")
     fig.tight_layout()
+    made.append(path)
     fig.savefig(path, dpi=100)
     plt.close(fig)
-    return [path]
+    return made
 
 
-def samples(c, a, b, folder):
+def samples(c, a, b, folder, made):
     """Per row, A's and B's kept samples (ns/op) side by side, each
-    load a column of dots.  Returns the files written."""
+    load a column of dots.  Adds each file to the list @made before
+    writing it, and returns @made."""
     plt = _pyplot()
     folder.mkdir(parents=True, exist_ok=True)
-    made = []
     for r in c.rows:
         fig, ax = plt.subplots(figsize=(6, 3))
         x = 0
@@ -85,9 +87,9 @@ def samples(c, a, b, folder):
         ax.set_title(f"{r.row}: {r.verdict}{change}", fontsize=9)
         fig.tight_layout()
         path = sample_path(folder, r.row)
+        made.append(path)
         fig.savefig(path, dpi=80)
         plt.close(fig)
-        made.append(path)
     return made
 
 

@@ -682,8 +682,8 @@ class Plots(unittest.TestCase):
                                                            loads=4)
         c = compare.Comparison(a, b)
         with tempfile.TemporaryDirectory() as tmp:
-            made = plots.forest(c, Path(tmp) / "forest.png")
-            made += plots.samples(c, a, b, Path(tmp) / "samples")
+            made = plots.forest(c, Path(tmp) / "forest.png", [])
+            plots.samples(c, a, b, Path(tmp) / "samples", made)
             self.assertEqual(len(made), 1 + len(c.rows))
             for p in made:
                 self.assertEqual(p.read_bytes()[:4], b"\x89PNG")
@@ -1361,14 +1361,57 @@ class StalePlots(unittest.TestCase):
             self.assertTrue((out / "samples" / "cat.png").exists())
             # An earlier compare's list removes what it names, and only
             # a plot's name in the folder.
-            (out / "sub").mkdir()
-            self.earlier(out / "sub", ["forest.png", "../forest.png",
-                                       "/etc/x.png", "samples/../r.png",
-                                       3])
-            self.compare(out / "sub", 94)
+            sub = out / "sub"
+            sub.mkdir()
+            (sub / "r.png").write_text("mine")
+            (out / "abs.png").write_text("mine")
+            self.earlier(sub, ["forest.png", "../forest.png",
+                               str(out / "abs.png"), "samples/../r.png",
+                               "samples/../../forest.png", 3])
+            self.compare(sub, 94)
             self.assertEqual((out / "forest.png").read_text(), "mine")
-            self.assertFalse((out / "sub" / "forest.png").exists())
-            self.assertTrue((out / "sub" / "samples" / "r.png").exists())
+            self.assertTrue((out / "abs.png").exists())
+            self.assertTrue((sub / "r.png").exists())
+            self.assertFalse((sub / "forest.png").exists())
+            self.assertTrue((sub / "samples" / "r.png").exists())
+            # Not read: one over EARLIER_MAX, or nested past recursion.
+            for junk in (" " * (measure.EARLIER_MAX + 1) + "{}",
+                         "[" * 200000):
+                (sub / "compare.json").write_text(junk)
+                (sub / "forest.png").write_text("mine")
+                self.assertEqual(measure._earlier_plots(sub), [])
+
+    def test_plots_that_fail_are_listed_and_a_users_stay(self):
+        # A plot that failed listed every forest.png and samples/<row>.png
+        # in the folder, a user's too, which the next compare deleted.
+        with tempfile.TemporaryDirectory() as d, \
+                contextlib.redirect_stdout(io.StringIO()), \
+                unittest.mock.patch("mmbench_tool.plots._pyplot",
+                                    side_effect=RuntimeError("no Agg")):
+            out = Path(d)
+            (out / "samples").mkdir()
+            (out / "forest.png").write_text("mine")
+            (out / "samples" / "row00.png").write_text("mine")
+            self.compare(out, 96, plot=True)
+            self.compare(out, 97, plot=True)
+            self.assertEqual((out / "forest.png").read_text(), "mine")
+            self.assertTrue((out / "samples" / "row00.png").exists())
+
+    def test_a_compare_stopped_while_plotting_lists_its_plots(self):
+        # Stopped while plotting (a full disk, ^C), compare left the
+        # earlier compare.json beside its compare.txt, and its plots
+        # listed nowhere: a later compare kept them as the user's.
+        with tempfile.TemporaryDirectory() as d, \
+                unittest.mock.patch("mmbench_tool.plots.samples",
+                                    side_effect=OSError(28, "No space")):
+            out = Path(d)
+            self.earlier(out, [])
+            with self.assertRaisesRegex(Failure, "No space"):
+                self.compare(out, 98, plot=True)
+            listed = json.loads((out / "compare.json").read_text())
+            self.assertTrue(listed["rows"])
+            self.assertIn("forest.png", listed["plots"])
+            self.assertIn("samples/row00.png", listed["plots"])
 
     def test_a_plot_that_fails_hides_no_table(self):
         # A matplotlib error (not an OSError) ended compare with a
@@ -1383,8 +1426,9 @@ class StalePlots(unittest.TestCase):
             c = measure.compare_archives(synthetic(rng), synthetic(rng),
                                          compare.DEFAULT_NORM, out)
             self.assertIn(c.report()[0], text.getvalue())
-            self.assertIn("plots: none made (ValueError: bad limits)",
-                          text.getvalue())
+            self.assertIn("plots: not all made (ValueError: bad "
+                          "limits)", text.getvalue())
+            self.assertNotIn("plots: " + str(out), text.getvalue())
             self.assertTrue((out / "compare.txt").exists())
             self.assertEqual(json.loads(
                 (out / "compare.json").read_text())["plots"], [])
@@ -1939,6 +1983,11 @@ class DiedGuest(unittest.TestCase):
                                    if "not slowed" in c[1]]
             self.assertEqual(found, ok, results)
             self.assertEqual("not judged" in what, bool(said), results)
+            # No plot written (run_compare is mocked): a failed check.
+            (plotted, _, plots_why), = [c for c in checks
+                                        if "samples plot" in c[1]]
+            self.assertFalse(plotted, plots_why)
+            self.assertIn("0 PNG files of 0 listed", plots_why)
             self.assertIn(said, what)
             if not ok:
                 self.assertRegex(why, r"kmalloc_0 (IMPROVEMENT|REGRESSION) "
