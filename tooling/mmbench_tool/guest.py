@@ -152,6 +152,11 @@ def make_initramfs(release, ko, kselftest, mode, params, env, results,
                  "fragment.sh"):
         shutil.copy2(GUEST_FILES / name,
                      root / ("init" if name == "init" else "mmbench/" + name))
+    if mode == "test" and not userland:
+        # negative.sh's other task, moving a vmstat counter meanwhile.
+        run(["gcc", "-static", "-O2", "-Wall", "-Werror", "-o",
+             str(root / "mmbench/mlock_writer"),
+             str(GUEST_FILES / "mlock_writer.c")])
     for dest, src in (files or {}).items():
         (root / dest.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, root / dest.lstrip("/"))

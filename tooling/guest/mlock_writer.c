@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mlock_writer: another task that moves NR_MLOCK while test_mmbench runs,
+ * as a daemon that locks its memory does.  It locks one more page of its
+ * 64 MiB at a time, as fast as it can, then unlocks them all and starts
+ * again, until it is killed: the counter grows all the time but once a
+ * lap (mlock counts pages in per-CPU batches of about 15).  Built
+ * statically on the host for the guest of ./mmbench test.
+ */
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define BYTES (64L << 20)
+
+int main(void)
+{
+	long page = sysconf(_SC_PAGESIZE), i;
+	char *p;
+
+	p = mmap(NULL, BYTES, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mlock_writer: mmap");
+		return 1;
+	}
+	for (;;) {
+		for (i = 0; i < BYTES; i += page) {
+			if (mlock(p + i, page)) {
+				perror("mlock_writer: mlock");
+				return 1;
+			}
+		}
+		munlock(p, BYTES);
+	}
+}
