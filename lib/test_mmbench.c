@@ -81,7 +81,10 @@
 #define MMBENCH_TEAM_MIN_OPS	256
 #define MMBENCH_TEAM_SIZE	256
 /* series: end */
-/* Most ops between two restores of a vmstat counter (4 MiB of NR_MLOCK). */
+/*
+ * Most ops between two restores of a vmstat counter (4 MiB of NR_MLOCK),
+ * or with irqs off at once.
+ */
 #define MMBENCH_STRETCH		1024
 /* A sample lasts at least this many clock reads, or clock steps. */
 #define MMBENCH_CLOCK_SHARE	100
@@ -1791,7 +1794,10 @@ static void mmbench_stretch(const struct mmbench_bench *b,
 	s->reads++;
 }
 
-/* One sample; a counter others see moves MMBENCH_STRETCH ops at most. */
+/*
+ * One sample; a counter others see moves, and irqs stay off for,
+ * MMBENCH_STRETCH ops at most.
+ */
 static void mmbench_sample(const struct mmbench_bench *b,
 			   struct mmbench_ctx *ctx, struct mmbench_sample *s)
 {
@@ -1807,7 +1813,7 @@ static void mmbench_sample(const struct mmbench_bench *b,
 		return;
 	}
 /* series: end */
-	if (b->prep || b->restore)
+	if (b->prep || b->restore || b->irqoff)
 		most = MMBENCH_STRETCH;
 	do {
 		ctx->ops = min(left, most);
