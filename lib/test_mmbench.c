@@ -2666,6 +2666,8 @@ static const char *mmbench_preempt_model(void)
 		return "rt";
 	if (preempt_model_full())
 		return "full";
+	if (preempt_model_lazy())
+		return "lazy";
 	if (preempt_model_voluntary())
 		return "voluntary";
 	if (preempt_model_none())

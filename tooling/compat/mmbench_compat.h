@@ -171,4 +171,18 @@ static inline void page_frag_cache_init(struct page_frag_cache *nc)
 }
 #endif
 
+/*
+ * preempt_model_lazy(), whether the kernel runs the lazy preemption model:
+ * 7c70cb94d29c ("sched: Add Lazy preemption model"), 6.13.  A kernel
+ * before it has no such model, unless it carries that commit as a patch:
+ * the PREEMPT_RT patches of 6.12 do, and define ARCH_HAS_PREEMPT_LAZY.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0) && \
+	!defined(CONFIG_ARCH_HAS_PREEMPT_LAZY)
+static inline bool preempt_model_lazy(void)
+{
+	return false;
+}
+#endif
+
 #endif /* _MMBENCH_COMPAT_H */
