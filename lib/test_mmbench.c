@@ -1707,7 +1707,7 @@ MODULE_PARM_DESC(bulk,
 /* series: slab */
 module_param_array_named(sizes, mmbench_sizes.vals, uint, &mmbench_sizes.nr, 0444);
 MODULE_PARM_DESC(sizes,
-		 "Comma-separated object sizes in bytes for kmalloc and kmem_cache, up to 8, each 1..KMALLOC_MAX_CACHE_SIZE (default 8,64,96,192,1000,4096,8192)");
+		 "Comma-separated object sizes in bytes for kmalloc and kmem_cache, up to 8, each 1..KMALLOC_MAX_CACHE_SIZE (default 8,64,96,192,1000,4096,KMALLOC_MAX_CACHE_SIZE)");
 /* series: end */
 /* series: page_frag */
 module_param_array_named(frag_sizes, mmbench_frag_sizes.vals, uint, &mmbench_frag_sizes.nr, 0444);
