@@ -126,6 +126,52 @@ def _bzimage(path):
         raise Failure(f"--kernel {path}: {e.strerror or e}") from e
 
 
+def _bzimage_release(path):
+    """The release an x86 boot image says it is: the first word of the
+    string its setup header's kernel_version (at 0x20e) points to, 0x200
+    past it; None where it has none."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0x20e)
+            at = int.from_bytes(f.read(2), "little")
+            if not at:
+                return None
+            f.seek(at + 0x200)
+            text = f.read(128).split(b"\0")[0].decode("ascii", "replace")
+    except OSError as e:
+        raise Failure(f"--kernel {path}: {e.strerror or e}") from e
+    return text.split()[0] if text.split() else None
+
+
+# What uname -r can print: __NEW_UTS_LEN is 64.
+_RELEASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~-]{0,63}")
+
+
+def check_release(kernel, headers, release, arch, opt="--"):
+    """Refuse a release that is no uname -r (it names a folder of the
+    guest and of out/), or that is not the one the headers were built
+    for (the module would carry theirs), and a kernel image (x86) of
+    another release than the headers' (the module would not load in
+    it).  @opt: the options' prefix, "--" or "--a-"."""
+    if release is not None and not _RELEASE.fullmatch(release):
+        raise Failure(f"{opt}release {release!r}: not a kernel release "
+                      "(uname -r) such as 6.12.118+deb12-cloud-amd64")
+    if not headers:
+        return
+    uts = headers / "include" / "generated" / "utsrelease.h"
+    built = build.kernel_release(headers) if uts.exists() else None
+    if release and built and release != built:
+        raise Failure(f"{opt}release {release}: {opt}headers {headers} "
+                      f"are of {built} (UTS_RELEASE), the release the "
+                      "module would carry")
+    image = _bzimage_release(kernel) if kernel and \
+        arch is archmod.X86_64 else None
+    if image and (release or built) and image != (release or built):
+        raise Failure(f"{opt}kernel {kernel} is {image}, but {opt}headers "
+                      f"{headers} are of {release or built}: the module "
+                      "would not load in it")
+
+
 def check_options(a):
     """Refuse bad options before anything is installed or built."""
     # QEMU's most: the x86_64 guest's pc machine takes 255 CPUs, the
@@ -144,7 +190,7 @@ def check_options(a):
         raise Failure("--runs must be from 1 to 100")
     if bool(a.kernel) != bool(a.headers):
         raise Failure("--kernel and --headers go together")
-    if a.release and not a.headers:
+    if a.release is not None and not a.headers:
         raise Failure("--release goes with --kernel and --headers")
     if a.debug_kernel and a.kernel:
         raise Failure("--debug-kernel builds the kernel it boots: not with "
@@ -174,6 +220,7 @@ def check_options(a):
         raise Failure(f"--kernel {a.kernel}: not an x86 bzImage (no "
                       "\"HdrS\" boot header), e.g. /boot/vmlinuz-"
                       "<release>")
+    check_release(a.kernel, a.headers, a.release, arch)
     env = env_options(a)
     benches = names.benchmarks()
     try:

@@ -423,12 +423,16 @@ def check_sides(args):
         g = lambda k: getattr(args, f"{w}_{k}", None)  # noqa: E731
         if bool(g("kernel")) != bool(g("headers")):
             raise Failure(f"--{w}-kernel and --{w}-headers go together")
-        if g("release") and not g("headers"):
+        if g("release") is not None and not g("headers"):
             raise Failure(f"--{w}-release goes with --{w}-kernel and "
                           f"--{w}-headers")
         for opt in ("kernel", "headers"):
             if g(opt) and not Path(g(opt)).exists():
                 raise Failure(f"--{w}-{opt} {g(opt)}: does not exist")
+        from . import arch as archmod, cli
+        cli.check_release(g("kernel") and Path(g("kernel")),
+                          g("headers") and Path(g("headers")), g("release"),
+                          archmod.of(args), f"--{w}-")
         if g("kernel") and getattr(args, "debug_kernel", False):
             raise Failure(f"--debug-kernel boots the debug kernel on both "
                           f"sides: not with --{w}-kernel")

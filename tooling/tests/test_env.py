@@ -83,6 +83,55 @@ class Options(support.Options, unittest.TestCase):
             self.refused("--kernel", headers, "--headers", headers,
                          says=f"--kernel {headers}: Is a directory")
 
+    def test_release(self):
+        """--release names folders (the guest's, out/'s): a release as
+        uname -r prints it, and the one the headers and the kernel image
+        are of, or refused before anything is built (a new user's trial
+        built into /tmp/etc with --release ../../../etc)."""
+        with tempfile.TemporaryDirectory() as d:
+            headers = Path(d) / "headers"
+            (headers / "include/generated").mkdir(parents=True)
+            (headers / "Makefile").write_text("")
+            (headers / "include/generated/utsrelease.h").write_text(
+                '#define UTS_RELEASE "6.12.9-test"\n')
+
+            def image(release):
+                # The setup header: "HdrS" at 0x202, kernel_version at
+                # 0x20e pointing 0x200 before the version string.
+                b = bytearray(0x1000)
+                b[0x202:0x206] = b"HdrS"
+                b[0x20e:0x210] = (0x600).to_bytes(2, "little")
+                text = f"{release} (me@example.org) #1 SMP".encode()
+                b[0x800:0x800 + len(text)] = text
+                path = Path(d) / f"vmlinuz-{release}"
+                path.write_bytes(bytes(b))
+                return str(path)
+            ok = image("6.12.9-test")
+            for release in ("../../../etc", "/etc", "", "a b", "x" * 65):
+                self.refused("--kernel", ok, "--headers", str(headers),
+                             "--release", release,
+                             says=f"--release {release!r}: not a kernel "
+                                  "release (uname -r)")
+            self.refused("--release", "", says="--release goes with")
+            self.refused("--kernel", ok, "--headers", str(headers),
+                         "--release", "6.1.0-57-cloud-amd64",
+                         says="--headers " + str(headers) + " are of "
+                              "6.12.9-test (UTS_RELEASE)")
+            self.refused("--kernel", image("6.1.0-57-cloud-amd64"),
+                         "--headers", str(headers),
+                         says="is 6.1.0-57-cloud-amd64, but --headers "
+                              f"{headers} are of 6.12.9-test: the module "
+                              "would not load in it")
+            self.accepted("--kernel", ok, "--headers", str(headers))
+            self.accepted("--kernel", ok, "--headers", str(headers),
+                          "--release", "6.12.9-test")
+            rc, out = support.options_only(
+                "measure", "--b-kernel", image("6.1.0-57-cloud-amd64"),
+                "--b-headers", str(headers))
+            self.assertEqual(rc, 2, out)
+            self.assertIn("--b-kernel ", out)
+            self.assertIn("but --b-headers", out)
+
 
 class Guest(unittest.TestCase):
     def test_reach_the_guest(self):

@@ -62,8 +62,11 @@ class Release(unittest.TestCase):
                              "6.1.0-57-cloud-amd64")
 
     def test_release_option_wins(self):
+        """Over make's answer; one that is not UTS_RELEASE, where the
+        headers have it, is refused (test_env)."""
         with tempfile.TemporaryDirectory() as top:
             headers = debian_61_headers(top)
+            (headers / "include/generated/utsrelease.h").unlink()
             kernel = Path(top) / "vmlinuz"
             kernel.write_bytes(bytes(0x202) + b"HdrS")
             self.assertEqual(self.prepare(headers, kernel, "6.1.0-x"),
