@@ -276,6 +276,9 @@ def check_options(a):
         if not re.fullmatch(r"[A-Za-z0-9_]+=[0-9]+(\.[0-9]{1,3})?", ceiling):
             raise Failure(f"--ceiling {ceiling!r}: want BENCHMARK=NS, "
                           "e.g. count_vm_event=20")
+        if not float(ceiling.split("=")[1]):
+            raise Failure(f"--ceiling {ceiling!r}: a ceiling of 0 ns no "
+                          "path can be under; want NS over 0")
         if float(ceiling.split("=")[1]) > CEILING_MAX_NS:
             raise Failure(f"--ceiling {ceiling!r}: over the test's largest "
                           f"ceiling, {CEILING_MAX_NS:.0f} ns")
@@ -352,6 +355,9 @@ def check_ceilings_file(path, benches, ceiled):
     no benchmark or row, or for one held to no ceiling.  A line is
     '<row> <ns>', or '<row> <ns> <emulated ns>' where the test program
     takes a second ceiling for an emulated machine."""
+    if str(path) in ("", "."):
+        raise Failure("--env MMBENCH_CEILINGS=: the value is empty; name a "
+                      "ceilings file")
     try:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as e:
@@ -366,6 +372,9 @@ def check_ceilings_file(path, benches, ceiled):
                    for w in words[1:]):
             raise Failure(f"{path}:{n}: want '<benchmark> <ns> "
                           "[<emulated ns>]'")
+        if not all(float(w) for w in words[1:]):
+            raise Failure(f"{path}:{n}: a ceiling of 0 ns no path can be "
+                          "under; want ns over 0")
         if any(float(w) > CEILING_MAX_NS for w in words[1:]):
             raise Failure(f"{path}:{n}: a ceiling over the test's largest, "
                           f"{CEILING_MAX_NS} ns")

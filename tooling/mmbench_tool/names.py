@@ -463,6 +463,9 @@ def check_selection(params, benches):
         return
     names = value.split(",")
     for name in names:
+        if name == "all":
+            raise Failure(f"--param benchmarks={value}: \"all\" stands "
+                          "alone, not with names")
         if not name:
             raise Failure(f"--param benchmarks={value}: empty name")
         if name not in benches:

@@ -39,6 +39,17 @@ class Options(support.Options, unittest.TestCase):
         path = self.file("ndelay_50 300\n")
         self.refused("--env", f"MMBENCH_CEILINGS={path}",
                      says="ndelay is a calibration benchmark")
+        # A ceiling of 0 fails every row, whatever the kernel (a new
+        # user's trial); an empty name was read as ".".
+        for line in ("kmalloc 0\n", "kmalloc 10 0.000\n"):
+            path = self.file(line)
+            self.refused("--env", f"MMBENCH_CEILINGS={path}",
+                         says=f"{path}:1: a ceiling of 0 ns")
+        self.refused("--env", "MMBENCH_CEILINGS=",
+                     says="MMBENCH_CEILINGS=: the value is empty")
+        self.refused("--ceiling", "kmalloc_64=0", says="want NS over 0")
+        self.refused("--ceiling", "kmalloc_64=0.0", says="want NS over 0")
+        self.accepted("--ceiling", "kmalloc_64=0.001")
 
     def test_params(self):
         self.accepted("--env", "MMBENCH_PARAMS=samples=21 cpu=1",

@@ -56,6 +56,8 @@ class Refused(support.Options, unittest.TestCase):
         self.refused("--param", "benchmarks=kmalloc,kmalloc",
                      says="kmalloc given twice")
         self.refused("--param", "benchmarks=kmalloc,", says="empty name")
+        self.refused("--param", "benchmarks=all,kmalloc",
+                     says="\"all\" stands alone, not with names")
 
     def test_unknown_parameter(self):
         self.refused("--param", "bogus=1",

@@ -295,7 +295,7 @@ static int parse_ceilings(const char *p, bool emul, long long *ceiling)
 			p++;
 		if (!*p || *p == '#')
 			break;
-		if (parse_fixed(p, &v[n], &p) || v[n] < 0 ||
+		if (parse_fixed(p, &v[n], &p) || v[n] <= 0 ||
 		    (*p && !isspace((unsigned char)*p)))
 			return -EINVAL;
 	}
@@ -330,9 +330,9 @@ static int find_ceiling(const char *name, bool emul, bool defaults,
 	env[off] = '\0';
 	val = defaults ? NULL : getenv(env);
 	if (val) {
-		if (parse_fixed(val, ceiling, NULL) || *ceiling < 0) {
-			snprintf(why, len, "%s='%s' is not a number of ns", env,
-				 val);
+		if (parse_fixed(val, ceiling, NULL) || *ceiling <= 0) {
+			snprintf(why, len, "%s='%s' is not a number of ns over 0",
+				 env, val);
 			return -EINVAL;
 		}
 		snprintf(set_by, set_len, "%s", env);
