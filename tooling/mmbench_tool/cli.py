@@ -1435,6 +1435,10 @@ def cmd_export(args):
         raise Failure(f"-o {args.output}: a file, not a folder")
     if args.results is not None and not args.results.is_dir():
         raise Failure(f"--results {args.results}: no such results folder")
+    if args.results is not None and not series.run_figures(args.results):
+        raise Failure(f"--results {args.results}: no figures in its "
+                      "mmbench_test.ktap: not the results of a ./mmbench "
+                      "run or test that ran the suite")
     with Phase("packages"):
         deps.ensure(deps.EXPORT_PACKAGES)
     with Phase("export"):

@@ -420,17 +420,38 @@ def figures_text(table):
     return "\n".join(lines) + "\n"
 
 
-def cover_figures(results=None):
-    """The figures of @results (a results folder; default the latest run)."""
+def run_figures(results):
+    """The cover letter's table of the suite's figures in the results
+    folder @results, or None where it has none (no suite, or one that
+    stopped before any row)."""
     from . import ktap
-    results = results or OUT / "results" / "latest"
     path = results / "mmbench_test.ktap"
-    if path.exists():
-        text = figures_text(ktap.figures(path.read_text().splitlines()))
-        if text:
-            return text
-    say(f"no figures in {path}: the cover letter says so; "
-        "run ./mmbench run --accel tcg first")
+    if not path.is_file():
+        return None
+    return figures_text(ktap.figures(path.read_text(
+        errors="replace").splitlines())) or None
+
+
+def newest_run():
+    """The newest results folder of ./mmbench run or test with figures:
+    "latest" moves on to an attempt that stopped early too."""
+    top = OUT / "results"
+    stamps = sorted((d for d in top.iterdir() if d.is_dir() and
+                     re.fullmatch(r"[0-9]{8}-[0-9]{6}", d.name)),
+                    reverse=True) if top.is_dir() else []
+    return next((d for d in stamps if run_figures(d)), None)
+
+
+def cover_figures(results=None):
+    """The figures of @results (a results folder; default the newest run
+    with figures)."""
+    results = results or newest_run()
+    text = run_figures(results) if results else None
+    if text:
+        say(f"the cover letter's figures: {results}")
+        return text
+    say("no run with figures in " + str(results or OUT / "results") +
+        ": the cover letter says so; run ./mmbench run first")
     return ("\n  (no run found: run ./mmbench run and export again)\n")
 
 

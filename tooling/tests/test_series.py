@@ -438,6 +438,36 @@ class CoverLetter(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             self.assertIn("no run found", series.cover_figures(Path(d)))
 
+    def test_newest_run_with_figures(self):
+        """Not "latest" when that attempt stopped early (a new user's
+        trial exported "no run found" with a good run beside it)."""
+        ktap = ["# kmalloc_64.status=pass",
+                "# kmalloc_64.ns_per_op_median=344.468",
+                "# kmalloc_64.net_ns_per_op=340.873", "ok 1 kmalloc"]
+        with tempfile.TemporaryDirectory() as d:
+            top = Path(d) / "results"
+            for name, lines in (("20261201-100000", ktap),
+                                ("20261202-100000", ktap),
+                                ("20261203-100000", ["# only a plan"]),
+                                ("20261204-100000", None),
+                                ("20261205-100000-debug", ktap)):
+                (top / name).mkdir(parents=True)
+                if lines is not None:
+                    (top / name / "mmbench_test.ktap").write_text(
+                        "\n".join(lines) + "\n")
+            (top / "latest").symlink_to("20261204-100000")
+            with mock.patch.object(series, "OUT", Path(d)), \
+                    mock.patch.object(series, "say"):
+                self.assertEqual(series.newest_run(),
+                                 top / "20261202-100000")
+                self.assertRegex(series.cover_figures(),
+                                 r"kmalloc_64 +344\.5 +340\.9")
+                self.assertIsNone(series.run_figures(top / "20261203-100000"))
+                self.assertIsNone(series.run_figures(top / "20261204-100000"))
+            rc, out = support.options_only("export", "--results",
+                                           str(top / "20261203-100000"))
+            self.assertEqual(rc, 2, out)
+            self.assertIn("no figures in its mmbench_test.ktap", out)
 
 
 class ExportCommand(unittest.TestCase):
@@ -452,6 +482,8 @@ class ExportCommand(unittest.TestCase):
                 mock.patch.object(deps, "ensure"), \
                 mock.patch.object(series, "export",
                                   return_value=("b", files)) as export, \
+                mock.patch.object(series, "run_figures",
+                                  return_value="FIGURES"), \
                 contextlib.redirect_stdout(out):
             rc = cli.main(["export", "-o", "/o", "--results", r])
         self.assertEqual(rc, 0)
