@@ -669,6 +669,19 @@ class GuestOutput:
         return ktap.bad_kernel_lines(self.kernel_log())
 
 
+def boot_stage(console):
+    """The last line of a guest's console, as a hint of where its boot
+    was when it was stopped."""
+    try:
+        lines = [line.strip() for line in
+                 Path(console).read_text(errors="replace").splitlines()
+                 if line.strip()]
+    except OSError:
+        lines = []
+    return f"its console's last line: {lines[-1][:120]}" if lines else \
+        "its console is empty"
+
+
 def judge_suite(setup, out, results):
     """Save and check the suite's KTAP; return a list of (ok, what, why)."""
     checks = []
@@ -679,10 +692,20 @@ def judge_suite(setup, out, results):
     if out.dmesg is not None:
         (results / "dmesg.log").write_text("\n".join(out.dmesg) + "\n")
 
+    began = any(line.startswith("MMBENCH-GUEST-BEGIN") for line in out.lines)
     checks.append((out.finished, "the guest ran to the end",
                    f"timed out after {out.timed_out} s; what it printed is "
                    f"in {results}: guest.log, {raw.name}, console.log"
+                   if out.timed_out and began else
+                   f"timed out after {out.timed_out} s still booting, "
+                   f"before its init began ({boot_stage(out.console)}): "
+                   f"{setup.args.cpus} CPUs "
+                   f"{'under KVM' if getattr(setup, 'kvm', False) else 'emulated by TCG'} "
+                   "can take that long; raise --timeout or lower --cpus"
                    if out.timed_out else f"no end marker; see {out.console}"))
+    if out.timed_out and not began:
+        # Nothing ran: the checks below would only say so again.
+        return checks
     verdict = ktap.runner_verdict(out.suite)
     checks.append((bool(verdict) and verdict.startswith("ok ") and
                    "# SKIP" not in verdict,
@@ -774,8 +797,12 @@ def measured(a, res, table):
     judged = [r for r in res if not r[2].startswith("context.") and
               r[3] != "SKIP"]
     rows = [name for name, f in table.items() if "ns_per_op_median" in f]
-    reasons = sorted({r[4] for r in res if r[3] == "SKIP"})
-    why = "every case skipped" if not judged else "no row printed figures"
+    # The commonest reason first: one cause (a module not installed for
+    # the kernel) skips every case, each for that reason.
+    said = [r[4] for r in res if r[3] == "SKIP"]
+    reasons = sorted(set(said), key=lambda w: (-said.count(w), w))
+    why = "no case ran" if not res else \
+        "every case skipped" if not judged else "no row printed figures"
     if reasons:
         why += ": " + "; ".join(reasons[:3]) + \
             ("; ..." if len(reasons) > 3 else "")

@@ -34,6 +34,25 @@ class Selection(unittest.TestCase):
                       "skipped", out)
         self.assertIn("needs two online CPUs", out)
 
+    def test_the_commonest_skip_reason_first(self):
+        """A module not installed for the kernel skips every case: that
+        reason leads, not the first three in alphabetical order (a new
+        user's trial), and no case at all is not "every case skipped"."""
+        missing = "module test_mmbench is not installed for this kernel"
+        rc, out = self.run_guest(
+            ["TAP version 13", "1..5",
+             "ok 1 a.run # SKIP a: alone",
+             "ok 2 b.run # SKIP " + missing,
+             "ok 3 c.run # SKIP " + missing,
+             "ok 4 d.run # SKIP " + missing,
+             "ok 5 context.fingerprint"])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("every case skipped: " + missing + "; a: alone", out)
+        rc, out = self.run_guest(["TAP version 13", "1..0"])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL: the run measured something (every benchmark: "
+                      "no case ran)", out)
+
     def test_no_figures_is_an_error(self):
         rc, out = self.run_guest([
             "TAP version 13", "1..2", "ok 1 mmbench.kmalloc.run",

@@ -34,6 +34,24 @@ class Timeout(unittest.TestCase):
         (pid,) = fake.pids()
         self.assertFalse(os.path.exists(f"/proc/{pid}"), pid)
 
+    def test_timeout_while_booting(self):
+        """Stopped before its init began (--cpus 255 under TCG, a new
+        user's trial): one failed check that says so and how to avoid
+        it, not a list of checks of a suite that never ran."""
+        fake = support.FakeGuest([], hang=True, console=[
+            "smpboot: Booting Node 0 Processor 254 APIC 0xfe"])
+        self.addCleanup(fake.close)
+        rc, out = fake.run("run", "--accel", "tcg", "--timeout", "2",
+                           "--cpus", "255")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL: the guest ran to the end (timed out after 2 s "
+                      "still booting, before its init began (its console's "
+                      "last line: smpboot: Booting Node 0 Processor 254 APIC "
+                      "0xfe): 255 CPUs emulated by TCG can take that long; "
+                      "raise --timeout or lower --cpus)", out)
+        self.assertNotIn("kunit.py parse", out)
+        self.assertNotIn("the run measured something", out)
+
 
 if __name__ == "__main__":
     unittest.main()
