@@ -176,7 +176,10 @@ def _files(where):
             raise ValueError(
                 f"{where}: no {FILE}, and " +
                 (f"{len(found)} *.jsonl archives ({names}): name one"
-                 if found else "no *.jsonl archive in it"))
+                 if found else "no *.jsonl archive in it" +
+                 ("; a plain ./mmbench run keeps none: ./mmbench run "
+                  "--loads N (or measure) writes one"
+                  if (where / "mmbench_test.ktap").exists() else "")))
         return found
     return [where]
 

@@ -87,8 +87,9 @@ def _add_guest_options(p):
                         "README) (default auto)")
     p.add_argument("--ceiling", action="append", default=[],
                    metavar="BENCHMARK=NS",
-                   help="ns/op ceiling for one benchmark, repeatable "
-                        "(sets MMBENCH_CEILING_<BENCHMARK> in the guest)")
+                   help="ns/op ceiling for one benchmark or one row "
+                        "(e.g. kmalloc_64), repeatable (sets "
+                        "MMBENCH_CEILING_<NAME> in the guest)")
     p.add_argument("--env", action="append", default=[],
                    metavar="NAME=VALUE",
                    help="environment of the test program, repeatable: "
@@ -124,6 +125,9 @@ def _bzimage(path):
             return f.read(4) == b"HdrS"
     except OSError as e:
         raise Failure(f"--kernel {path}: {e.strerror or e}") from e
+
+
+KVM_DEVICE = "/dev/kvm"
 
 
 def _bzimage_release(path):
@@ -202,6 +206,12 @@ def check_options(a):
     if a.accel == "kvm" and not arch.kvm:
         raise Failure(f"--accel kvm: an {arch.name} guest cannot run under "
                       "KVM on this x86_64 host; it runs under TCG")
+    if a.accel == "kvm" and arch.kvm and \
+            not os.access(KVM_DEVICE, os.R_OK | os.W_OK):
+        raise Failure(f"--accel kvm: {KVM_DEVICE} is "
+                      f"{'not usable' if os.path.exists(KVM_DEVICE) else 'absent'}"
+                      " on this machine; --accel tcg emulates the guest "
+                      "(auto, the default, picks what works)")
     if a.accel == "icount" and getattr(a, "command", None) not in \
             ("measure", "compare-check"):
         raise Failure("--accel icount: for measure and compare-check, "

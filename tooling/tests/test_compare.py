@@ -541,6 +541,18 @@ class Archive(unittest.TestCase):
             with self.assertRaises(ValueError):
                 archive.Archive.read(p)
 
+    def test_a_plain_run_folder_says_what_writes_an_archive(self):
+        """A results folder of ./mmbench run without --loads (a new
+        user's trial): the error says how to get an archive."""
+        with tempfile.TemporaryDirectory() as d:
+            (Path(d) / "mmbench_test.ktap").write_text("")
+            rc, out = support.options_only("compare", d, d)
+            self.assertEqual(rc, 2, out)
+            self.assertIn(f"{d}: no archive.jsonl, and no *.jsonl archive "
+                          "in it; a plain ./mmbench run keeps none: "
+                          "./mmbench run --loads N (or measure) writes "
+                          "one", out)
+
     def test_records_of_the_wrong_shape_refused(self):
         run = '{"type": "run", "boot": "b", "fingerprint": {}}'
         row = ('{"type": "row", "boot": "b", "load": 1, "row": "r", '

@@ -94,6 +94,19 @@ class Options(support.Options, unittest.TestCase):
             self.refused("--kernel", headers, "--headers", headers,
                          says=f"--kernel {headers}: Is a directory")
 
+    def test_accel_kvm_without_kvm(self):
+        """Refused before the build, not after it with QEMU's words (a new
+        user's trial)."""
+        from unittest import mock
+
+        from mmbench_tool import cli
+        with mock.patch.object(cli, "KVM_DEVICE", "/nonexistent/kvm"):
+            self.refused("--accel", "kvm", says="--accel kvm: "
+                         "/nonexistent/kvm is absent on this machine")
+        with tempfile.NamedTemporaryFile() as f, \
+                mock.patch.object(cli, "KVM_DEVICE", f.name):
+            self.accepted("--accel", "kvm")
+
     def test_release(self):
         """--release names folders (the guest's, out/'s): a release as
         uname -r prints it, and the one the headers and the kernel image
