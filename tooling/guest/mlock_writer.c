@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mlock_writer: another task that moves NR_MLOCK while test_mmbench runs,
- * as a daemon that locks its memory does.  It locks one more page of its
- * 64 MiB at a time, as fast as it can, then unlocks them all and starts
- * again, until it is killed: the counter grows all the time but once a
- * lap (mlock counts pages in per-CPU batches of about 15).  Built
- * statically on the host for the guest of ./mmbench test.
+ * as a daemon that locks its memory does.  It locks the pages of its
+ * 64 MiB one by one, as fast as it can, then unlocks them one by one, and
+ * starts again, until it is killed: the counter never stays put for long.
+ * Built statically on the host for the guest of ./mmbench test.
  */
 #include <stdio.h>
 #include <sys/mman.h>
@@ -31,6 +30,7 @@ int main(void)
 				return 1;
 			}
 		}
-		munlock(p, BYTES);
+		for (i = 0; i < BYTES; i += page)
+			munlock(p + i, page);
 	}
 }

@@ -187,10 +187,10 @@ result $? "rows exist for what the load selected, each with the files that apply
 loaded && rmmod test_mmbench
 
 # Another task moving a row's vmstat counter is the machine, not the path:
-# with mlock_writer locking pages meanwhile (NR_MLOCK, the zone rows'
-# counter), those rows are noisy and say by how much the counter moved,
-# never failed (they failed before the module rechecked the counter);
-# mod_node_page_state's counter it leaves alone.
+# with mlock_writer locking and unlocking pages meanwhile (NR_MLOCK, the
+# zone rows' counter), those rows are noisy and say why (the counter moved
+# without ops, or the row did not leave it off again), never failed (they
+# failed before the module rechecked the counter).
 if [ -x /mmbench/mlock_writer ]; then
 	# On another CPU than the run's (the first) where there is one.
 	if [ "$ncpu" -gt 1 ]; then
@@ -204,18 +204,22 @@ if [ -x /mmbench/mlock_writer ]; then
 	rc=$?
 	kill $writer
 	wait $writer 2>/dev/null
+	# Its exit queues munlocks on its CPU, drained by the next task that
+	# exits there: one now, not a later case's vmstat row.
+	if [ "$ncpu" -gt 1 ]; then taskset -c 1 sh -c :; else sh -c :; fi
 	got=""
 	for r in inc_zone_page_state dec_zone_page_state mod_node_page_state; do
 		got="$got $r: $(cat /sys/kernel/mmbench/$r/status 2>&1): $(cat /sys/kernel/mmbench/$r/reason 2>&1);"
 	done
 	noisy() {
 		[ "$(cat /sys/kernel/mmbench/$1/status)" = noisy ] &&
-			grep -q "^counter off by .* another task writes it$" \
+			grep -qE "^counter off by .*: (another task writes it|not reproduced)$" \
 				/sys/kernel/mmbench/$1/reason
 	}
-	[ $rc -eq 0 ] && noisy inc_zone_page_state &&
-		noisy dec_zone_page_state &&
-		grep -qxE 'pass|noisy' /sys/kernel/mmbench/mod_node_page_state/status
+	# A row may find its counter where it was by chance: none fails, and
+	# one at least is judged noisy for the counter.
+	[ $rc -eq 0 ] && ! grep -qx fail /sys/kernel/mmbench/*/status &&
+		{ noisy inc_zone_page_state || noisy dec_zone_page_state; }
 	result $? "another task moving a vmstat counter makes its rows noisy, not failed" "rc=$rc;$got"
 	loaded && rmmod test_mmbench
 else
