@@ -173,16 +173,19 @@ static inline void page_frag_cache_init(struct page_frag_cache *nc)
 
 /*
  * preempt_model_lazy(), whether the kernel runs the lazy preemption model:
- * 7c70cb94d29c ("sched: Add Lazy preemption model"), 6.13.  A kernel
- * before it has no such model, unless it carries that commit as a patch:
- * the PREEMPT_RT patches of 6.12 do, and define ARCH_HAS_PREEMPT_LAZY.
+ * 7c70cb94d29c ("sched: Add Lazy preemption model"), 6.13.  An older
+ * kernel may carry that commit as a patch, the PREEMPT_RT patches of 6.12
+ * do, on every architecture: its declaration comes first (preempt.h is
+ * included here), and the module's calls go to this function, which reads
+ * the model configured, as mainline's does without PREEMPT_DYNAMIC.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0) && \
-	!defined(CONFIG_ARCH_HAS_PREEMPT_LAZY)
-static inline bool preempt_model_lazy(void)
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#include <linux/preempt.h>
+static inline bool mmbench_preempt_model_lazy(void)
 {
-	return false;
+	return IS_ENABLED(CONFIG_PREEMPT_LAZY);
 }
+#define preempt_model_lazy()	mmbench_preempt_model_lazy()
 #endif
 
 #endif /* _MMBENCH_COMPAT_H */
