@@ -64,7 +64,8 @@ def _add_guest_options(p):
                         "with --kernel")
     p.add_argument("--release",
                    help="the kernel's release (uname -r), for the module "
-                        "path in the guest (default: read from the headers)")
+                        "path in the guest (default: the headers' "
+                        "UTS_RELEASE; for headers without one)")
     p.add_argument("--debug-kernel", action="store_true",
                    help="boot a debug kernel (KASAN, kmemleak, lockdep, "
                         "...) built once from linux-source-6.12 with "
@@ -130,25 +131,30 @@ def _bzimage(path):
 KVM_DEVICE = "/dev/kvm"
 
 
-def _bzimage_release(path):
+def _bzimage_release(path, opt="--kernel"):
     """The release an x86 boot image says it is: the first word of the
-    string its setup header's kernel_version (at 0x20e) points to, 0x200
-    past it; None where it has none."""
+    string its setup header's kernel_version (at 0x20e, boot protocol
+    2.00 on) points to, 0x200 past it; None where it has none, or is no
+    bzImage."""
     try:
         with open(path, "rb") as f:
-            f.seek(0x20e)
-            at = int.from_bytes(f.read(2), "little")
+            f.seek(0x202)
+            head = f.read(14)
+            if len(head) < 14 or head[:4] != b"HdrS" or \
+                    int.from_bytes(head[4:6], "little") < 0x200:
+                return None
+            at = int.from_bytes(head[12:14], "little")
             if not at:
                 return None
             f.seek(at + 0x200)
             text = f.read(128).split(b"\0")[0].decode("ascii", "replace")
     except OSError as e:
-        raise Failure(f"--kernel {path}: {e.strerror or e}") from e
+        raise Failure(f"{opt} {path}: {e.strerror or e}") from e
     return text.split()[0] if text.split() else None
 
 
 # What uname -r can print: __NEW_UTS_LEN is 64.
-_RELEASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~-]{0,63}")
+_RELEASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~_-]{0,63}")
 
 
 def check_release(kernel, headers, release, arch, opt="--"):
@@ -168,7 +174,7 @@ def check_release(kernel, headers, release, arch, opt="--"):
         raise Failure(f"{opt}release {release}: {opt}headers {headers} "
                       f"are of {built} (UTS_RELEASE), the release the "
                       "module would carry")
-    image = _bzimage_release(kernel) if kernel and \
+    image = _bzimage_release(kernel, opt + "kernel") if kernel and \
         arch is archmod.X86_64 else None
     if image and (release or built) and image != (release or built):
         raise Failure(f"{opt}kernel {kernel} is {image}, but {opt}headers "
@@ -707,15 +713,19 @@ def judge_suite(setup, out, results):
                    f"timed out after {out.timed_out} s; what it printed is "
                    f"in {results}: guest.log, {raw.name}, console.log"
                    if out.timed_out and began else
-                   f"timed out after {out.timed_out} s still booting, "
-                   f"before its init began ({boot_stage(out.console)}): "
+                   f"timed out after {out.timed_out} s before the guest "
+                   f"printed its first line ({boot_stage(out.console)}): "
                    f"{setup.args.cpus} CPUs "
                    f"{'under KVM' if getattr(setup, 'kvm', False) else 'emulated by TCG'} "
                    "can take that long; raise --timeout or lower --cpus"
                    if out.timed_out else f"no end marker; see {out.console}"))
+    problems = out.kernel_problems()
+    problems_check = (not problems, "no oops, BUG or WARN in the kernel log",
+                      "; ".join(problems[:5]))
     if out.timed_out and not began:
-        # Nothing ran: the checks below would only say so again.
-        return checks
+        # Nothing ran but the boot: the checks of the suite would only
+        # say so again; a boot that hung may have said why.
+        return checks + [problems_check]
     verdict = ktap.runner_verdict(out.suite)
     checks.append((bool(verdict) and verdict.startswith("ok ") and
                    "# SKIP" not in verdict,
@@ -737,9 +747,7 @@ def judge_suite(setup, out, results):
     (results / "kunit-parse.txt").write_text(parsed)
     checks.append((parsed_ok, "kunit.py parse reads the raw KTAP cleanly",
                    f"see {results / 'kunit-parse.txt'}"))
-    problems = out.kernel_problems()
-    checks.append((not problems, "no oops, BUG or WARN in the kernel log",
-                   "; ".join(problems[:5])))
+    checks.append(problems_check)
     checks += leaks(out, results)
     table = ktap.figures(inner)
     checks.append(measured(setup.args, res, table))

@@ -124,6 +124,7 @@ class Options(support.Options, unittest.TestCase):
                 # 0x20e pointing 0x200 before the version string.
                 b = bytearray(0x1000)
                 b[0x202:0x206] = b"HdrS"
+                b[0x206:0x208] = (0x20f).to_bytes(2, "little")
                 b[0x20e:0x210] = (0x600).to_bytes(2, "little")
                 text = f"{release} (me@example.org) #1 SMP".encode()
                 b[0x800:0x800 + len(text)] = text
@@ -149,6 +150,16 @@ class Options(support.Options, unittest.TestCase):
             self.accepted("--kernel", ok, "--headers", str(headers))
             self.accepted("--kernel", ok, "--headers", str(headers),
                           "--release", "6.12.9-test")
+            # RHEL's have "_"; an image of boot protocol 1 names none.
+            from mmbench_tool import cli
+            self.assertTrue(cli._RELEASE.fullmatch(
+                "6.12.0-55.9.1.el10_0.x86_64"))
+            old = Path(image("6.1.0-57-cloud-amd64"))
+            b = bytearray(old.read_bytes())
+            b[0x206:0x208] = (0x105).to_bytes(2, "little")
+            old.write_bytes(bytes(b))
+            self.assertIsNone(cli._bzimage_release(old))
+            self.assertIsNone(cli._bzimage_release("/etc/hostname"))
             rc, out = support.options_only(
                 "measure", "--b-kernel", image("6.1.0-57-cloud-amd64"),
                 "--b-headers", str(headers))
