@@ -2028,8 +2028,8 @@ static bool mmbench_counter_recheck(const struct mmbench_bench *b,
 				    struct mmbench_ctx *ctx,
 				    struct mmbench_result *r)
 {
+	long again = r->counter_delta, moved = 0;
 	struct mmbench_sample s;
-	long again = 0, moved = 0;
 	int i;
 	u64 ns;
 
@@ -2037,23 +2037,21 @@ static bool mmbench_counter_recheck(const struct mmbench_bench *b,
 	if (b->read == outstanding_read)
 		return false;
 /* series: end */
-	for (i = 0; i < MMBENCH_RECHECKS; i++) {
-		if (kthread_should_stop()) {
-			mmbench_set(r, MMBENCH_ERROR,
-				    "counter off by %ld after the run; stopped before it was rechecked",
-				    r->counter_delta);
-			return true;
-		}
+	for (i = 0; i < MMBENCH_RECHECKS && !kthread_should_stop(); i++) {
 		ns = ktime_get_ns();
 		ctx->before = b->read(ctx);
 		mmbench_sample(b, ctx, &s);
 		again = mmbench_counter_delta(b, ctx);
 		ns = ktime_get_ns() - ns;
-		if (mmbench_counter_moves(b, ctx, max(ns, MMBENCH_WATCH_NS),
-					  &moved) || !again)
+		ns = max_t(u64, ns, MMBENCH_WATCH_NS);
+		if (mmbench_counter_moves(b, ctx, ns, &moved) || !again)
 			break;
 	}
-	if (moved)
+	if (!moved && again && kthread_should_stop())
+		mmbench_set(r, MMBENCH_ERROR,
+			    "counter off by %ld after the run; stopped before its recheck ended",
+			    r->counter_delta);
+	else if (moved)
 		mmbench_set(r, MMBENCH_NOISY,
 			    "counter off by %ld after the run, by %ld after one more sample of %u ops, moved by %ld without ops: another task writes it",
 			    r->counter_delta, again, ctx->ops, moved);
