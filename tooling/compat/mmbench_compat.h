@@ -174,16 +174,19 @@ static inline void page_frag_cache_init(struct page_frag_cache *nc)
 /*
  * preempt_model_lazy(), whether the kernel runs the lazy preemption model:
  * 7c70cb94d29c ("sched: Add Lazy preemption model"), 6.13.  An older
- * kernel may carry that commit as a patch, the PREEMPT_RT patches of 6.12
- * do, on every architecture: its declaration comes first (preempt.h is
- * included here), and the module's calls go to this function, which reads
- * the model configured, as mainline's does without PREEMPT_DYNAMIC.
+ * kernel may carry that commit as a patch, as the PREEMPT_RT patches of
+ * 6.12 do: where its architecture can run the model
+ * (ARCH_HAS_PREEMPT_LAZY) the kernel's own function answers.  Elsewhere
+ * there is no such model, though the patch declares the function on every
+ * architecture: preempt.h is included first, and the module's calls go to
+ * a function of another name.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0) && \
+	!defined(CONFIG_ARCH_HAS_PREEMPT_LAZY)
 #include <linux/preempt.h>
 static inline bool mmbench_preempt_model_lazy(void)
 {
-	return IS_ENABLED(CONFIG_PREEMPT_LAZY);
+	return false;
 }
 #define preempt_model_lazy()	mmbench_preempt_model_lazy()
 #endif
