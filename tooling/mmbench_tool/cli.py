@@ -65,7 +65,7 @@ def _add_guest_options(p):
     p.add_argument("--release",
                    help="the kernel's release (uname -r), for the module "
                         "path in the guest (default: the headers' "
-                        "UTS_RELEASE; for headers without one)")
+                        "UTS_RELEASE; give it for headers without one)")
     p.add_argument("--debug-kernel", action="store_true",
                    help="boot a debug kernel (KASAN, kmemleak, lockdep, "
                         "...) built once from linux-source-6.12 with "
@@ -154,7 +154,7 @@ def _bzimage_release(path, opt="--kernel"):
 
 
 # What uname -r can print: __NEW_UTS_LEN is 64.
-_RELEASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~_-]{0,63}")
+_RELEASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~-]{0,63}")
 
 
 def check_release(kernel, headers, release, arch, opt="--"):

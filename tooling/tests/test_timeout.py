@@ -35,7 +35,7 @@ class Timeout(unittest.TestCase):
         self.assertFalse(os.path.exists(f"/proc/{pid}"), pid)
 
     def test_timeout_while_booting(self):
-        """Stopped before its init began (--cpus 255 under TCG, a new
+        """Stopped before the guest printed its first line (--cpus 255 under TCG, a new
         user's trial): one failed check that says so and how to avoid
         it, not a list of checks of a suite that never ran."""
         fake = support.FakeGuest([], hang=True, console=[
