@@ -2,15 +2,13 @@
 /*
  * test_mmbench.c - time memory-management hot paths from inside the kernel
  *
- * A run times each selected benchmark in a kernel thread bound to one CPU:
- * a warm-up sample, then samples of a sized number of ops, less the cost of
- * the clock reads, dropping those preempted, migrated or with steal time.
- * Net figures are against an empty loop (the baseline) measured before and
- * after.  Each row ends with a functional check: what its ops changed is
- * back where it was.  The run happens while the module loads; its results
- * are under /sys/kernel/mmbench/ (see
- * Documentation/ABI/testing/sysfs-kernel-mmbench) until it is removed.
- * tools/testing/selftests/mm/mmbench/ judges them.
+ * While the module loads, a kernel thread bound to one CPU times each
+ * selected benchmark: a warm-up, then samples of a sized number of ops,
+ * less the clock reads' cost, dropping those preempted, migrated or with
+ * steal time.  Net figures are against an empty loop (the baseline).  Each
+ * row ends with a functional check.  The results stay under
+ * /sys/kernel/mmbench/ (Documentation/ABI/testing/sysfs-kernel-mmbench)
+ * until the module is removed; tools/testing/selftests/mm/mmbench/ judges.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -45,10 +43,7 @@
 #include <linux/vmstat.h>
 #include <linux/wait.h>
 
-/*
- * Allocations that may fail, and are counted, rather than warn, reclaim
- * hard or OOM.
- */
+/* May fail, and is counted: no warning, no hard reclaim, no OOM. */
 #define MMBENCH_GFP_MAYFAIL	(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY)
 
 /* Counters nothing in the kernel decides on; each row puts them back. */
@@ -81,10 +76,7 @@
 #define MMBENCH_TEAM_MIN_OPS	256
 #define MMBENCH_TEAM_SIZE	256
 /* series: end */
-/*
- * Most ops between two restores of a vmstat counter (4 MiB of NR_MLOCK),
- * or with irqs off at once.
- */
+/* Most ops between two restores of a counter, or with irqs off at once. */
 #define MMBENCH_STRETCH		1024
 /* A sample lasts at least this many clock reads, or clock steps. */
 #define MMBENCH_CLOCK_SHARE	100
@@ -117,11 +109,7 @@
 #define MMBENCH_SHOWS_TEAM	BIT(8)	/* team_cpus */
 /* series: end */
 
-/*
- * A list parameter (module_param_array()): a benchmark with one has a row
- * per value.  mmbench_list_check() holds the values to @min..@max, each
- * once.
- */
+/* A list parameter: a row per value, each once, from @min to @max. */
 struct mmbench_list {
 	unsigned int vals[MMBENCH_MAX_LIST];
 	unsigned int nr;
@@ -152,10 +140,7 @@ static struct mmbench_list mmbench_bulk = {
 
 static unsigned int mmbench_batch = 1024;
 
-/*
- * What an allocator benchmark's ops counted: @failed counts failed calls,
- * @corrupt blocks whose marks were gone at free or that were misaligned.
- */
+/* Failed calls, and blocks that lost their marks or were misaligned. */
 struct mmbench_counts {
 	u64 allocs;
 	u64 frees;
@@ -197,10 +182,7 @@ enum mmbench_team_kind {
 /* series: end */
 struct mmbench_bench;
 
-/*
- * One timed sample: its stretches' time summed (@reads stretches, each
- * timed by a pair of clock reads), and why it cannot be kept.
- */
+/* A sample: its @reads stretches' time summed, and why not to keep it. */
 struct mmbench_sample {
 	u64 ns;
 	u64 cycles;
@@ -312,10 +294,7 @@ struct mmbench_stat {
 	u64 mad;
 };
 
-/*
- * What one row measured in one run.  Per-op figures are in 1/1000 ns (ps)
- * or 1/1000 get_cycles() tick; MMBENCH_NONE(_LONG) is "not measured".
- */
+/* A row's figures: per op in 1/1000 ns or tick; MMBENCH_NONE(_LONG): none */
 struct mmbench_result {
 	enum mmbench_status status;
 	char reason[MMBENCH_REASON_LEN];	/* why not "pass", or remarks */
@@ -343,11 +322,7 @@ struct mmbench_result {
 	long counter_delta;
 };
 
-/*
- * A benchmark as run, per value of its list: a directory in sysfs.  The
- * run's thread fills @result and @sample_ps (ns/op in ps, in the order
- * taken) before the files exist.
- */
+/* A benchmark per value of its list: a directory, filled before it exists */
 struct mmbench_row {
 	const struct mmbench_bench *bench;
 	char name[MMBENCH_NAME_LEN];	/* e.g. "kmalloc_64" */
@@ -387,10 +362,7 @@ static __printf(2, 3) void mmbench_remark(char *reason, const char *fmt, ...)
 
 /* ---- benchmarks ---- */
 
-/*
- * name_op(), the timed region, runs @... ctx->ops times: statements that
- * may use @ctx, with no return, break or continue of their own.
- */
+/* name_op(), the timed region: @... ctx->ops times, with no break. */
 #define MMBENCH_OP(name, ...)						\
 static void name##_op(struct mmbench_ctx *ctx)				\
 {									\
@@ -405,10 +377,7 @@ static void name##_op(struct mmbench_ctx *ctx)				\
 MMBENCH_OP(baseline, barrier())
 MMBENCH_OP(ndelay, ndelay(ctx->arg))
 
-/*
- * @steps dependent ALU operations that the compiler may neither fold nor
- * drop: what slow_into adds to an op, and what alu_chain measures.
- */
+/* @steps dependent ALU operations: what slow_into adds, alu_chain times */
 static __always_inline u64 mmbench_chain(u64 x, u64 steps)
 {
 	while (steps--) {
@@ -500,12 +469,6 @@ static void vm_event_restore(struct mmbench_ctx *ctx)
 /* series: page_alloc */
 /* ---- page allocator ---- */
 
-/*
- * An allocator benchmark times the path alone, then runs one more sample,
- * untimed, that marks and checks every block: its row ends with every
- * block intact and freed, and the node's free pages back.
- */
-
 /* Marks at both ends of a block, checked before its free. */
 static __always_inline void mmbench_mark(void *p, size_t size)
 {
@@ -526,10 +489,7 @@ static __always_inline void mmbench_check(struct mmbench_counts *n,
 		n->corrupt++;
 }
 
-/*
- * name_loop(..., @verify) as two copies: the timed one without the
- * verification code, and the verifying one.
- */
+/* name_loop() twice: timed without verification, and verifying. */
 #define MMBENCH_VERIFIED(verify, name, ...)				\
 do {									\
 	if (verify)							\
@@ -579,10 +539,7 @@ static __always_inline void pages_pair_loop(struct mmbench_ctx *ctx,
 
 MMBENCH_VERIFY_OP(pages_pair)
 
-/*
- * Blocks per batch: the batch parameter, within MMBENCH_BATCH_BYTES (one
- * block at least) and a quarter of the free memory.
- */
+/* batch=, within MMBENCH_BATCH_BYTES and a quarter of the free memory */
 static int pages_batch_setup(struct mmbench_ctx *ctx, char *reason)
 {
 	unsigned long limit = max(MMBENCH_BATCH_BYTES >>
@@ -672,10 +629,7 @@ static long outstanding_read(struct mmbench_ctx *ctx)
 	return ctx->n.allocs - ctx->n.frees;
 }
 
-/*
- * Fault injection's task filter fails the allocations of tasks marked as
- * in /proc/<pid>/make-it-fail: make_it_fail marks the samples only.
- */
+/* make_it_fail: the samples' task is marked as by /proc/PID/make-it-fail */
 static bool mmbench_make_it_fail;
 
 static void mmbench_set_fault_mark(struct task_struct *task, int mark)
@@ -689,11 +643,7 @@ static void mmbench_set_fault_mark(struct task_struct *task, int mark)
 /* series: slab */
 /* ---- slab allocator ---- */
 
-/*
- * Take a block, give it back.  With constant @alloc, @free and @verify the
- * loop calls the allocator directly; the timed copy (!@verify) only counts
- * failures.  @align 0 folds away.
- */
+/* Take a block, give it back; constant @alloc and @free are inlined. */
 static __always_inline void
 mmbench_pair_loop(struct mmbench_counts *n, u32 ops, size_t size,
 		  unsigned long align, void *priv,
@@ -754,21 +704,12 @@ static void kmalloc_op(struct mmbench_ctx *ctx)
 }
 
 /* A cache of its own: SLAB_NO_MERGE keeps it from aliasing kmalloc's. */
-static int cache_setup(struct mmbench_ctx *ctx, unsigned int size)
+static int cache_setup(struct mmbench_ctx *ctx, char *reason)
 {
-	ctx->cache = kmem_cache_create("mmbench", size, 0, SLAB_NO_MERGE,
-				       NULL);
+	ctx->cache = kmem_cache_create("mmbench", ctx->bench->list ==
+				       &mmbench_bulk ? MMBENCH_BULK_SIZE :
+				       ctx->arg, 0, SLAB_NO_MERGE, NULL);
 	return ctx->cache ? 0 : -ENOMEM;
-}
-
-static int kmem_cache_setup(struct mmbench_ctx *ctx, char *reason)
-{
-	return cache_setup(ctx, ctx->arg);
-}
-
-static int kmem_cache_bulk_setup(struct mmbench_ctx *ctx, char *reason)
-{
-	return cache_setup(ctx, MMBENCH_BULK_SIZE);
 }
 
 static void cache_teardown(struct mmbench_ctx *ctx)
@@ -883,11 +824,6 @@ static void page_frag_aligned_op(struct mmbench_ctx *ctx)
 /* series: cpus */
 /* ---- several CPUs ---- */
 
-/*
- * A multi-CPU benchmark adds a thread bound to each of its CPUs; the run's
- * thread starts each sample on all of them at once, and waits for them.
- */
-
 static __always_inline void *page_block(void *priv, size_t size)
 {
 	struct page *page = alloc_page(MMBENCH_GFP_MAYFAIL);
@@ -900,11 +836,7 @@ static __always_inline void page_free_block(void *priv, void *p)
 	free_page((unsigned long)p);
 }
 
-/*
- * One CPU of a team, in a thread bound to it: it takes its part of each
- * team sample with mmbench_sample(), as the run's thread takes a sample,
- * in a context of its own (its ops, counts and page_frag cache).
- */
+/* One CPU of a team: a bound thread that takes its part of each sample. */
 struct mmbench_worker {
 	struct mmbench_team *team;
 	struct task_struct *task;	/* pinned until the team is torn down */
@@ -919,11 +851,9 @@ struct mmbench_worker {
 };
 
 /*
- * The CPUs of a multi-CPU benchmark.  team_sample() sets @ops, @sized,
- * @verify, @ready and @running, then publishes @gen with
- * smp_store_release(); a worker starts when it sees @gen change
- * (smp_load_acquire()), and the last one ready releases all through @go.
- * The first worker that stalls becomes @staller, and @stop stops them all.
+ * The CPUs of a multi-CPU benchmark.  team_sample() publishes a sample's
+ * @ops, @sized, @verify, @ready and @running with @gen; the last worker
+ * ready releases all through @go.  The first that stalls is @staller.
  */
 struct mmbench_team {
 	unsigned int nr;
@@ -1001,10 +931,7 @@ static void *ring_get(struct mmbench_worker *w)
 
 static unsigned int mmbench_inject_stall_ms;
 
-/*
- * Test only (inject_stall_ms): the team's last worker (pop_cpu's in a pair)
- * sleeps once, in the warm-up sample at the row's final size.
- */
+/* inject_stall_ms: the last worker sleeps once, in the final warm-up. */
 static void mmbench_inject_stall(struct mmbench_worker *w)
 {
 	struct mmbench_team *t = w->team;
@@ -1058,10 +985,7 @@ static int mmbench_worker_fn(void *data)
 	return 0;
 }
 
-/*
- * The online CPUs of cpus= (or every online CPU), of which a pair takes the
- * two lowest-numbered: push_cpu allocates, pop_cpu frees.
- */
+/* The online CPUs of cpus=; a pair takes the two lowest-numbered. */
 static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 		     char *reason)
 {
@@ -1220,11 +1144,7 @@ out:
 	return ret;
 }
 
-/*
- * A team sample: ctx->ops ops on each CPU, each CPU's part a sample of its
- * own (mmbench_worker_fn()); it lasts as the slowest part, and is dropped
- * if any part was preempted or had steal time.
- */
+/* A team sample: ctx->ops ops on each CPU, timed as its slowest part. */
 static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 {
 	struct mmbench_team *t = ctx->team;
@@ -1297,11 +1217,7 @@ MMBENCH_PAIR_WORK(pages, NULL, page_block, page_free_block)
 MMBENCH_PAIR_WORK(kmalloc, NULL, kmalloc_block, kfree_block)
 MMBENCH_PAIR_WORK(frag, &ctx->frag, frag_block, frag_free_block)
 
-/*
- * Remote free: push_cpu allocates and passes each block (an error pointer
- * for a failed allocation) to pop_cpu, which frees it.  Only the
- * verification pass marks, checks and counts each block.
- */
+/* Remote free: push_cpu passes each block (or an error) to pop_cpu. */
 static __always_inline void
 mmbench_push_loop(struct mmbench_ctx *ctx, void *priv,
 		  void *(*alloc)(void *priv, size_t size), const bool verify)
@@ -1446,12 +1362,12 @@ static const struct mmbench_bench mmbench_benches[] = {
 	  MMBENCH_ALLOC, .list = &mmbench_sizes, .op = kmalloc_op,
 	}, { .name = "kmem_cache", .group = "slab",
 	  .unit = "kmem_cache_alloc() and kmem_cache_free()", MMBENCH_ALLOC,
-	  .list = &mmbench_sizes, .setup = kmem_cache_setup,
+	  .list = &mmbench_sizes, .setup = cache_setup,
 	  .teardown = cache_teardown, .op = kmem_cache_op,
 	}, { .name = "kmem_cache_bulk", .group = "slab",
 	  .unit = "object from kmem_cache_alloc_bulk(), freed in bulk",
 	  MMBENCH_ALLOC, .list = &mmbench_bulk,
-	  .setup = kmem_cache_bulk_setup, .teardown = cache_teardown,
+	  .setup = cache_setup, .teardown = cache_teardown,
 	  .op = kmem_cache_bulk_op,
 	}, { .name = "kfree_bulk", .group = "slab",
 	  .unit = "kmalloc(), freed by kfree_bulk()", MMBENCH_ALLOC,
@@ -1721,10 +1637,7 @@ MODULE_PARM_DESC(frag_sizes,
 
 /* ---- timing engine ---- */
 
-/*
- * What the run found, written by its thread before the files exist: the
- * results never change while they can be read.
- */
+/* Written by the run's thread before the files exist. */
 static u64 mmbench_run_ns;
 static s64 mmbench_drift = MMBENCH_NONE;
 static u64 mmbench_clock_ns;
@@ -1735,11 +1648,9 @@ static u64 *mmbench_sample_buf;		/* the rows' sample_ps */
 static DECLARE_COMPLETION(mmbench_done);
 
 /*
- * The thread's view of the run: @deadline (ktime_get_ns()) past which no
- * row starts and no more samples are kept; per-sample ns/op in ps (@ps)
- * and cycles/op (@mcyc); what the clock reads around a stretch cost, taken
- * out of each; the clock's smallest step; the shortest sample,
- * MMBENCH_CLOCK_SHARE times the larger.
+ * The run: no row starts and no sample is kept past @deadline; @ps and
+ * @mcyc hold a row's samples; the clock reads' cost, taken out of each
+ * stretch, and step; the shortest sample, MMBENCH_CLOCK_SHARE times both.
  */
 struct mmbench_run {
 	int cpu;
@@ -1798,10 +1709,7 @@ static void mmbench_stretch(const struct mmbench_bench *b,
 	s->reads++;
 }
 
-/*
- * One sample; a counter others see moves, and irqs stay off for,
- * MMBENCH_STRETCH ops at most.
- */
+/* One sample, in stretches for a counter restored or irqs off. */
 static void mmbench_sample(const struct mmbench_bench *b,
 			   struct mmbench_ctx *ctx, struct mmbench_sample *s)
 {
@@ -1833,11 +1741,7 @@ static bool mmbench_stopping(const struct mmbench_run *run)
 	return kthread_should_stop() || ktime_get_ns() > run->deadline;
 }
 
-/*
- * Ops per sample: so that a sample lasts sample_us, or the iterations
- * parameter, clamped so that the samples fit the row's budget.  Doubles
- * as a warm-up.  Says so in @r->reason when it clamps.
- */
+/* Ops per sample: sample_us or iterations=, within the row's budget. */
 static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx,
 			const struct mmbench_run *run, struct mmbench_result *r)
 {
@@ -1965,11 +1869,7 @@ static long mmbench_free_pages(struct pglist_data *pgdat)
 	return free;
 }
 
-/*
- * What the rest of the system may take meanwhile: 4 MiB, or 1/256 of the
- * node on a large machine; a page lost per op fails within a few thousand
- * ops (passing rows of idle guests moved by -8 to +32 pages).
- */
+/* What others may take meanwhile: 4 MiB, or 1/256 of a large node. */
 static long mmbench_free_pages_slack(const struct mmbench_ctx *ctx)
 {
 	unsigned long managed = 0;
@@ -1994,11 +1894,7 @@ static __printf(3, 4) void mmbench_set(struct mmbench_result *r,
 	va_end(args);
 }
 
-/*
- * Whether the counter of @b moves within @ns with no op of the row: read
- * every millisecond or so, since a writer whose net effect is nil (mlock,
- * then munlock) moves it in between.  @moved: the first change seen.
- */
+/* Whether @b's counter moves (by @moved) within @ns, read each ms or so. */
 static bool mmbench_counter_moves(const struct mmbench_bench *b,
 				  struct mmbench_ctx *ctx, u64 ns, long *moved)
 {
@@ -2014,15 +1910,10 @@ static bool mmbench_counter_moves(const struct mmbench_bench *b,
 }
 
 /*
- * A vmstat counter is the whole kernel's: another task may move it while a
- * row runs (munlock moves NR_MLOCK, reclaim NR_VMSCAN_IMMEDIATE).  A row
- * whose counter is off after the run fails only if, MMBENCH_RECHECKS times
- * over, one more sample leaves it off again and it then stays put for as
- * long (20 ms at least) with no op.  A move with no op makes the row
- * noisy (another task writes it), as does a sample that leaves it back
- * (not reproduced).
- * Past budget_ms too, at most about 0.8 s.  Returns false, having judged
- * nothing, for a count of the row's own.
+ * Other tasks write vmstat counters too.  A row whose counter is off fails
+ * only if MMBENCH_RECHECKS more samples each leave it off and it then stays
+ * put as long with no op; else it is noisy.  Returns false for the row's
+ * own count, which it does not judge.
  */
 static bool mmbench_counter_recheck(const struct mmbench_bench *b,
 				    struct mmbench_ctx *ctx,
@@ -2163,12 +2054,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		}
 	}
 /* series: page_alloc */
-	/*
-	 * The samples timed the path alone.  An allocator benchmark runs one
-	 * more sample, untimed, that marks, checks and counts every block for
-	 * the functional check below; past the deadline too, not after an
-	 * abort.
-	 */
+	/* An allocator's untimed sample that marks and checks each block. */
 	if (b->read == outstanding_read && !ctx->abort &&
 	    !kthread_should_stop()) {
 		ctx->verify = true;
@@ -2274,11 +2160,7 @@ static void mmbench_judge(struct mmbench_row *row,
 		r->net_cycles = (s64)r->cycles - base->cycles;
 }
 
-/*
- * Measure the baseline again after the benchmarks and keep the lower
- * median.  Returns the second median's drift from the first, in 1/1000 %,
- * or MMBENCH_NONE.
- */
+/* Time the baseline again, keep the lower; its drift in 1/1000 %. */
 static s64 mmbench_rebaseline(struct mmbench_row *row,
 			      struct mmbench_ctx *ctx, struct mmbench_run *run)
 {
@@ -2345,11 +2227,7 @@ static void mmbench_log(const struct mmbench_row *row)
 /* A sample around nothing: what reading the clocks costs. */
 static const struct mmbench_bench mmbench_clock_bench = { .irqoff = true };
 
-/*
- * What the clock reads around a stretch cost, and the smallest step of
- * ktime_get_ns() (a debug kernel's can cost over 1 us under emulation).
- * Returns NULL, or why no sample can be timed here.
- */
+/* The clock's read cost and step; NULL, or why it cannot time a sample. */
 static const char *mmbench_clock(struct mmbench_run *run,
 				 struct mmbench_ctx *ctx, char *why)
 {
@@ -2466,11 +2344,7 @@ static int mmbench_thread(void *data)
 	return 0;
 }
 
-/*
- * Run the benchmarks on the chosen CPU and wait for them; a fatal signal
- * stops the run at its next sample.  Returns 0, -EINVAL if the CPU went
- * offline, -EINTR, or the error of creating the thread.
- */
+/* Run on the chosen CPU: 0, -EINVAL (offline), -EINTR, or the thread's error */
 static int mmbench_run(void)
 {
 	int cpu = mmbench_cpu >= 0 ? mmbench_cpu :
@@ -2524,11 +2398,7 @@ enum mmbench_fmt {
 	MMBENCH_FMT_SAMPLES,	/* the row's kept samples */
 };
 
-/*
- * The kept samples' ns/op, in the order taken: MMBENCH_MAX_SAMPLES fit a
- * page while each takes under 10^9 ns an op (a sample lasts at most
- * 100 ms), else -EOVERFLOW rather than a short list.
- */
+/* The kept samples' ns/op in the order taken; -EOVERFLOW past a page. */
 static ssize_t emit_samples(char *buf, const struct mmbench_row *row)
 {
 	ssize_t len = 0;
@@ -2548,10 +2418,7 @@ static ssize_t emit_samples(char *buf, const struct mmbench_row *row)
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
-/*
- * A file of a row's directory: the field at @offset in struct mmbench_row,
- * printed as @fmt, in rows with all of the MMBENCH_SHOWS_* of @only.
- */
+/* A row's file: the field at @offset as @fmt, if the row shows @only. */
 struct mmbench_attr {
 	struct attribute attr;
 	unsigned short offset;
@@ -2673,10 +2540,7 @@ static const struct attribute_group mmbench_row_group = {
 };
 __ATTRIBUTE_GROUPS(mmbench_row);
 
-/*
- * The rows live until the module exits, which waits for each release: a
- * release may come late (DEBUG_KOBJECT_RELEASE), after the files are gone.
- */
+/* The module's exit waits for each row's release, which may come late. */
 static atomic_t mmbench_rows_alive = ATOMIC_INIT(0);
 static DECLARE_COMPLETION(mmbench_rows_released);
 
@@ -2742,39 +2606,27 @@ static void mmbench_debug_options(void)
 		strscpy(fp_debug, "none");
 }
 
-/*
- * The files of /sys/kernel/mmbench/: the run's duration, the baseline's
- * drift in % ("none" if unknown), the clock's read cost and step in ns;
- * and in fingerprint/ what the figures depend on.
- */
-#define MMBENCH_RO(_name, _fmt, _value)					\
+/* The files of /sys/kernel/mmbench/ and of its fingerprint/. */
+#define MMBENCH_RO(_name, _emit)					\
 static ssize_t mmbench_##_name##_show(struct kobject *kobj,		\
 				      struct kobj_attribute *attr,	\
 				      char *buf)			\
 {									\
-	return sysfs_emit(buf, _fmt "\n", _value);			\
+	return _emit;							\
 }									\
 static struct kobj_attribute mmbench_attr_##_name =			\
 	__ATTR(_name, 0444, mmbench_##_name##_show, NULL)
 
-MMBENCH_RO(run_ms, "%llu", div_u64(mmbench_run_ns, NSEC_PER_MSEC));
-MMBENCH_RO(clock_read_ns, "%llu", mmbench_clock_ns);
-MMBENCH_RO(clock_step_ns, "%llu", mmbench_clock_step_ns);
-MMBENCH_RO(preempt, "%s", mmbench_preempt_model());
-MMBENCH_RO(debug, "%s", fp_debug);
-MMBENCH_RO(init_on_alloc, "%d", want_init_on_alloc(GFP_KERNEL));
-MMBENCH_RO(init_on_free, "%d", want_init_on_free());
-
-static ssize_t mmbench_baseline_drift_pct_show(struct kobject *kobj,
-					       struct kobj_attribute *attr,
-					       char *buf)
-{
-	return emit_fixed(buf, mmbench_drift);
-}
-
-static struct kobj_attribute mmbench_attr_baseline_drift_pct =
-	__ATTR(baseline_drift_pct, 0444, mmbench_baseline_drift_pct_show,
-	       NULL);
+MMBENCH_RO(run_ms, sysfs_emit(buf, "%llu\n",
+			      div_u64(mmbench_run_ns, NSEC_PER_MSEC)));
+MMBENCH_RO(baseline_drift_pct, emit_fixed(buf, mmbench_drift));
+MMBENCH_RO(clock_read_ns, sysfs_emit(buf, "%llu\n", mmbench_clock_ns));
+MMBENCH_RO(clock_step_ns, sysfs_emit(buf, "%llu\n", mmbench_clock_step_ns));
+MMBENCH_RO(preempt, sysfs_emit(buf, "%s\n", mmbench_preempt_model()));
+MMBENCH_RO(debug, sysfs_emit(buf, "%s\n", fp_debug));
+MMBENCH_RO(init_on_alloc,
+	   sysfs_emit(buf, "%d\n", want_init_on_alloc(GFP_KERNEL)));
+MMBENCH_RO(init_on_free, sysfs_emit(buf, "%d\n", want_init_on_free()));
 
 static struct attribute *mmbench_top_attrs[] = {
 	&mmbench_attr_run_ms.attr,
