@@ -1773,7 +1773,11 @@ def main(argv):
                    help="run checkpatch.pl --strict on each patch and "
                         "kernel-doc on the module; exit 1 on any report")
     p.set_defaults(func=cmd_export)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # The command's usage, not the top level's.
+        sub.choices[args.command].error("unrecognized arguments: " +
+                                        " ".join(extra))
     # A kill is an interrupt: the guest and any busy loop are stopped.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:

@@ -405,6 +405,18 @@ class Refused(support.Options, unittest.TestCase):
         self.refused_measure("--param", "cpu=" + "9" * 5000,
                              says="want -1 or an online CPU")
 
+    def test_an_option_of_another_command(self):
+        # --loads is run's: lava's usage says so, not the top level's.
+        rc, out = support.options_only("lava", "--loads", "3")
+        self.assertEqual(rc, 2, out)
+        self.assertIn("usage: mmbench lava", out)
+        self.assertIn("mmbench lava: error: unrecognized arguments: "
+                      "--loads 3", out)
+        rc, out = support.options_only("run", "--accel", "tcg", "--bogus")
+        self.assertEqual(rc, 2, out)
+        self.assertIn("mmbench run: error: unrecognized arguments: --bogus",
+                      out)
+
     def test_removed_parameters(self):
         # The module no longer has them (issue 10): refused as unknown.
         for param in ("inject_into=count_vm_event", "inject_ndelay=200",
