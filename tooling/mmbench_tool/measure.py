@@ -492,9 +492,10 @@ def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
                 plots.forest(c, outdir / "forest.png", made)
                 plots.samples(c, a, b, outdir / "samples", made)
             except (ValueError, TypeError, ArithmeticError,
-                    RuntimeError) as e:
+                    RuntimeError, ImportError) as e:
                 # A plot is the table's illustration: it failing (a
-                # matplotlib error on odd figures) hides no verdict.
+                # matplotlib error on odd figures, or no matplotlib)
+                # hides no verdict.
                 unplotted = f"{type(e).__name__}: {e}"
             write_json(made)
     except OSError as e:

@@ -1445,6 +1445,24 @@ class StalePlots(unittest.TestCase):
             self.assertEqual(json.loads(
                 (out / "compare.json").read_text())["plots"], [])
 
+    def test_no_matplotlib_hides_no_table(self):
+        # An ImportError from matplotlib ended compare with a traceback.
+        from mmbench_tool import measure
+        rng = random.Random(94)
+        with tempfile.TemporaryDirectory() as d, \
+                contextlib.redirect_stdout(io.StringIO()) as text, \
+                unittest.mock.patch(
+                    "mmbench_tool.plots._pyplot",
+                    side_effect=ModuleNotFoundError(
+                        "No module named 'matplotlib'")):
+            out = Path(d)
+            c = measure.compare_archives(synthetic(rng), synthetic(rng),
+                                         compare.DEFAULT_NORM, out)
+            self.assertIn(c.report()[0], text.getvalue())
+            self.assertIn("plots: not all made (ModuleNotFoundError: No "
+                          "module named 'matplotlib')", text.getvalue())
+            self.assertTrue((out / "compare.txt").exists())
+
 
 class DiedGuest(unittest.TestCase):
     """compare-check boots a guest that died once more, saying why;
