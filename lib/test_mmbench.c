@@ -2336,10 +2336,9 @@ static int mmbench_thread(void *data)
 
 	mmbench_run_ns = ktime_get_ns() - start;
 	mmbench_drift = drift;
-	if (!clock_error) {
-		mmbench_clock_ns = run.clock_ns;
-		mmbench_clock_step_ns = run.clock_step_ns;
-	}
+	/* Measured even when too coarse to time a sample: say how coarse. */
+	mmbench_clock_ns = run.clock_ns;
+	mmbench_clock_step_ns = run.clock_step_ns;
 	complete(&mmbench_done);
 	return 0;
 }

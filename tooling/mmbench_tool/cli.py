@@ -1218,6 +1218,49 @@ def small_guest(setup):
     ], out)
 
 
+# Debian's kernels tick at 250 Hz: jiffies move by 4 ms.
+JIFFY_NS = 4000000
+
+
+def coarse_clock_guest(setup):
+    """clocksource=jiffies: ktime_get_ns() moves by a jiffy, too coarse to
+    time a sample.  Every row case skips, saying so; none fails; and the
+    module says how coarse the clock was (clock_step_ns), as it measured."""
+    results = guest.results_dir("-jiffies")
+    saved = getattr(setup.args, "kernel_arg", None)
+    setup.args.kernel_arg = list(saved or []) + ["clocksource=jiffies"]
+    try:
+        out = setup.boot("run", results)
+    finally:
+        setup.args.kernel_arg = saved
+    inner = ktap.inner_ktap(out.suite)
+    (results / "mmbench_test.ktap").write_text("\n".join(inner) + "\n")
+    res = ktap.results(inner)
+    failed = [r[2] for r in res if not r[0]]
+    rows = [r for r in res if r[2].startswith("mmbench.")]
+    wrong = [r[2] for r in rows
+             if r[3] != "SKIP" or "ktime_get_ns() steps" not in r[4]]
+    steps = [int(v) for v in re.findall(r"^# run\d+\.clock_step_ns=(\d+)$",
+                                        "\n".join(inner), re.M)]
+    where = f"see {results}"
+    return spoilt([
+        (out.finished and bool(res) and not failed,
+         "clocksource=jiffies: no case fails",
+         f"failed: {', '.join(failed) or 'none'}; {where}"),
+        (bool(rows) and not wrong,
+         "clocksource=jiffies: every row case skips, naming the clock's step",
+         f"{len(rows)} row cases, wrong: {', '.join(wrong[:4])}; "
+         f"first: {rows[0][3]} {rows[0][4]}; {where}" if rows else where),
+        (bool(steps) and min(steps) >= JIFFY_NS // 2,
+         "clocksource=jiffies: clock_step_ns says how coarse the clock was",
+         f"clock_step_ns {sorted(set(steps))[:4]}, want a jiffy, "
+         f"{JIFFY_NS} ns; {where}"),
+        (not out.kernel_problems(),
+         "clocksource=jiffies: no oops, BUG or WARN",
+         "; ".join(out.kernel_problems()[:3])),
+    ], out)
+
+
 def host_tests():
     """Run the front end's unit tests (tooling/tests) on this host;
     return their KTAP, a result a test."""
@@ -1420,6 +1463,7 @@ def cmd_test(args):
             judged += report_checks(out, results)
         checks += spoilt(judged, out)
     checks += small_guest(setup)
+    checks += coarse_clock_guest(setup)
     checks += loaded_guest(setup)
     if not args.kernel and not args.debug_kernel:
         checks += lava_guest(setup)[0]
@@ -1698,7 +1742,8 @@ def main(argv):
         "TARGETS=mm/mmbench run_tests' (in a copy of that tree, built "
         "here) and the bad-input cases in a QEMU guest, then the "
         f"suite in a 1-CPU {SMALL_MEMORY} MiB guest, plain and with no free "
-        "block of order 9 or above, three times under host load, "
+        "block of order 9 or above, with clocksource=jiffies, three times "
+        "under host load, "
         "as a LAVA job with lava-run, a known regression that ./mmbench "
         "compare must find (four boots), "
         "on Debian's 6.1 cloud and 6.12 rt kernels (installed by name), "
