@@ -5,9 +5,9 @@
  * While the module loads, a kernel thread bound to one CPU times each
  * selected benchmark: a warm-up, then samples of a sized number of ops,
  * less the clock reads' cost, dropping those preempted, migrated or with
- * steal time.  Net figures are against an empty loop (the baseline).  Each
- * row ends with a functional check.  The results stay under
- * /sys/kernel/mmbench/ (Documentation/ABI/testing/sysfs-kernel-mmbench)
+ * steal time.  Net figures are against an empty loop (the baseline).  A
+ * vmstat or allocator row ends with a functional check.  Results stay
+ * under /sys/kernel/mmbench/ (Documentation/ABI/testing/sysfs-kernel-mmbench)
  * until the module is removed; tools/testing/selftests/mm/mmbench/ judges.
  */
 
@@ -1650,7 +1650,8 @@ static DECLARE_COMPLETION(mmbench_done);
 /*
  * The run: no row starts and no sample is kept past @deadline; @ps and
  * @mcyc hold a row's samples; the clock reads' cost, taken out of each
- * stretch, and step; the shortest sample, MMBENCH_CLOCK_SHARE times both.
+ * stretch, and step; the shortest sample, MMBENCH_CLOCK_SHARE times the
+ * larger.
  */
 struct mmbench_run {
 	int cpu;
