@@ -1228,12 +1228,17 @@ def coarse_clock_guest(setup):
     time a sample.  Every row case skips, saying so; none fails; and the
     module says how coarse the clock was (clock_step_ns), as it measured."""
     results = guest.results_dir("-jiffies")
+    had = hasattr(setup.args, "kernel_arg")
     saved = getattr(setup.args, "kernel_arg", None)
     setup.args.kernel_arg = list(saved or []) + ["clocksource=jiffies"]
     try:
         out = setup.boot("run", results)
     finally:
-        setup.args.kernel_arg = saved
+        # The later guests boot with the options as they were.
+        if had:
+            setup.args.kernel_arg = saved
+        else:
+            del setup.args.kernel_arg
     inner = ktap.inner_ktap(out.suite)
     (results / "mmbench_test.ktap").write_text("\n".join(inner) + "\n")
     res = ktap.results(inner)
