@@ -521,9 +521,10 @@ class Setup:
                               "building and installing it again")
 
     def boot(self, mode, results, cpus=None, memory=None, around=None,
-             echo=None, literal=False):
+             echo=None, literal=False, kernel_args=()):
         """Boot the guest in @mode; @around: a context manager to run the
         guest in; @echo: which lines of the guest to show (default all);
+        @kernel_args: more on the kernel's command line, this boot only;
         @literal: run the users' literal make ... run_tests as well, in
         a copy of the kernel tree the kselftest was built in."""
         a = self.args
@@ -572,7 +573,8 @@ class Setup:
         try:
             with around or contextlib.nullcontext():
                 timed_out = self._boot_twice(image, cpus, memory, kvm,
-                                             console, show, lines)
+                                             console, show, lines,
+                                             kernel_args)
         finally:
             guest_s = time.monotonic() - start
             show(None)
@@ -586,7 +588,8 @@ class Setup:
         out.spoilt = self.spoilt
         return out
 
-    def _boot_twice(self, image, cpus, memory, kvm, console, show, lines):
+    def _boot_twice(self, image, cpus, memory, kvm, console, show, lines,
+                    kernel_args=()):
         """Boot; once more if the kernel died before /init ran.  Returns
         the --timeout in seconds if the guest ran past it, else None."""
         icount = self.args.accel == "icount"
@@ -599,8 +602,9 @@ class Setup:
                     guest.boot(self.kernel, image, cpus, memory, kvm,
                                console, show, self.args.timeout,
                                arch=self.arch,
-                               kernel_args=getattr(self.args, "kernel_arg",
-                                                   ()),
+                               kernel_args=list(getattr(
+                                   self.args, "kernel_arg", None) or []) +
+                               list(kernel_args),
                                icount=icount)
                 except guest.GuestTimeout as e:
                     return e.seconds
@@ -1228,17 +1232,7 @@ def coarse_clock_guest(setup):
     time a sample.  Every row case skips, saying so; none fails; and the
     module says how coarse the clock was (clock_step_ns), as it measured."""
     results = guest.results_dir("-jiffies")
-    had = hasattr(setup.args, "kernel_arg")
-    saved = getattr(setup.args, "kernel_arg", None)
-    setup.args.kernel_arg = list(saved or []) + ["clocksource=jiffies"]
-    try:
-        out = setup.boot("run", results)
-    finally:
-        # The later guests boot with the options as they were.
-        if had:
-            setup.args.kernel_arg = saved
-        else:
-            del setup.args.kernel_arg
+    out = setup.boot("run", results, kernel_args=["clocksource=jiffies"])
     inner = ktap.inner_ktap(out.suite)
     (results / "mmbench_test.ktap").write_text("\n".join(inner) + "\n")
     res = ktap.results(inner)

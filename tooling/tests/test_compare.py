@@ -1425,44 +1425,37 @@ class StalePlots(unittest.TestCase):
             self.assertIn("forest.png", listed["plots"])
             self.assertIn("samples/row00.png", listed["plots"])
 
-    def test_a_plot_that_fails_hides_no_table(self):
-        # A matplotlib error (not an OSError) ended compare with a
-        # traceback before it printed the table.
+    def plot_fails(self, seed, error, says):
+        """A plot that raises @error leaves the table printed and whole,
+        and says so (@says)."""
         from mmbench_tool import measure
-        rng = random.Random(95)
+        rng = random.Random(seed)
         with tempfile.TemporaryDirectory() as d, \
                 contextlib.redirect_stdout(io.StringIO()) as text, \
-                unittest.mock.patch("mmbench_tool.plots.forest",
-                                    side_effect=ValueError("bad limits")):
+                unittest.mock.patch("mmbench_tool.plots._pyplot",
+                                    side_effect=error):
             out = Path(d)
             c = measure.compare_archives(synthetic(rng), synthetic(rng),
                                          compare.DEFAULT_NORM, out)
             self.assertIn(c.report()[0], text.getvalue())
-            self.assertIn("plots: not all made (ValueError: bad "
-                          "limits)", text.getvalue())
+            self.assertIn(f"plots: not all made ({says})", text.getvalue())
             self.assertNotIn("plots: " + str(out), text.getvalue())
             self.assertTrue((out / "compare.txt").exists())
             self.assertEqual(json.loads(
                 (out / "compare.json").read_text())["plots"], [])
 
+    def test_a_plot_that_fails_hides_no_table(self):
+        # A matplotlib error (not an OSError) ended compare with a
+        # traceback before it printed the table.
+        self.plot_fails(95, ValueError("bad limits"),
+                        "ValueError: bad limits")
+
     def test_no_matplotlib_hides_no_table(self):
         # An ImportError from matplotlib ended compare with a traceback.
-        from mmbench_tool import measure
-        rng = random.Random(94)
-        with tempfile.TemporaryDirectory() as d, \
-                contextlib.redirect_stdout(io.StringIO()) as text, \
-                unittest.mock.patch(
-                    "mmbench_tool.plots._pyplot",
-                    side_effect=ModuleNotFoundError(
-                        "No module named 'matplotlib'")):
-            out = Path(d)
-            c = measure.compare_archives(synthetic(rng), synthetic(rng),
-                                         compare.DEFAULT_NORM, out)
-            self.assertIn(c.report()[0], text.getvalue())
-            self.assertIn("plots: not all made (ModuleNotFoundError: No "
-                          "module named 'matplotlib')", text.getvalue())
-            self.assertTrue((out / "compare.txt").exists())
-
+        self.plot_fails(94, ModuleNotFoundError("No module named "
+                                                "'matplotlib'"),
+                        "ModuleNotFoundError: No module named "
+                        "'matplotlib'")
 
 class DiedGuest(unittest.TestCase):
     """compare-check boots a guest that died once more, saying why;
