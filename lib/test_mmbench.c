@@ -35,6 +35,7 @@
 #include <linux/ptr_ring.h>
 /* series: end */
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -72,7 +73,6 @@
 /* series: end */
 /* series: cpus */
 #define MMBENCH_RING_SIZE	1024
-#define MMBENCH_STALL_NS	(2ULL * NSEC_PER_SEC)
 #define MMBENCH_TEAM_MIN_OPS	256
 #define MMBENCH_TEAM_SIZE	256
 /* series: end */
@@ -85,6 +85,8 @@
 #define MMBENCH_RECHECKS	3
 /* Shortest watch of a vmstat counter with no op. */
 #define MMBENCH_WATCH_NS	(20 * NSEC_PER_MSEC)
+/* Longest wait for another thread: to start, or in a team sample. */
+#define MMBENCH_STALL_NS	(2ULL * NSEC_PER_SEC)
 /* A figure not measured, shown as "none". */
 #define MMBENCH_NONE		S64_MIN
 #define MMBENCH_NONE_LONG	LONG_MIN
@@ -165,9 +167,10 @@ static struct mmbench_list mmbench_frag_sizes = {
 
 /* series: end */
 /* series: cpus */
-/* CPUs of the concurrent benchmarks, when the cpus parameter is given. */
+/* CPUs of the concurrent benchmarks: cpus=, or those not isolcpus= at load */
 static struct cpumask mmbench_cpus_mask;
 static bool mmbench_cpus_given;
+static int mmbench_kept_cpu = -1;	/* did not run a team's thread */
 
 struct mmbench_team;
 struct mmbench_worker;
@@ -358,6 +361,25 @@ static __printf(2, 3) void mmbench_remark(char *reason, const char *fmt, ...)
 	va_start(args, fmt);
 	vscnprintf(reason + len, MMBENCH_REASON_LEN - len, fmt, args);
 	va_end(args);
+}
+
+/* Why a CPU did not run a thread of the module. */
+#define MMBENCH_KEPT	"CPU %d did not run the module's thread within 2 s: another task keeps it, such as a real-time one on an isolated CPU"
+
+/*
+ * Stop a thread bound to a CPU that another task may keep (a real-time
+ * task with RT throttling off): kthread_stop() waits for it to run, so
+ * move it first to the caller's CPU, which ran the caller a moment ago.
+ */
+static void mmbench_stop_thread(struct task_struct *task)
+{
+	int cpu = raw_smp_processor_id();
+
+	if (set_cpus_allowed_ptr(task, cpumask_of(cpu)))
+		pr_warn("could not move %s to CPU %d to stop it\n", task->comm,
+			cpu);
+	kthread_stop(task);
+	put_task_struct(task);
 }
 
 /* ---- benchmarks ---- */
@@ -845,7 +867,7 @@ struct mmbench_worker {
 	struct mmbench_sample s;	/* its part of the latest team sample */
 	int cpu;
 	u64 start;			/* ktime_get_ns() before its part */
-	int ran_on;			/* not @cpu once @cpu went offline */
+	int ran_on;			/* -1 until it runs; not @cpu once offline */
 	bool stalled_once;		/* inject_stall_ms done */
 	const char *waited_for;		/* what it stalled on */
 };
@@ -862,6 +884,7 @@ struct mmbench_team {
 	bool verify;
 	unsigned long gen;
 	unsigned long go;
+	atomic_t started;
 	atomic_t ready;
 	atomic_t running;
 	bool stop;
@@ -953,6 +976,10 @@ static int mmbench_worker_fn(void *data)
 	unsigned long seen = 0;
 	u64 since;
 
+	/* team_setup() waits for all: is a CPU kept by another task? */
+	WRITE_ONCE(w->ran_on, raw_smp_processor_id());
+	if (atomic_inc_return(&t->started) == t->nr)
+		complete(&t->done);
 	for (;;) {
 		wait_event_idle(t->start_wq, READ_ONCE(t->gen) != seen ||
 				kthread_should_stop());
@@ -991,10 +1018,12 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 {
 	unsigned int push, pop;
 
-	if (mmbench_cpus_given)
-		cpumask_and(mask, &mmbench_cpus_mask, cpu_online_mask);
-	else
-		cpumask_copy(mask, cpu_online_mask);
+	cpumask_and(mask, &mmbench_cpus_mask, cpu_online_mask);
+	if (mmbench_kept_cpu >= 0 && cpumask_test_cpu(mmbench_kept_cpu, mask)) {
+		snprintf(reason, MMBENCH_REASON_LEN, MMBENCH_KEPT,
+			 mmbench_kept_cpu);
+		return -EOPNOTSUPP;
+	}
 	/* CPUs of cpus= can go offline after the load. */
 	if (cpumask_empty(mask)) {
 		snprintf(reason, MMBENCH_REASON_LEN,
@@ -1005,7 +1034,9 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 	if (cpumask_weight(mask) < 2) {
 		snprintf(reason, MMBENCH_REASON_LEN,
 			 "needs two online CPUs%s, has %u: %*pbl",
-			 mmbench_cpus_given ? " in cpus=" : "",
+			 mmbench_cpus_given ? " in cpus=" :
+			 housekeeping_enabled(HK_TYPE_DOMAIN) ?
+			 " outside isolcpus=" : "",
 			 cpumask_weight(mask), cpumask_pr_args(mask));
 		return -EOPNOTSUPP;
 	}
@@ -1065,8 +1096,7 @@ static void team_teardown(struct mmbench_ctx *ctx)
 
 		if (!w->task)
 			continue;
-		kthread_stop(w->task);
-		put_task_struct(w->task);
+		mmbench_stop_thread(w->task);
 		/* What a sample that timed out left uncounted. */
 		mmbench_counts_add(&ctx->n, &w->ctx.n);
 	}
@@ -1087,11 +1117,23 @@ static void team_teardown(struct mmbench_ctx *ctx)
 	ctx->team = NULL;
 }
 
+/* The first worker that has not run yet, or NULL. */
+static struct mmbench_worker *team_unstarted(struct mmbench_team *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr; i++)
+		if (READ_ONCE(t->w[i].ran_on) < 0)
+			return &t->w[i];
+	return NULL;
+}
+
 /* Start a thread on each CPU of the team; they wait for team_sample(). */
 static int team_setup(struct mmbench_ctx *ctx, char *reason)
 {
 	const struct mmbench_bench *b = ctx->bench;
 	bool pair = b->team == MMBENCH_TEAM_PAIR;
+	struct mmbench_worker *w;
 	struct mmbench_team *t;
 	cpumask_var_t mask;
 	int cpu, ret;
@@ -1116,15 +1158,16 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 	}
 	ctx->team = t;
 	for_each_cpu(cpu, mask) {
-		struct mmbench_worker *w = &t->w[i++];
 		struct task_struct *task;
 
+		w = &t->w[i++];
 		w->team = t;
 		w->ctx.team = t;
 		w->ctx.worker = w;
 		page_frag_cache_init(&w->ctx.frag);
 		w->ctx.slow = ctx->slow;
 		w->cpu = cpu;
+		w->ran_on = -1;
 		w->bench.op = pair && i == 2 ? b->pop_work : b->work;
 		/* It waits for a sample: its fault mark may come after. */
 		task = kthread_run_on_cpu(mmbench_worker_fn, w, w->cpu,
@@ -1139,6 +1182,16 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 		mmbench_set_fault_mark(task, mmbench_make_it_fail);
 	}
 	ret = 0;
+	w = wait_for_completion_timeout(&t->done,
+					nsecs_to_jiffies(MMBENCH_STALL_NS)) ?
+	    NULL : team_unstarted(t);
+	if (w) {
+		/* Later rows do not wait for it again. */
+		mmbench_kept_cpu = w->cpu;
+		snprintf(reason, MMBENCH_REASON_LEN, MMBENCH_KEPT, w->cpu);
+		team_teardown(ctx);
+		ret = -EOPNOTSUPP;
+	}
 out:
 	free_cpumask_var(mask);
 	return ret;
@@ -1551,7 +1604,7 @@ static const struct kernel_param_ops cpu_ops = {
 };
 module_param_cb(cpu, &cpu_ops, &mmbench_cpu, 0444);
 MODULE_PARM_DESC(cpu,
-		 "CPU to run on, or -1 for the first online CPU (default -1)");
+		 "CPU to run on, or -1 for the first online CPU that isolcpus= leaves to the scheduler (default -1)");
 
 /* series: page_alloc */
 module_param_cb(batch, &uint_range_ops,
@@ -1601,8 +1654,7 @@ static int cpus_set(const char *val, const struct kernel_param *kp)
 static int cpus_get(char *buffer, const struct kernel_param *kp)
 {
 	return sysfs_emit(buffer, "%*pbl\n",
-			  cpumask_pr_args(mmbench_cpus_given ?
-					  &mmbench_cpus_mask : cpu_online_mask));
+			  cpumask_pr_args(&mmbench_cpus_mask));
 }
 
 static const struct kernel_param_ops cpus_ops = {
@@ -1610,7 +1662,7 @@ static const struct kernel_param_ops cpus_ops = {
 };
 module_param_cb(cpus, &cpus_ops, NULL, 0444);
 MODULE_PARM_DESC(cpus,
-		 "CPUs of the multi-CPU benchmarks, a list such as 0-3,6; a pair (the remote-free rows, ptr_ring_remote) takes its two lowest-numbered online CPUs, the first allocating, the second freeing (default: all online)");
+		 "CPUs of the multi-CPU benchmarks, a list such as 0-3,6; a pair (the remote-free rows, ptr_ring_remote) takes its two lowest-numbered online CPUs, the first allocating, the second freeing (default: the online CPUs that isolcpus= leaves to the scheduler, at load)");
 
 /* series: end */
 module_param_array_named(delays, mmbench_delays.vals, uint, &mmbench_delays.nr, 0444);
@@ -1645,7 +1697,10 @@ static u64 mmbench_clock_step_ns;
 static struct mmbench_row *mmbench_rows;
 static unsigned int mmbench_nr_rows;
 static u64 *mmbench_sample_buf;		/* the rows' sample_ps */
+static DECLARE_COMPLETION(mmbench_started);
 static DECLARE_COMPLETION(mmbench_done);
+/* Who came first: the run's thread (1) or mmbench_run() giving up (2). */
+static int mmbench_claim;
 
 /*
  * The run: no row starts and no sample is kept past @deadline; @ps and
@@ -2277,6 +2332,9 @@ static int mmbench_thread(void *data)
 	u64 start = ktime_get_ns();
 	s64 drift = MMBENCH_NONE;
 
+	if (cmpxchg(&mmbench_claim, 0, 1))
+		return 0;
+	complete(&mmbench_started);
 	run.deadline = start + (u64)mmbench_budget_ms * NSEC_PER_MSEC;
 	run.row_budget_ns = div_u64((u64)mmbench_budget_ms * NSEC_PER_MSEC,
 				    mmbench_nr_rows);
@@ -2344,14 +2402,25 @@ static int mmbench_thread(void *data)
 	return 0;
 }
 
-/* Run on the chosen CPU: 0, -EINVAL (offline), -EINTR, or the thread's error */
+/*
+ * Run on the chosen CPU: 0 (every row unsupported if the thread did not
+ * start), -EINVAL (offline), -EINTR, or the thread's error.
+ */
 static int mmbench_run(void)
 {
-	int cpu = mmbench_cpu >= 0 ? mmbench_cpu :
-				     cpumask_first(cpu_online_mask);
+	int cpu = mmbench_cpu;
 	struct task_struct *task;
-	int ret;
+	unsigned int i;
+	int ret = 0;
 
+	if (cpu < 0) {
+		rcu_read_lock();	/* an isolated cpuset may change it */
+		cpu = cpumask_first_and(cpu_online_mask,
+					housekeeping_cpumask(HK_TYPE_DOMAIN));
+		rcu_read_unlock();
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+	}
 	if (!cpu_online(cpu)) {
 		pr_err("cpu=%d is no longer online\n", cpu);
 		return -EINVAL;
@@ -2360,13 +2429,22 @@ static int mmbench_run(void)
 				     "mmbench/%u");
 	if (IS_ERR(task))
 		return PTR_ERR(task);
-	/* Pinned: kthread_stop() below whether or not it ran to the end. */
+	/* Pinned: stopped below whether or not it ran to the end. */
 	get_task_struct(task);
 	wake_up_process(task);
-	ret = wait_for_completion_killable(&mmbench_done);
-	kthread_stop(task);
-	put_task_struct(task);
-	return ret ? -EINTR : 0;
+	if (!wait_for_completion_timeout(&mmbench_started,
+					 nsecs_to_jiffies(MMBENCH_STALL_NS)) &&
+	    !cmpxchg(&mmbench_claim, 0, 2)) {
+		pr_warn("cpu=%d did not run the module's thread within 2 s: every row unsupported\n",
+			cpu);
+		for (i = 0; i < mmbench_nr_rows; i++)
+			mmbench_set(&mmbench_rows[i].result,
+				    MMBENCH_UNSUPPORTED, MMBENCH_KEPT, cpu);
+	} else if (wait_for_completion_killable(&mmbench_done)) {
+		ret = -EINTR;
+	}
+	mmbench_stop_thread(task);
+	return ret;
 }
 
 /* ---- sysfs ---- */
@@ -2864,6 +2942,14 @@ static int __init test_mmbench_init(void)
 	if (ret)
 		return ret;
 	mmbench_debug_options();
+/* series: cpus */
+	if (!mmbench_cpus_given) {
+		rcu_read_lock();	/* an isolated cpuset may change it */
+		cpumask_and(&mmbench_cpus_mask, cpu_online_mask,
+			    housekeeping_cpumask(HK_TYPE_DOMAIN));
+		rcu_read_unlock();
+	}
+/* series: end */
 /* series: page_alloc */
 	if (mmbench_make_it_fail && !IS_ENABLED(CONFIG_FAULT_INJECTION)) {
 		pr_err("make_it_fail: needs CONFIG_FAULT_INJECTION\n");
