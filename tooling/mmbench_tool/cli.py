@@ -665,6 +665,8 @@ class GuestOutput:
                                      "MMBENCH-NEGATIVE-END")
         self.faults = ktap.between(lines, "MMBENCH-FAULTS-BEGIN",
                                    "MMBENCH-FAULTS-END")
+        self.isolated = ktap.between(lines, "MMBENCH-ISOLATED-BEGIN",
+                                     "MMBENCH-ISOLATED-END")
         self.dmesg = ktap.between(lines, "MMBENCH-DMESG-BEGIN",
                                   "MMBENCH-DMESG-END")
         self.fragment = ktap.between(lines, "MMBENCH-FRAGMENT-BEGIN",
@@ -1261,6 +1263,26 @@ def coarse_clock_guest(setup):
     ], out)
 
 
+def isolated_cpu_guest(setup):
+    """isolcpus=1, with a real-time task keeping CPU 1 (RT throttling
+    off): no load hangs for it, and the rows that need CPU 1 are
+    unsupported, saying why (isolated.sh)."""
+    results = guest.results_dir("-isolated")
+    out = setup.boot("isolated", results, cpus=2,
+                     kernel_args=["isolcpus=1"])
+    checks = section_checks(out.isolated, "the isolated-CPU cases",
+                            results / "isolated.ktap")
+    checks.append((not out.kernel_problems(),
+                   "isolated CPU: no oops, BUG, WARN or hung task",
+                   "; ".join(out.kernel_problems()[:3])))
+    if out.kmemleak is not None:
+        leaks = [line for line in out.kmemleak
+                 if line.startswith("unreferenced object")]
+        checks.append((not leaks, "isolated CPU: kmemleak finds no leak",
+                       f"{len(leaks)} objects; see {results}"))
+    return spoilt(checks, out)
+
+
 def host_tests():
     """Run the front end's unit tests (tooling/tests) on this host;
     return their KTAP, a result a test."""
@@ -1466,6 +1488,7 @@ def cmd_test(args):
     # A kernel of one's own may tick at another rate than Debian's.
     if not args.kernel:
         checks += coarse_clock_guest(setup)
+    checks += isolated_cpu_guest(setup)
     checks += loaded_guest(setup)
     if not args.kernel and not args.debug_kernel:
         checks += lava_guest(setup)[0]

@@ -149,7 +149,7 @@ def make_initramfs(release, ko, kselftest, mode, params, env, results,
     run(["depmod", "-b", str(root), release])
 
     for name in ("init", "negative.sh", "faults.sh", "bench.sh",
-                 "fragment.sh"):
+                 "fragment.sh", "isolated.sh"):
         shutil.copy2(GUEST_FILES / name,
                      root / ("init" if name == "init" else "mmbench/" + name))
     if mode == "test" and not userland:
@@ -157,6 +157,10 @@ def make_initramfs(release, ko, kselftest, mode, params, env, results,
         run(["gcc", "-static", "-O2", "-Wall", "-Werror", "-o",
              str(root / "mmbench/mlock_writer"),
              str(GUEST_FILES / "mlock_writer.c")])
+    if mode == "isolated" and not userland:
+        # isolated.sh's real-time task, keeping CPU 1.
+        run(["gcc", "-static", "-O2", "-Wall", "-Werror", "-o",
+             str(root / "mmbench/rt_hog"), str(GUEST_FILES / "rt_hog.c")])
     for dest, src in (files or {}).items():
         (root / dest.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, root / dest.lstrip("/"))

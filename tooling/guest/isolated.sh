@@ -1,0 +1,163 @@
+#!/bin/sh
+# test_mmbench on a machine where another task keeps a CPU, run as root in
+# the mmbench guest booted with isolcpus=1: a real-time task spins on CPU 1
+# with RT throttling off (and, from 6.12, the fair server off there), as a
+# latency-critical application on an isolated CPU does.  No other task runs
+# on CPU 1 meanwhile.  No load may hang for it: a row that needs CPU 1 is
+# unsupported and says why.  Prints KTAP; the host counts the results.
+ko=/lib/modules/$(uname -r)/extra/test_mmbench.ko
+rows=/sys/kernel/mmbench
+# The debug kernel runs everything several times slower.
+limit=60
+[ -e /sys/kernel/debug/kmemleak ] && limit=240
+n=0
+
+result() {	# result <0 = ok> <description> [diagnostic]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n $2"
+	else
+		[ -n "$3" ] && echo "$3" | sed 's/^/# /'
+		echo "not ok $n $2"
+	fi
+}
+
+echo "KTAP version 1"
+isolated=$(cat /sys/devices/system/cpu/isolated)
+if [ "$(nproc --all)" -lt 2 ] || [ "$isolated" != 1 ]; then
+	echo "1..0 # SKIP needs two CPUs and isolcpus=1, has $(nproc --all) and isolated '$isolated'"
+	exit 0
+fi
+echo "1..5"
+
+echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+server=/sys/kernel/debug/sched/fair_server/cpu1/runtime
+if [ -e $server ]; then
+	# Written while the server is idle (no fair task queued on CPU 1),
+	# 6.12 warns of an underflow of its bandwidth in dl_server_stop().
+	taskset -c 1 sh -c 'while :; do :; done' &
+	spin=$!
+	sleep 1
+	echo 0 >$server
+	kill $spin
+	wait $spin 2>/dev/null
+fi
+
+hog_start() {
+	/mmbench/rt_hog 1 &
+	hog=$!
+	sleep 1
+}
+
+# load <params>: insmod in the background, for at most $limit s; sets rc
+# to its exit status, or to "hung" when it still runs then.  A hung load
+# is released by stopping the real-time task: that shows what it waited
+# for, and lets the next case run.
+load() {
+	# shellcheck disable=SC2086 # $1 holds several parameters
+	insmod "$ko" $1 >/tmp/insmod.out 2>&1 &
+	pid=$!
+	i=0
+	while kill -0 $pid 2>/dev/null && [ $i -lt $limit ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	if kill -0 $pid 2>/dev/null; then
+		rc=hung
+		if [ -n "$hog" ]; then
+			kill $hog
+			wait $pid
+			hog_start
+		fi
+	else
+		wait $pid
+		rc=$?
+	fi
+}
+
+# rows_say <status> <text>: every row but the baseline has the status, and
+# a reason with the text.
+rows_say() {
+	got=""
+	bad=0
+	for row in "$rows"/*/; do
+		row=${row%/}
+		name=${row##*/}
+		[ -e "$row/status" ] || continue	# fingerprint/
+		status=$(cat "$row/status")
+		reason=$(cat "$row/reason")
+		got="$got $name: $status: $reason;"
+		[ "$name" = baseline ] && continue
+		[ "$status" = "$1" ] && echo "$reason" | grep -qF "$2" || bad=1
+	done
+	[ -n "$got" ] && [ $bad -eq 0 ]
+}
+
+hog_start
+
+# The default CPUs of the multi-CPU rows are those not isolated: here CPU 0
+# alone.  It hung before: a worker bound to CPU 1 never ran, and the end of
+# its row waited for it.
+load "benchmarks=kmalloc_concurrent,kmalloc_remote_free samples=3"
+cpus=$(cat /sys/module/test_mmbench/parameters/cpus 2>&1)
+[ "$rc" = 0 ] && [ "$cpus" = 0 ] &&
+	rows_say unsupported "needs two online CPUs outside isolcpus=, has 1: 0"
+result $? "the multi-CPU rows leave isolated CPUs alone by default" "insmod: $rc: $(cat /tmp/insmod.out); cpus=$cpus;$got"
+rmmod test_mmbench 2>/dev/null
+
+# cpus= naming CPU 1: its worker never runs.  The first row is unsupported
+# in 2 s, the second at once, and both say why; the first hung before.
+load "benchmarks=kmalloc_concurrent,kmalloc_remote_free cpus=0,1 samples=3"
+[ "$rc" = 0 ] &&
+	rows_say unsupported "CPU 1 did not run the module's thread within 2 s"
+result $? "multi-CPU rows whose CPU never runs their thread are unsupported, in 2 s" "insmod: $rc: $(cat /tmp/insmod.out);$got"
+rmmod test_mmbench 2>/dev/null
+
+# cpu=1: the run's thread never runs.  Every row is unsupported and says
+# so; the load waited before until it was killed, and then hung.
+load "benchmarks=kmalloc sizes=64 samples=3 cpu=1"
+[ "$rc" = 0 ] &&
+	rows_say unsupported "CPU 1 did not run the module's thread within 2 s" &&
+	grep -qF "CPU 1 did not run" $rows/baseline/reason
+result $? "a run whose CPU never runs its thread: every row unsupported, in 2 s" "insmod: $rc: $(cat /tmp/insmod.out);$got"
+rmmod test_mmbench 2>/dev/null
+
+# The real-time task starts on CPU 1 once the run's thread runs there; the
+# load, killed then, ends at once.  It hung before, in kthread_stop().
+kill $hog
+wait $hog 2>/dev/null
+insmod "$ko" cpu=1 samples=50 >/tmp/insmod.out 2>&1 &
+pid=$!
+sleep 1
+hog_start
+kill -KILL $pid
+i=0
+while kill -0 $pid 2>/dev/null && [ $i -lt $limit ]; do
+	sleep 1
+	i=$((i + 1))
+done
+if kill -0 $pid 2>/dev/null; then
+	state="still running after $limit s"
+	kill $hog
+	wait $pid
+	hog_start
+else
+	state="ended in $i s"
+fi
+loaded=$([ -d /sys/module/test_mmbench ] && echo loaded)
+[ "$state" = "ended in $i s" ] && [ -z "$loaded" ]
+result $? "a load killed while its CPU is kept by another task ends at once" "insmod $state; $loaded"
+rmmod test_mmbench 2>/dev/null
+
+kill $hog
+wait $hog 2>/dev/null
+hog=""
+# With CPU 1 free again, its rows run: what was left of the cases above
+# does not keep the module from loading again.
+load "benchmarks=kmalloc_concurrent cpus=0,1 samples=3"
+status=$(cat $rows/kmalloc_concurrent/status 2>&1)
+team=$(cat $rows/kmalloc_concurrent/team_cpus 2>&1)
+[ "$rc" = 0 ] && [ "$team" = 2 ] &&
+	{ [ "$status" = pass ] || [ "$status" = noisy ]; }
+result $? "once CPU 1 is free, the multi-CPU rows run on it again" "insmod: $rc: $(cat /tmp/insmod.out); kmalloc_concurrent: $status on $team CPUs: $(cat $rows/kmalloc_concurrent/reason 2>&1)"
+rmmod test_mmbench 2>/dev/null
