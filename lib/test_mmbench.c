@@ -1019,11 +1019,6 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 	unsigned int push, pop;
 
 	cpumask_and(mask, &mmbench_cpus_mask, cpu_online_mask);
-	if (mmbench_kept_cpu >= 0 && cpumask_test_cpu(mmbench_kept_cpu, mask)) {
-		snprintf(reason, MMBENCH_REASON_LEN, MMBENCH_KEPT,
-			 mmbench_kept_cpu);
-		return -EOPNOTSUPP;
-	}
 	/* CPUs of cpus= can go offline after the load. */
 	if (cpumask_empty(mask)) {
 		snprintf(reason, MMBENCH_REASON_LEN,
@@ -1046,6 +1041,11 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 		cpumask_clear(mask);
 		cpumask_set_cpu(push, mask);
 		cpumask_set_cpu(pop, mask);
+	}
+	if (mmbench_kept_cpu >= 0 && cpumask_test_cpu(mmbench_kept_cpu, mask)) {
+		snprintf(reason, MMBENCH_REASON_LEN, MMBENCH_KEPT,
+			 mmbench_kept_cpu);
+		return -EOPNOTSUPP;
 	}
 	return 0;
 }
@@ -1604,7 +1604,7 @@ static const struct kernel_param_ops cpu_ops = {
 };
 module_param_cb(cpu, &cpu_ops, &mmbench_cpu, 0444);
 MODULE_PARM_DESC(cpu,
-		 "CPU to run on, or -1 for the first online CPU that isolcpus= leaves to the scheduler (default -1)");
+		 "CPU to run on, or -1 for the first online CPU that isolcpus= leaves to the scheduler (default -1); reads back the CPU the run took");
 
 /* series: page_alloc */
 module_param_cb(batch, &uint_range_ops,
@@ -2028,12 +2028,6 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 	int ret;
 
 	r->cpu = raw_smp_processor_id();
-	if (r->cpu != run->cpu) {
-		mmbench_set(r, MMBENCH_ERROR,
-			    "on CPU %d, not %d: CPU %d went offline",
-			    r->cpu, run->cpu, run->cpu);
-		return;
-	}
 	if (mmbench_stopping(run)) {
 		/* A budget too short for the run is not the path's fault. */
 		if (kthread_should_stop())
@@ -2041,6 +2035,13 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		else
 			mmbench_set(r, MMBENCH_UNSUPPORTED,
 				    "budget_ms ran out before it started");
+		return;
+	}
+	/* Checked after: mmbench_stop_thread() moves a stopped thread. */
+	if (r->cpu != run->cpu) {
+		mmbench_set(r, MMBENCH_ERROR,
+			    "on CPU %d, not %d: CPU %d went offline",
+			    r->cpu, run->cpu, run->cpu);
 		return;
 	}
 
@@ -2170,7 +2171,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 /* series: end */
 	} else if (ctx->abort) {
 		mmbench_set(r, MMBENCH_ERROR, "%s", ctx->abort);
-	} else if (!kept && kthread_should_stop()) {
+	} else if (kthread_should_stop()) {
 		mmbench_set(r, MMBENCH_ERROR, "stopped");
 	} else if (raw_smp_processor_id() != run->cpu) {
 		mmbench_set(r, MMBENCH_ERROR,
@@ -2410,11 +2411,12 @@ static int mmbench_run(void)
 {
 	int cpu = mmbench_cpu;
 	struct task_struct *task;
+	unsigned long stall = nsecs_to_jiffies(MMBENCH_STALL_NS);
 	unsigned int i;
-	int ret = 0;
+	long ret;
 
 	if (cpu < 0) {
-		rcu_read_lock();	/* an isolated cpuset may change it */
+		rcu_read_lock();	/* newer kernels change it at run time */
 		cpu = cpumask_first_and(cpu_online_mask,
 					housekeeping_cpumask(HK_TYPE_DOMAIN));
 		rcu_read_unlock();
@@ -2432,16 +2434,19 @@ static int mmbench_run(void)
 	/* Pinned: stopped below whether or not it ran to the end. */
 	get_task_struct(task);
 	wake_up_process(task);
-	if (!wait_for_completion_timeout(&mmbench_started,
-					 nsecs_to_jiffies(MMBENCH_STALL_NS)) &&
-	    !cmpxchg(&mmbench_claim, 0, 2)) {
+	/* Published: cpu reads back the CPU of the run. */
+	mmbench_cpu = cpu;
+	ret = wait_for_completion_killable_timeout(&mmbench_started, stall);
+	if (ret < 0) {
+		ret = -EINTR;
+	} else if (!ret && !cmpxchg(&mmbench_claim, 0, 2)) {
 		pr_warn("cpu=%d did not run the module's thread within 2 s: every row unsupported\n",
 			cpu);
 		for (i = 0; i < mmbench_nr_rows; i++)
 			mmbench_set(&mmbench_rows[i].result,
 				    MMBENCH_UNSUPPORTED, MMBENCH_KEPT, cpu);
-	} else if (wait_for_completion_killable(&mmbench_done)) {
-		ret = -EINTR;
+	} else {
+		ret = wait_for_completion_killable(&mmbench_done) ? -EINTR : 0;
 	}
 	mmbench_stop_thread(task);
 	return ret;
@@ -2944,7 +2949,7 @@ static int __init test_mmbench_init(void)
 	mmbench_debug_options();
 /* series: cpus */
 	if (!mmbench_cpus_given) {
-		rcu_read_lock();	/* an isolated cpuset may change it */
+		rcu_read_lock();	/* newer kernels change it at run time */
 		cpumask_and(&mmbench_cpus_mask, cpu_online_mask,
 			    housekeeping_cpumask(HK_TYPE_DOMAIN));
 		rcu_read_unlock();

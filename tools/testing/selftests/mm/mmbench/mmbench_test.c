@@ -1147,7 +1147,10 @@ static bool ceiling_enforced(const char *set_by, char *why, size_t len)
 	return true;
 }
 
-/* The CPU a run uses: the cpu parameter, or the first online CPU. */
+/*
+ * The CPU a run uses: the cpu parameter, which reads back the CPU taken;
+ * from a module older than that, -1 is the first online CPU.
+ */
 static long long expected_cpu(void)
 {
 	long long cpu = -1;
