@@ -18,17 +18,9 @@ dbg=/sys/kernel/debug
 mb=/sys/kernel/mmbench
 # "times" counts down once per failure made: what is left tells how many.
 times=100000000
-n=0
-
-result() {	# result <0 = ok> <description> [diagnostic]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n $2"
-	else
-		[ -n "$3" ] && echo "$3" | sed 's/^/# /'
-		echo "not ok $n $2"
-	fi
-}
+# n, failed and result(); at this path in the guest.
+# shellcheck source=tooling/guest/ktap.sh
+. /mmbench/ktap.sh
 
 # inject: both injectors at 10 %, for marked tasks only.
 inject() {

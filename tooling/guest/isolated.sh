@@ -10,17 +10,9 @@ rows=/sys/kernel/mmbench
 # The debug kernel runs everything several times slower.
 limit=60
 [ -e /sys/kernel/debug/kmemleak ] && limit=240
-n=0
-
-result() {	# result <0 = ok> <description> [diagnostic]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n $2"
-	else
-		[ -n "$3" ] && echo "$3" | sed 's/^/# /'
-		echo "not ok $n $2"
-	fi
-}
+# n, failed and result(); at this path in the guest.
+# shellcheck source=tooling/guest/ktap.sh
+. /mmbench/ktap.sh
 
 echo "KTAP version 1"
 isolated=$(cat /sys/devices/system/cpu/isolated)

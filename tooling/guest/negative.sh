@@ -16,19 +16,9 @@ slow=1
 # unload waits for the rows' and then for the module's own, up to 8 s.
 release=0
 [ -n "$debug" ] && release=8
-n=0
-failed=0
-
-result() {	# result <0 = ok> <description> [diagnostic]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n $2"
-	else
-		[ -n "$3" ] && echo "$3" | sed 's/^/# /'
-		echo "not ok $n $2"
-		failed=$((failed + 1))
-	fi
-}
+# n, failed and result(); at this path in the guest.
+# shellcheck source=tooling/guest/ktap.sh
+. /mmbench/ktap.sh
 
 loaded() { [ -d /sys/module/test_mmbench ]; }
 

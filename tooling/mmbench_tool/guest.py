@@ -149,7 +149,7 @@ def make_initramfs(release, ko, kselftest, mode, params, env, results,
     run(["depmod", "-b", str(root), release])
 
     for name in ("init", "negative.sh", "faults.sh", "bench.sh",
-                 "fragment.sh", "isolated.sh"):
+                 "fragment.sh", "isolated.sh", "ktap.sh"):
         shutil.copy2(GUEST_FILES / name,
                      root / ("init" if name == "init" else "mmbench/" + name))
     if mode == "test" and not userland:
