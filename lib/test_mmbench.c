@@ -35,6 +35,9 @@
 #include <linux/ptr_ring.h>
 /* series: end */
 #include <linux/sched.h>
+/* series: cpus */
+#include <linux/sched/clock.h>
+/* series: end */
 #include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -87,6 +90,10 @@
 #define MMBENCH_WATCH_NS	(20 * NSEC_PER_MSEC)
 /* Longest wait for another thread: to start, or in a team sample. */
 #define MMBENCH_STALL_NS	(2ULL * NSEC_PER_SEC)
+/* series: cpus */
+/* A worker that waited this long to run in a stalled sample: kept. */
+#define MMBENCH_KEPT_NS		(MMBENCH_STALL_NS * 3 / 4)
+/* series: end */
 /* A figure not measured, shown as "none". */
 #define MMBENCH_NONE		S64_MIN
 #define MMBENCH_NONE_LONG	LONG_MIN
@@ -170,7 +177,9 @@ static struct mmbench_list mmbench_frag_sizes = {
 /* CPUs of the concurrent benchmarks: cpus=, or those not isolcpus= at load */
 static struct cpumask mmbench_cpus_mask;
 static bool mmbench_cpus_given;
-static int mmbench_kept_cpu = -1;	/* did not run a team's thread */
+/* CPUs another task kept from the module's threads, and the latest why */
+static struct cpumask mmbench_kept_cpus;
+static char mmbench_kept_why[MMBENCH_REASON_LEN];
 
 struct mmbench_team;
 struct mmbench_worker;
@@ -220,6 +229,7 @@ struct mmbench_ctx {
 	struct mmbench_team *team;
 	struct mmbench_worker *worker;	/* in a worker's own context */
 	u64 team_skew;			/* of the latest team sample */
+	bool kept;			/* another task kept a CPU: unsupported */
 /* series: end */
 	const char *abort;		/* why the row stops: @why or a constant */
 	char why[MMBENCH_REASON_LEN];
@@ -868,6 +878,7 @@ struct mmbench_worker {
 	int cpu;
 	u64 start;			/* ktime_get_ns() before its part */
 	int ran_on;			/* -1 until it runs; not @cpu once offline */
+	u64 run_delay;			/* its sched_info's, as a sample began */
 	bool stalled_once;		/* inject_stall_ms done */
 	const char *waited_for;		/* what it stalled on */
 };
@@ -1042,9 +1053,11 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 		cpumask_set_cpu(push, mask);
 		cpumask_set_cpu(pop, mask);
 	}
-	if (mmbench_kept_cpu >= 0 && cpumask_test_cpu(mmbench_kept_cpu, mask)) {
-		snprintf(reason, MMBENCH_REASON_LEN, MMBENCH_KEPT,
-			 mmbench_kept_cpu);
+	if (cpumask_intersects(mask, &mmbench_kept_cpus)) {
+		cpumask_and(mask, mask, &mmbench_kept_cpus);
+		scnprintf(reason, MMBENCH_REASON_LEN,
+			  "CPU %*pbl kept in an earlier row, not tried again: %s",
+			  cpumask_pr_args(mask), mmbench_kept_why);
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -1072,6 +1085,80 @@ static __printf(2, 3) void mmbench_abort(struct mmbench_ctx *ctx,
 
 /* A sample that did not end in 6 s: a stalled worker's reason is better. */
 static const char mmbench_team_hung[] = "a team sample did not end within 6 s";
+
+/* A u64 the scheduler writes under a runqueue lock, read without it. */
+static u64 mmbench_sched_read(const u64 *v)
+{
+	u64 x;
+
+	do {
+		/* Racy by design, as /proc/PID/schedstat reads it. */
+		x = data_race(READ_ONCE(*v));
+		/* The same twice: not torn, on 32-bit. */
+	} while (x != data_race(READ_ONCE(*v)));
+	return x;
+}
+
+/*
+ * How long @w's thread waited to run in the latest team sample, runnable
+ * but kept from its CPU, in ns: the longer of the waits that ended there
+ * (sched_info's run_delay, less @w->run_delay) and the one in progress.
+ * 0 without CONFIG_SCHED_INFO (TASK_DELAY_ACCT, SCHEDSTATS), or past the
+ * sample's @wall (torn on 32-bit, or a CPU that went offline).
+ */
+static u64 team_waited(struct mmbench_worker *w, u64 wall)
+{
+	u64 waited = 0;
+#ifdef CONFIG_SCHED_INFO
+	struct sched_info *si = &w->task->sched_info;
+	u64 now = cpu_clock(w->cpu), queued;
+
+	/* rq_clock() of its CPU as it was queued, or 0 when not waiting. */
+	queued = mmbench_sched_read(&si->last_queued);
+	waited = mmbench_sched_read(&si->run_delay) - w->run_delay;
+	/* Not summed: a wait that ends meanwhile would count twice. */
+	if (queued && now > queued)
+		waited = max(waited, now - queued);
+#endif
+	return waited > wall + TICK_NSEC ? 0 : waited;
+}
+
+/*
+ * After a team sample that stalled or did not end: did a worker wait
+ * three quarters of a stall to run?  Another task kept its CPU, which is
+ * the machine's doing: the row is unsupported, and later rows leave that
+ * CPU alone.  A worker that hung on its CPU, or slept, did not wait.
+ */
+static bool team_kept(struct mmbench_ctx *ctx, u64 began)
+{
+	struct mmbench_team *t = ctx->team;
+	u64 wall = ktime_get_ns() - began, waited, most = 0;
+	struct mmbench_worker *kept = NULL;
+	unsigned int i;
+
+	for (i = 0; i < t->nr; i++) {
+		/* A CPU that went offline is said so instead. */
+		if (task_cpu(t->w[i].task) != t->w[i].cpu)
+			continue;
+		waited = team_waited(&t->w[i], wall);
+		if (waited >= MMBENCH_KEPT_NS && waited > most) {
+			most = waited;
+			kept = &t->w[i];
+		}
+	}
+	if (!kept)
+		return false;
+	mmbench_abort(ctx,
+		      "a worker on CPU %d waited %llu ms of the team sample's %llu ms to run (limit %llu ms): another task keeps that CPU",
+		      kept->cpu, div_u64(most, NSEC_PER_MSEC),
+		      div_u64(wall, NSEC_PER_MSEC),
+		      div_u64(MMBENCH_KEPT_NS, NSEC_PER_MSEC));
+	/* Later rows do not wait for it again. */
+	cpumask_set_cpu(kept->cpu, &mmbench_kept_cpus);
+	strscpy(mmbench_kept_why, ctx->why);
+	ctx->kept = true;
+	return true;
+}
 
 /* The first worker that stalled, if one did, says why the team stopped. */
 static void team_why(struct mmbench_ctx *ctx)
@@ -1186,9 +1273,10 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 					nsecs_to_jiffies(MMBENCH_STALL_NS)) ?
 	    NULL : team_unstarted(t);
 	if (w) {
-		/* Later rows do not wait for it again. */
-		mmbench_kept_cpu = w->cpu;
 		snprintf(reason, MMBENCH_REASON_LEN, MMBENCH_KEPT, w->cpu);
+		/* Later rows do not wait for it again. */
+		cpumask_set_cpu(w->cpu, &mmbench_kept_cpus);
+		strscpy(mmbench_kept_why, reason);
 		team_teardown(ctx);
 		ret = -EOPNOTSUPP;
 	}
@@ -1201,7 +1289,7 @@ out:
 static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 {
 	struct mmbench_team *t = ctx->team;
-	u64 first = U64_MAX, last_start = 0;
+	u64 first = U64_MAX, last_start = 0, began;
 	const char *late = NULL;
 	unsigned int i;
 
@@ -1217,6 +1305,12 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 	atomic_set(&t->ready, 0);
 	atomic_set(&t->running, t->nr);
 	reinit_completion(&t->done);
+#ifdef CONFIG_SCHED_INFO
+	for (i = 0; i < t->nr; i++)
+		t->w[i].run_delay =
+			mmbench_sched_read(&t->w[i].task->sched_info.run_delay);
+#endif
+	began = ktime_get_ns();
 	/* Pairs with mmbench_worker_fn(): all of the above before @gen. */
 	smp_store_release(&t->gen, t->gen + 1);
 	wake_up_all(&t->start_wq);
@@ -1226,7 +1320,8 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 		WRITE_ONCE(t->stop, true);
 		if (!wait_for_completion_timeout(&t->done,
 						 nsecs_to_jiffies(MMBENCH_STALL_NS))) {
-			ctx->abort = mmbench_team_hung;
+			if (!team_kept(ctx, began))
+				ctx->abort = mmbench_team_hung;
 			return;
 		}
 		late = "a team sample did not end within 4 s";
@@ -1252,6 +1347,9 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 		memset(&w->ctx.n, 0, sizeof(w->ctx.n));
 	}
 	ctx->team_skew = last_start - first;
+	/* A stall or a late end: was it another task's doing? */
+	if (!ctx->abort && (late || READ_ONCE(t->staller)))
+		team_kept(ctx, began);
 	if (!ctx->abort)
 		team_why(ctx);
 	if (!ctx->abort)
@@ -2057,6 +2155,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 /* series: end */
 /* series: cpus */
 	ctx->sized = false;
+	ctx->kept = false;
 /* series: end */
 	if (b->read)
 		ctx->before = b->read(ctx);
@@ -2168,6 +2267,10 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx,
 		mmbench_set(r, MMBENCH_FAIL,
 			    "%llu blocks lost the marks written at allocation",
 			    ctx->n.corrupt);
+/* series: end */
+/* series: cpus */
+	} else if (ctx->kept) {
+		mmbench_set(r, MMBENCH_UNSUPPORTED, "%s", ctx->abort);
 /* series: end */
 	} else if (ctx->abort) {
 		mmbench_set(r, MMBENCH_ERROR, "%s", ctx->abort);
