@@ -20,7 +20,7 @@ if [ "$(nproc --all)" -lt 2 ] || [ "$isolated" != 1 ]; then
 	echo "1..0 # SKIP needs two CPUs and isolcpus=1, has $(nproc --all) and isolated '$isolated'"
 	exit 0
 fi
-echo "1..5"
+echo "1..7"
 
 echo -1 >/proc/sys/kernel/sched_rt_runtime_us
 server=/sys/kernel/debug/sched/fair_server/cpu1/runtime
@@ -154,6 +154,88 @@ loaded=$([ -d /sys/module/test_mmbench ] && echo loaded)
 	[ -z "$loaded" ]
 result $? "a load killed while its CPU is kept by another task ends at once" "thread: ${started:-none}; rt_hog: ${hogged:-not running}; insmod $state; $loaded"
 rmmod test_mmbench 2>/dev/null
+
+# worker_runs <pid>: whether the load <pid> runs its worker on CPU 1 (its
+# thread has run) within $limit s; worker is its /proc entry.
+worker_runs() {
+	i=0
+	worker=""
+	while kill -0 "$1" 2>/dev/null && [ $i -lt $((limit * 5)) ]; do
+		worker=$(grep -lx "mmbench_w/1" /proc/[0-9]*/comm 2>/dev/null)
+		ran=0
+		[ -n "$worker" ] && read -r ran _ 2>/dev/null <"${worker%comm}schedstat"
+		[ "${ran:-0}" -gt 0 ] && return 0
+		sleep 0.2
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# mid_row <rows> <burst> [params]: start the load of multi-CPU <rows> on
+# CPUs 0 and 1, and the real-time task on CPU 1 once the worker there has
+# run; stop the task after <burst> more seconds unless that is "-".  Sets rc,
+# i, running, hogged and said (whether each row but the baseline is
+# unsupported because a worker on CPU 1 waited to run; got lists them).
+mid_row() {
+	kill $hog
+	wait $hog 2>/dev/null
+	# shellcheck disable=SC2086 # $3 holds several parameters
+	insmod "$ko" benchmarks="$1" cpus=0,1 samples=250 sample_us=20000 $3 >/tmp/insmod.out 2>&1 &
+	pid=$!
+	worker_runs $pid && running=yes || running=""
+	hog_start
+	kill -0 $hog 2>/dev/null && hogged=yes || hogged=""
+	if [ "$2" != - ]; then
+		sleep "$2"
+		kill $hog
+		wait $hog 2>/dev/null
+	fi
+	if gone $pid; then
+		wait $pid
+		rc=$?
+	else
+		rc="still running after $limit s"
+		[ "$2" = - ] && release $pid
+	fi
+	[ "$2" != - ] && hog_start
+	rows_say unsupported "a worker on CPU 1 waited "
+	said=$?
+}
+
+# The waits come from sched_info (CONFIG_SCHED_INFO), as does schedstat.
+sched_info=$([ -e /proc/self/schedstat ] && echo yes)
+
+# The real-time task takes CPU 1 once a multi-CPU row's worker runs there,
+# for good: the row is unsupported, naming CPU 1 and how long its worker
+# waited, and the next multi-CPU row is at once.  Before, the first was an
+# error after 6 s ("a team sample did not end within 6 s").
+what="a real-time task taking a worker's CPU mid-row: unsupported, naming that CPU"
+if [ -n "$sched_info" ]; then
+	mid_row kmalloc_concurrent,kmalloc_remote_free -
+	second=$(cat $rows/kmalloc_remote_free/reason 2>&1)
+	[ -n "$running" ] && [ -n "$hogged" ] && [ "$rc" = 0 ] && [ $said = 0 ] &&
+		grep -qF "another task keeps that CPU" $rows/kmalloc_concurrent/reason &&
+		echo "$second" | grep -q "^CPU 1 kept in an earlier row, not tried again: a worker on CPU 1"
+	result $? "$what" "worker ran: ${running:-no}; rt_hog: ${hogged:-not running}; insmod: $rc in $i s: $(cat /tmp/insmod.out);$got"
+	rmmod test_mmbench 2>/dev/null
+else
+	echo "ok $((n = n + 1)) $what # SKIP no /proc/self/schedstat: CONFIG_SCHED_INFO is not set"
+fi
+
+# The same for 3 s only, in a remote-free pair: pop_cpu's part stops, and
+# push_cpu gives up on the full ring after 2 s (a sample of more ops than
+# the ring's 1024, even on a debug kernel).  The row is unsupported,
+# naming CPU 1.  Before, it was an error naming the CPU that waited ("CPU
+# 0 waited 2 s for pop_cpu to empty the ring").
+what="a real-time burst of 3 s on a worker's CPU mid-row: unsupported, naming that CPU"
+if [ -n "$sched_info" ]; then
+	mid_row kmalloc_remote_free 2 iterations=65536
+	[ -n "$running" ] && [ -n "$hogged" ] && [ "$rc" = 0 ] && [ $said = 0 ]
+	result $? "$what" "worker ran: ${running:-no}; rt_hog: ${hogged:-not running}; insmod: $rc in $i s: $(cat /tmp/insmod.out);$got"
+	rmmod test_mmbench 2>/dev/null
+else
+	echo "ok $((n = n + 1)) $what # SKIP no /proc/self/schedstat: CONFIG_SCHED_INFO is not set"
+fi
 
 kill $hog
 wait $hog 2>/dev/null
