@@ -99,7 +99,8 @@
 #define MMBENCH_NONE_LONG	LONG_MIN
 #define MMBENCH_MAX_SAMPLE_NS	(100 * NSEC_PER_MSEC)
 #define MMBENCH_NAME_LEN	48
-#define MMBENCH_REASON_LEN	192
+/* The kselftest reads at most 255 characters a file. */
+#define MMBENCH_REASON_LEN	224
 
 /* Files a row has beside the ones every row has. */
 #define MMBENCH_SHOWS_DELAY	BIT(0)	/* delay_ns */
@@ -180,6 +181,7 @@ static bool mmbench_cpus_given;
 /* CPUs another task kept from the module's threads, and the latest why */
 static struct cpumask mmbench_kept_cpus;
 static char mmbench_kept_why[MMBENCH_REASON_LEN];
+static int mmbench_kept_why_cpu;
 
 struct mmbench_team;
 struct mmbench_worker;
@@ -373,8 +375,49 @@ static __printf(2, 3) void mmbench_remark(char *reason, const char *fmt, ...)
 	va_end(args);
 }
 
-/* Why a CPU did not run a thread of the module. */
-#define MMBENCH_KEPT	"CPU %d did not run the module's thread within 2 s: another task keeps it, such as a real-time one on an isolated CPU"
+/* What a CPU spent, in ns: on user tasks or stolen by the host; in the kernel */
+struct mmbench_cpu_time {
+	u64 user;
+	u64 kernel;
+};
+
+static void mmbench_cpu_time(int cpu, struct mmbench_cpu_time *ct)
+{
+	struct kernel_cpustat kcs;
+	const u64 *t = kcs.cpustat;
+
+	kcpustat_cpu_fetch(&kcs, cpu);
+	ct->user = t[CPUTIME_USER] + t[CPUTIME_NICE] + t[CPUTIME_STEAL];
+	ct->kernel = t[CPUTIME_SYSTEM] + t[CPUTIME_IRQ] + t[CPUTIME_SOFTIRQ];
+}
+
+/*
+ * A thread of the module waited @waited ns to run on @cpu.  Did the kernel
+ * take half of that CPU's time since @then?  Then it kept the CPU, a stall
+ * of the kernel under test: false.  Else user tasks did, or the host (in
+ * steal time, or not running the CPU at all, which no figure may show):
+ * the machine's doing, true.  Appends the figures and which to @why.
+ */
+static bool mmbench_cpu_kept(int cpu, const struct mmbench_cpu_time *then,
+			     u64 waited, char *why)
+{
+	size_t len = strnlen(why, MMBENCH_REASON_LEN);
+	struct mmbench_cpu_time now;
+	u64 user, kernel;
+	bool stall;
+
+	mmbench_cpu_time(cpu, &now);
+	user = div_u64(now.user - then->user, NSEC_PER_MSEC);
+	kernel = now.kernel - then->kernel;
+	stall = 2 * kernel >= waited;
+	scnprintf(why + len, MMBENCH_REASON_LEN - len,
+		  "; there kernel %llu ms (a stall from %llu), user or steal %llu ms: %s",
+		  div_u64(kernel, NSEC_PER_MSEC),
+		  div_u64(waited / 2, NSEC_PER_MSEC), user, stall ?
+		  "a stall in the kernel" :
+		  "another task or the host keeps that CPU");
+	return !stall;
+}
 
 /*
  * Stop a thread bound to a CPU that another task may keep (a real-time
@@ -879,6 +922,8 @@ struct mmbench_worker {
 	u64 start;			/* ktime_get_ns() before its part */
 	int ran_on;			/* -1 until it runs; not @cpu once offline */
 	u64 run_delay;			/* its sched_info's, as a sample began */
+	u64 clock;			/* cpu_clock() of @cpu then */
+	struct mmbench_cpu_time cpu_time;	/* @cpu's, then or at creation */
 	bool stalled_once;		/* inject_stall_ms done */
 	const char *waited_for;		/* what it stalled on */
 };
@@ -1028,6 +1073,7 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 		     char *reason)
 {
 	unsigned int push, pop;
+	bool why;
 
 	cpumask_and(mask, &mmbench_cpus_mask, cpu_online_mask);
 	/* CPUs of cpus= can go offline after the load. */
@@ -1055,9 +1101,12 @@ static int team_cpus(enum mmbench_team_kind kind, struct cpumask *mask,
 	}
 	if (cpumask_intersects(mask, &mmbench_kept_cpus)) {
 		cpumask_and(mask, mask, &mmbench_kept_cpus);
+		/* Only the latest reason is kept: is it about these? */
+		why = cpumask_test_cpu(mmbench_kept_why_cpu, mask);
 		scnprintf(reason, MMBENCH_REASON_LEN,
-			  "CPU %*pbl kept in an earlier row, not tried again: %s",
-			  cpumask_pr_args(mask), mmbench_kept_why);
+			  "CPU %*pbl kept in an earlier row%s%s",
+			  cpumask_pr_args(mask), why ? ": " : "",
+			  why ? mmbench_kept_why : "");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -1086,25 +1135,21 @@ static __printf(2, 3) void mmbench_abort(struct mmbench_ctx *ctx,
 /* A sample that did not end in 6 s: a stalled worker's reason is better. */
 static const char mmbench_team_hung[] = "a team sample did not end within 6 s";
 
+#ifdef CONFIG_SCHED_INFO
 /* A u64 the scheduler writes under a runqueue lock, read without it. */
 static u64 mmbench_sched_read(const u64 *v)
 {
-	u64 x;
-
-	do {
-		/* Racy by design, as /proc/PID/schedstat reads it. */
-		x = data_race(READ_ONCE(*v));
-		/* The same twice: not torn, on 32-bit. */
-	} while (x != data_race(READ_ONCE(*v)));
-	return x;
+	/* Racy by design, as /proc/PID/schedstat reads it. */
+	return data_race(READ_ONCE(*v));
 }
+#endif
 
 /*
  * How long @w's thread waited to run in the latest team sample, runnable
- * but kept from its CPU, in ns: the longer of the waits that ended there
- * (sched_info's run_delay, less @w->run_delay) and the one in progress.
- * 0 without CONFIG_SCHED_INFO (TASK_DELAY_ACCT, SCHEDSTATS), or past the
- * sample's @wall (torn on 32-bit, or a CPU that went offline).
+ * but kept from its CPU, in ns, at most @wall: the longer of the waits
+ * that ended there (sched_info's run_delay, less @w->run_delay) and the one
+ * in progress.  0 without CONFIG_SCHED_INFO (TASK_DELAY_ACCT, SCHEDSTATS)
+ * or on 32-bit, where the u64s read can tear.
  */
 static u64 team_waited(struct mmbench_worker *w, u64 wall)
 {
@@ -1113,21 +1158,37 @@ static u64 team_waited(struct mmbench_worker *w, u64 wall)
 	struct sched_info *si = &w->task->sched_info;
 	u64 now = cpu_clock(w->cpu), queued;
 
-	/* rq_clock() of its CPU as it was queued, or 0 when not waiting. */
+	if (!IS_ENABLED(CONFIG_64BIT))
+		return 0;
+	/*
+	 * Read without the runqueue lock, as /proc/PID/schedstat does: a
+	 * wait that ends meanwhile may be missed (an error, not a skip).
+	 * rq_clock() of its CPU as it was queued, or 0 when not waiting.
+	 */
 	queued = mmbench_sched_read(&si->last_queued);
 	waited = mmbench_sched_read(&si->run_delay) - w->run_delay;
 	/* Not summed: a wait that ends meanwhile would count twice. */
-	if (queued && now > queued)
-		waited = max(waited, now - queued);
+	if (queued && now > max(queued, w->clock))
+		waited = max(waited, now - max(queued, w->clock));
 #endif
-	return waited > wall + TICK_NSEC ? 0 : waited;
+	return min(waited, wall);
+}
+
+/* Later rows leave @cpu alone, saying @why. */
+static void mmbench_keep_cpu(int cpu, const char *why)
+{
+	cpumask_set_cpu(cpu, &mmbench_kept_cpus);
+	strscpy(mmbench_kept_why, why);
+	mmbench_kept_why_cpu = cpu;
 }
 
 /*
  * After a team sample that stalled or did not end: did a worker wait
- * three quarters of a stall to run?  Another task kept its CPU, which is
- * the machine's doing: the row is unsupported, and later rows leave that
- * CPU alone.  A worker that hung on its CPU, or slept, did not wait.
+ * three quarters of a stall to run?  Then the row stops, saying so: it is
+ * unsupported, and later rows leave that CPU alone, if user tasks or the
+ * host took the CPU (the machine's doing); else the kernel kept it, an
+ * error.  A worker that hung on its CPU, or slept, did not wait.  Returns
+ * whether one waited.
  */
 static bool team_kept(struct mmbench_ctx *ctx, u64 began)
 {
@@ -1149,14 +1210,14 @@ static bool team_kept(struct mmbench_ctx *ctx, u64 began)
 	if (!kept)
 		return false;
 	mmbench_abort(ctx,
-		      "a worker on CPU %d waited %llu ms of the team sample's %llu ms to run (limit %llu ms): another task keeps that CPU",
+		      "a worker on CPU %d waited %llu ms of the team sample's %llu ms to run (limit %llu ms)",
 		      kept->cpu, div_u64(most, NSEC_PER_MSEC),
 		      div_u64(wall, NSEC_PER_MSEC),
 		      div_u64(MMBENCH_KEPT_NS, NSEC_PER_MSEC));
-	/* Later rows do not wait for it again. */
-	cpumask_set_cpu(kept->cpu, &mmbench_kept_cpus);
-	strscpy(mmbench_kept_why, ctx->why);
-	ctx->kept = true;
+	if (mmbench_cpu_kept(kept->cpu, &kept->cpu_time, most, ctx->why)) {
+		mmbench_keep_cpu(kept->cpu, ctx->why);
+		ctx->kept = true;
+	}
 	return true;
 }
 
@@ -1256,6 +1317,7 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 		w->cpu = cpu;
 		w->ran_on = -1;
 		w->bench.op = pair && i == 2 ? b->pop_work : b->work;
+		mmbench_cpu_time(cpu, &w->cpu_time);
 		/* It waits for a sample: its fault mark may come after. */
 		task = kthread_run_on_cpu(mmbench_worker_fn, w, w->cpu,
 					  "mmbench_w/%u");
@@ -1273,12 +1335,16 @@ static int team_setup(struct mmbench_ctx *ctx, char *reason)
 					nsecs_to_jiffies(MMBENCH_STALL_NS)) ?
 	    NULL : team_unstarted(t);
 	if (w) {
-		snprintf(reason, MMBENCH_REASON_LEN, MMBENCH_KEPT, w->cpu);
-		/* Later rows do not wait for it again. */
-		cpumask_set_cpu(w->cpu, &mmbench_kept_cpus);
-		strscpy(mmbench_kept_why, reason);
+		snprintf(reason, MMBENCH_REASON_LEN,
+			 "CPU %d did not run the module's thread within 2 s",
+			 w->cpu);
+		ret = -ETIMEDOUT;	/* an error, unless another task kept it */
+		if (mmbench_cpu_kept(w->cpu, &w->cpu_time, MMBENCH_STALL_NS,
+				     reason)) {
+			mmbench_keep_cpu(w->cpu, reason);
+			ret = -EOPNOTSUPP;
+		}
 		team_teardown(ctx);
-		ret = -EOPNOTSUPP;
 	}
 out:
 	free_cpumask_var(mask);
@@ -1305,11 +1371,15 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 	atomic_set(&t->ready, 0);
 	atomic_set(&t->running, t->nr);
 	reinit_completion(&t->done);
+	for (i = 0; i < t->nr; i++) {
+		struct mmbench_worker *w = &t->w[i];
+
 #ifdef CONFIG_SCHED_INFO
-	for (i = 0; i < t->nr; i++)
-		t->w[i].run_delay =
-			mmbench_sched_read(&t->w[i].task->sched_info.run_delay);
+		w->run_delay = mmbench_sched_read(&w->task->sched_info.run_delay);
 #endif
+		w->clock = cpu_clock(w->cpu);
+		mmbench_cpu_time(w->cpu, &w->cpu_time);
+	}
 	began = ktime_get_ns();
 	/* Pairs with mmbench_worker_fn(): all of the above before @gen. */
 	smp_store_release(&t->gen, t->gen + 1);
@@ -2515,7 +2585,10 @@ static int mmbench_run(void)
 	int cpu = mmbench_cpu;
 	struct task_struct *task;
 	unsigned long stall = nsecs_to_jiffies(MMBENCH_STALL_NS);
+	struct mmbench_cpu_time then;
+	char why[MMBENCH_REASON_LEN];
 	unsigned int i;
+	bool kept;
 	long ret;
 
 	if (cpu < 0) {
@@ -2536,6 +2609,7 @@ static int mmbench_run(void)
 		return PTR_ERR(task);
 	/* Pinned: stopped below whether or not it ran to the end. */
 	get_task_struct(task);
+	mmbench_cpu_time(cpu, &then);
 	wake_up_process(task);
 	/* Published: cpu reads back the CPU of the run. */
 	mmbench_cpu = cpu;
@@ -2543,11 +2617,16 @@ static int mmbench_run(void)
 	if (ret < 0) {
 		ret = -EINTR;
 	} else if (!ret && !cmpxchg(&mmbench_claim, 0, 2)) {
-		pr_warn("cpu=%d did not run the module's thread within 2 s: every row unsupported\n",
-			cpu);
+		snprintf(why, sizeof(why),
+			 "CPU %d did not run the module's thread within 2 s",
+			 cpu);
+		kept = mmbench_cpu_kept(cpu, &then, MMBENCH_STALL_NS, why);
+		pr_warn("%s; every row %s\n", why,
+			kept ? "unsupported" : "an error");
 		for (i = 0; i < mmbench_nr_rows; i++)
-			mmbench_set(&mmbench_rows[i].result,
-				    MMBENCH_UNSUPPORTED, MMBENCH_KEPT, cpu);
+			mmbench_set(&mmbench_rows[i].result, kept ?
+				    MMBENCH_UNSUPPORTED : MMBENCH_ERROR,
+				    "%s", why);
 	} else {
 		ret = wait_for_completion_killable(&mmbench_done) ? -EINTR : 0;
 	}
