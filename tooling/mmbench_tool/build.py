@@ -82,6 +82,28 @@ def build_module(headers, release, checks=False, cross=()):
     return ko, warnings_in(out)
 
 
+def build_lockup(headers, release, cross=()):
+    """The kernel's own lockup generator, lib/test_lockup.c of
+    linux-source-6.12, built out of tree against @headers: isolated.sh's
+    stall of the kernel on one CPU.  Returns the .ko."""
+    bdir = OUT / "lockup" / release
+    bdir.mkdir(parents=True, exist_ok=True)
+    src, stamp = bdir / "test_lockup.c", bdir / ".source"
+    want = tarball_id() + "\n"
+    if not src.exists() or not stamp.exists() or stamp.read_text() != want:
+        run(["tar", "-xJf", str(SOURCE_TARBALL), "-C", str(bdir),
+             "--strip-components=2", "--wildcards", "--occurrence=1",
+             "*/lib/test_lockup.c"])
+        stamp.write_text(want)
+    (bdir / "Kbuild").write_text("obj-m := test_lockup.o\n")
+    run(["make", "-C", str(headers), f"M={bdir}", *cross, "modules"],
+        capture=True)
+    ko = bdir / "test_lockup.ko"
+    if not ko.exists():
+        raise Failure(f"no {ko} after the build")
+    return ko
+
+
 def tarball_id():
     """What identifies the source tarball: path, size, mtime."""
     if not SOURCE_TARBALL.exists():

@@ -521,10 +521,11 @@ class Setup:
                               "building and installing it again")
 
     def boot(self, mode, results, cpus=None, memory=None, around=None,
-             echo=None, literal=False, kernel_args=()):
+             echo=None, literal=False, kernel_args=(), files=None):
         """Boot the guest in @mode; @around: a context manager to run the
         guest in; @echo: which lines of the guest to show (default all);
         @kernel_args: more on the kernel's command line, this boot only;
+        @files: more host files for the guest, {guest path: host path};
         @literal: run the users' literal make ... run_tests as well, in
         a copy of the kernel tree the kselftest was built in."""
         a = self.args
@@ -533,11 +534,12 @@ class Setup:
         with Phase("initramfs"):
             if literal:
                 self.literal_tree()
-            params, env, files = self.guest_env()
+            params, env, guest_files = self.guest_env()
+            guest_files.update(files or {})
             image = guest.make_initramfs(self.release, self.ko,
                                          self.kselftest, mode,
                                          " ".join(params), env, results,
-                                         files,
+                                         guest_files,
                                          literal=self.tree if literal
                                          else None, arch=self.arch,
                                          userland=self.userland)
@@ -1268,8 +1270,14 @@ def isolated_cpu_guest(setup):
     off): no load hangs for it, and the rows that need CPU 1 are
     unsupported, saying why (isolated.sh)."""
     results = guest.results_dir("-isolated")
+    # The kernel's lockup generator: a stall of the kernel on CPU 1.
+    files = {}
+    if not setup.userland:
+        with Phase("test_lockup"):
+            files["/mmbench/test_lockup.ko"] = build.build_lockup(
+                setup.headers, setup.release, setup.cross)
     out = setup.boot("isolated", results, cpus=2,
-                     kernel_args=["isolcpus=1"])
+                     kernel_args=["isolcpus=1"], files=files)
     # A kernel of one's own may lack CONFIG_CPU_ISOLATION: the cases skip.
     checks = section_checks(out.isolated, "the isolated-CPU cases",
                             results / "isolated.ktap",
