@@ -251,8 +251,9 @@ rmmod test_mmbench 2>/dev/null
 # generator (lib/test_lockup.c, built for this guest) spins there with
 # preemption off for 5 s, as a kernel path that never yields would.  That
 # is the kernel under test misbehaving: the row is an error that names
-# CPU 1's kernel time (a second at least), and the next row runs on CPU 1.  Before, it was
-# unsupported ("another task keeps that CPU"), and so was the next row.
+# CPU 1's kernel time (a second at least), and the next row runs on CPU 1.
+# Before, it was unsupported ("another task keeps that CPU"), and so was
+# the next row.
 what="a stall of the kernel on a worker's CPU mid-row: an error, not a skip"
 if [ -n "$sched_info" ] && [ -e /mmbench/test_lockup.ko ]; then
 	insmod "$ko" benchmarks=kmalloc_concurrent,kmalloc_remote_free cpus=0,1 samples=250 sample_us=40000 >/tmp/insmod.out 2>&1 &
