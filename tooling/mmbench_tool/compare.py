@@ -1,30 +1,35 @@
 """./mmbench compare: did B make a row slower than A, by how much, and how
 sure are we?
 
-The unit of replication is the module load (loads nested in boots), not
-the sample: within a load a row's samples spread a few %, its median
-moves far more between loads and boots.  Per row and load the figure is
-log(median ns/op); each load is first normalised (see normalise()), then
-per row the two kernels' loads are compared with Yuen's trimmed-mean t
-test (20 % trimmed: robust to the loads a busy host slowed), its variance
-inflated by the design effect of loads nested in boots, the intra-boot
-correlation pooled over rows.  README.md, "Comparing two kernels",
-explains the choices and the figures behind them.
+The unit of replication is the boot, or the code layout: within a load a
+row's samples spread a few %, its median moves more between loads, more
+again between boots (the loads of one boot share its offset), and across
+builds code layout alone moves a row by 10-20 % under TCG.  Per row and
+load the figure is log(median ns/op); each load is first normalised (see
+normalise()) and the loads a busy host slowed are left out; per row each
+boot's value is then the median of its loads, each layout's (where a
+kernel was measured in several layouts, the run records' fingerprint
+"layout") the mean of its boots', and the two kernels' boots (or layouts)
+are compared with Welch's t test, Benjamini-Hochberg over the rows.  A
+change no larger than layout alone moves the row is no verdict.  Under
+QEMU's icount (ns/op are instructions an op) the change is said in
+instructions.  README.md, "Comparing two kernels", explains the choices
+and the figures behind them.
 """
 import math
 import statistics
 import sys
 
-from .archive import differences
+from .archive import ICOUNT_ACCEL, differences
 
-TRIM = 0.2              # Yuen's trimming, each tail
 Q = 0.05                # Benjamini-Hochberg false discovery rate
 MIN_EFFECT_PCT = 1.0    # the smallest change worth a verdict, in %
-MIN_LOADS = 3           # fewer passing loads a side: INCONCLUSIVE
-MORE_LOADS_CAP = 999
+# Under icount: the smallest change worth a verdict, in instructions an op.
+MIN_EFFECT_INSN = 0.5
+MIN_UNITS = 2           # fewer boots (or layouts) a side: INCONCLUSIVE
+MORE_BOOTS_CAP = 999
 # A first pass's p below this: the row is left out of the common factor.
 EXCLUDE_P = 0.01
-ROW_ICC = True
 # A row's load slower than the kernel's median by this many scaled MADs
 # (and at least DISTURBED_MIN, log) is taken for disturbed.
 DISTURBED_MADS = 4.0
@@ -37,7 +42,20 @@ SPREAD_MIN = 0.02
 # The calibration rows: pure emulation speed, independent of mm code.
 REFERENCE_ROWS = ("baseline", "alu_chain")
 NORMS = ("common", "loading", "reference", "none")
-DEFAULT_NORM = "common"
+
+
+class Default(str):
+    """The normalisation of a caller that chose none: "common", but
+    "none" when both archives count instructions (icount: they do not
+    depend on host speed, and a change most rows share must not be
+    normalised away).  It equals "common", so that an option whose
+    default it is says "default common"."""
+
+
+DEFAULT_NORM = Default("common")
+# The fingerprint key naming a kernel build's code layout (the same code
+# shifted by padding that never runs): boots of one layout share it.
+LAYOUT_KEY = "layout"
 
 REGRESSION = "REGRESSION"
 IMPROVEMENT = "IMPROVEMENT"
@@ -212,14 +230,15 @@ def spread_limit(values):
 
 def quiet(units, exclude=()):
     """@units without the loads a busy host slowed (spreads() over
-    spread_limit()); all of them if fewer than MIN_LOADS would be left
-    or nothing can be told."""
+    spread_limit()); all of them if the loads left would come from fewer
+    than MIN_UNITS boots, or nothing can be told."""
     fs = spreads(units, exclude)
     limit = spread_limit(list(fs.values()))
     if limit is None:
         return dict(units)
     keep = {k: v for k, v in units.items() if fs.get(k, 0.0) <= limit}
-    return keep if len(keep) >= MIN_LOADS else dict(units)
+    return keep if len({boot for boot, _load in keep}) >= MIN_UNITS \
+        else dict(units)
 
 
 def undisturbed(units):
@@ -233,60 +252,6 @@ def undisturbed(units):
     return {k: {r: v for r, v in u.items()
                 if keep[r] is not None and v <= keep[r]}
             for k, u in units.items()}
-
-
-def trimmed(values, g=TRIM):
-    """(trimmed mean, winsorized variance, h: values left after
-    trimming) of @values."""
-    x = sorted(values)
-    n = len(x)
-    k = int(math.floor(g * n))
-    h = n - 2 * k
-    tm = _mean(x[k:n - k])
-    w = [x[k]] * k + x[k:n - k] + [x[n - k - 1]] * k
-    sw2 = _variance(w) if n > 1 else 0.0
-    return tm, sw2, h
-
-
-def icc(units):
-    """The intra-boot correlation of a kernel's normalised loads: per row
-    the one-way ANOVA estimate over the boots with two loads or more of
-    it (a load where the row did not pass lacks it), clipped to 0..1.
-    Returns (the median over rows, {row: its own}); (None, {}) when no
-    row has two such boots."""
-    by_boot = {}
-    for (boot, _load), rows in units.items():
-        by_boot.setdefault(boot, []).append(rows)
-    found = {}
-    for row in sorted({r for lds in by_boot.values() for ld in lds
-                       for r in ld}):
-        groups = [g for g in ([ld[row] for ld in lds if row in ld]
-                              for lds in by_boot.values()) if len(g) >= 2]
-        if len(groups) < 2:
-            continue
-        k = len(groups)
-        n = sum(len(g) for g in groups)
-        grand = _mean(v for g in groups for v in g)
-        ssb = sum(len(g) * (_mean(g) - grand) ** 2 for g in groups)
-        ssw = sum((v - _mean(g)) ** 2 for g in groups for v in g)
-        msb, msw = ssb / (k - 1), ssw / (n - k) if n > k else 0.0
-        n0 = (n - sum(len(g) ** 2 for g in groups) / n) / (k - 1)
-        if msb + (n0 - 1) * msw <= 0:
-            continue
-        found[row] = min(1.0, max(0.0, (msb - msw) /
-                                  (msb + (n0 - 1) * msw)))
-    if not found:
-        return None, {}
-    return statistics.median(found.values()), found
-
-
-def design_effect(units, rho):
-    """1 + (mean loads per boot - 1) * rho."""
-    boots = {}
-    for boot, _load in units:
-        boots[boot] = boots.get(boot, 0) + 1
-    m = _mean(boots.values()) if boots else 1
-    return 1 + (m - 1) * (rho or 0.0)
 
 
 def bh(pvalues, q=Q):
@@ -319,21 +284,55 @@ def pct(logdiff):
 
 # ----------------------------------------------------------- the test
 
+def layout_of(arch):
+    """{boot: its layout} of @arch's boots, from its run records'
+    fingerprint (LAYOUT_KEY; None where a run does not say), or None when
+    they name fewer than two layouts: the boot is then the unit."""
+    found = {}
+    for run in arch.runs:
+        fp = run.get("fingerprint") or {}
+        label = fp.get(LAYOUT_KEY)
+        found[run.get("boot")] = None if label is None else str(label)
+    return found if len(set(found.values())) >= 2 else None
+
+
+def unit_values(values, layouts=None):
+    """One row's values of one kernel in its units: @values {(boot,
+    load): normalised log}; each boot's the median of its loads', and
+    with @layouts ({boot: layout}) each layout's the mean of its boots'.
+    Returns {boot or layout: value}."""
+    boots = {}
+    for (boot, _load), v in values.items():
+        boots.setdefault(boot, []).append(v)
+    out = {b: statistics.median(v) for b, v in boots.items()}
+    if not layouts:
+        return out
+    by = {}
+    for b, v in out.items():
+        by.setdefault(layouts.get(b), []).append(v)
+    return {lay: _mean(v) for lay, v in by.items()}
+
+
 class RowResult:
     """One row's comparison."""
 
     def __init__(self, row):
         self.row = row
         self.a_median = self.b_median = None     # ns/op, median over loads
-        self.na = self.nb = 0
+        self.na = self.nb = 0                    # boots or layouts
         self.change = self.lo = self.hi = None   # % B against A
         self.p = self.q = None
         self.significant = False
         self.noise_a = self.noise_b = None       # % (SE of each level)
         self.min_effect = MIN_EFFECT_PCT
         self.mde = None                          # % at 95 %, 80 % power
+        # Under icount: B minus A in instructions an op.
+        self.change_insn = self.lo_insn = self.hi_insn = None
+        self.min_effect_insn = self.mde_insn = None
+        # The largest difference layout alone made to the row, in %.
+        self.layout_spread = None
         self.verdict = INCONCLUSIVE
-        self.more_loads = None
+        self.more_boots = None
         self.why = ""
         self.diff = self.se = self.df = None
 
@@ -341,30 +340,28 @@ class RowResult:
         return {k: v for k, v in vars(self).items()}
 
 
-def compare_row(row, xa, xb, deff_a, deff_b):
-    """The test of one row: @xa, @xb the normalised log medians of each
-    kernel's loads; @deff_*: each kernel's design effect."""
+def compare_row(row, xa, xb, insn=False, words=("boot", "boot")):
+    """The test of one row: @xa, @xb each kernel's values of it in its
+    units (log), Welch's t test on them; @insn: the figures are
+    instructions an op (icount), said so; @words: what A's and B's
+    units are."""
     r = RowResult(row)
     r.na, r.nb = len(xa), len(xb)
-    if r.na < MIN_LOADS or r.nb < MIN_LOADS:
-        r.why = (f"{r.na} and {r.nb} quiet passing loads: at least "
-                 f"{MIN_LOADS} a kernel")
-        r.more_loads = max(0, MIN_LOADS - min(r.na, r.nb))
+    if r.na < MIN_UNITS or r.nb < MIN_UNITS:
+        r.why = (f"A {_count(r.na, words[0])}, B {_count(r.nb, words[1])} "
+                 f"with quiet passing loads of it: at least {MIN_UNITS} a "
+                 "kernel")
+        r.more_boots = max(0, MIN_UNITS - min(r.na, r.nb))
         return r
-    tma, swa, ha = trimmed(xa)
-    tmb, swb, hb = trimmed(xb)
-    # Yuen's squared standard errors, times each kernel's design effect.
-    da = (r.na - 1) * swa / (ha * (ha - 1)) * deff_a
-    db = (r.nb - 1) * swb / (hb * (hb - 1)) * deff_b
-    hea, heb = max(2.0, ha / deff_a), max(2.0, hb / deff_b)
+    ma, mb = _mean(xa), _mean(xb)
+    # Each level's squared standard error.
+    da, db = _variance(xa) / r.na, _variance(xb) / r.nb
     se = math.sqrt(da + db)
-    diff = tmb - tma
+    diff = mb - ma
     if se > 0:
-        df = (da + db) ** 2 / ((da ** 2 / (hea - 1) if da else 0) +
-                               (db ** 2 / (heb - 1) if db else 0))
+        df = (da + db) ** 2 / (da ** 2 / (r.na - 1) + db ** 2 / (r.nb - 1))
     else:
-        df = hea + heb - 2
-    df = max(1.0, df)
+        df = r.na + r.nb - 2
     t975 = t_quantile(0.975, df)
     r.diff, r.se, r.df = diff, se, df
     r.change = pct(diff)
@@ -372,14 +369,28 @@ def compare_row(row, xa, xb, deff_a, deff_b):
     r.p = 2 * t_sf(abs(diff) / se, df) if se > 0 else \
         (0.0 if diff else 1.0)
     r.noise_a, r.noise_b = 100 * math.sqrt(da), 100 * math.sqrt(db)
-    r.min_effect = max(MIN_EFFECT_PCT, r.noise_a, r.noise_b)
-    r.mde = pct((t975 + t_quantile(0.80, df)) * se)
+    mde = (t975 + t_quantile(0.80, df)) * se
+    r.mde = pct(mde)
+    if insn:
+        # The log-scale estimate at A's level, in instructions; the
+        # minimum effect as the % it is there (REGRESSION when the
+        # change is MIN_EFFECT_INSN instructions or more).
+        level = math.exp(ma)
+        r.change_insn = level * math.expm1(diff)
+        r.lo_insn = level * math.expm1(diff - t975 * se)
+        r.hi_insn = level * math.expm1(diff + t975 * se)
+        r.mde_insn = level * math.expm1(mde)
+        r.min_effect_insn = MIN_EFFECT_INSN
+        r.min_effect = 100 * MIN_EFFECT_INSN / level
+    else:
+        r.min_effect = max(MIN_EFFECT_PCT, r.noise_a, r.noise_b)
     return r
 
 
 def decide(r, m):
     """The verdict of a row already tested and BH-judged, @m rows
-    tested."""
+    tested: none where layout alone moves the row as much as it
+    changed."""
     if r.change is None:
         r.verdict = INCONCLUSIVE
         return r
@@ -392,16 +403,21 @@ def decide(r, m):
         r.verdict = NO_CHANGE
     else:
         r.verdict = INCONCLUSIVE
-        r.more_loads = more_loads(r, m)
+        r.more_boots = more_boots(r, m)
+    if r.verdict != NO_CHANGE and r.layout_spread is not None and \
+            abs(r.change) <= r.layout_spread:
+        r.verdict, r.more_boots = INCONCLUSIVE, None
+        r.why = (f"layout alone moves this row by up to "
+                 f"{r.layout_spread:.1f} % (change {r.change:+.1f} %)")
     return r
 
 
-def more_loads(r, m):
-    """About how many more loads a kernel would decide the row: enough
-    for the interval to lie inside the minimum effect (NO CHANGE) or for
-    the change to pass a Bonferroni bound of the rows' test (which
-    Benjamini-Hochberg's never exceeds), whichever comes first; the
-    interval's width taken to shrink as 1/sqrt(loads)."""
+def more_boots(r, m):
+    """About how many more boots (or layouts) a kernel would decide the
+    row: enough for the interval to lie inside the minimum effect (NO
+    CHANGE) or for the change to pass a Bonferroni bound of the rows'
+    test (which Benjamini-Hochberg's never exceeds), whichever comes
+    first; the interval's width taken to shrink as 1/sqrt(units)."""
     n = min(r.na, r.nb)
     eff_log = math.log1p(r.min_effect / 100)
     est = abs(r.diff)
@@ -412,16 +428,21 @@ def more_loads(r, m):
     if est < eff_log:
         need.append(n * (1.96 * r.se / (eff_log - est)) ** 2)
     if not need:
-        return MORE_LOADS_CAP
-    return min(MORE_LOADS_CAP, max(1, math.ceil(min(need)) - n))
+        return MORE_BOOTS_CAP
+    return min(MORE_BOOTS_CAP, max(1, math.ceil(min(need)) - n))
 
 
 class Comparison:
     """Every row of A against B."""
 
     def __init__(self, a, b, norm=DEFAULT_NORM):
-        self.a, self.b, self.norm = a, b, norm
+        self.a, self.b = a, b
         self.not_comparable, self.warnings = differences(a, b)
+        self.icount = all(arch.fingerprint().get("accel") == {ICOUNT_ACCEL}
+                          for arch in (a, b))
+        if isinstance(norm, Default) and self.icount:
+            norm = "none"
+        self.norm = norm = str(norm)
         same = {r.get("boot") for r in a.runs} & {r.get("boot") for r in b.runs}
         if same - {None, "unknown"}:
             raise ValueError(f"A and B hold the same boot ({', '.join(sorted(same))}): "
@@ -436,6 +457,11 @@ class Comparison:
                     f"({len(arch.loads)} loads, insmod failed in {failed}): "
                     "nothing to compare")
         self.raw_a, self.raw_b = ua, ub
+        # Where a kernel was measured in several layouts, the layout is
+        # the unit: a layout's offset is no noise of its boots.
+        self.layouts = {"A": layout_of(a), "B": layout_of(b)}
+        self.replication = {s: "layout" if lay else "boot"
+                            for s, lay in self.layouts.items()}
         self.excluded = []
         self._test(ua, ub, norm)
         if norm in ("common", "loading"):
@@ -446,6 +472,23 @@ class Comparison:
                                    if r.p is not None and r.p < EXCLUDE_P)
             if self.excluded:
                 self._test(ua, ub, norm)
+
+    def _judge(self, row, va, vb, insn=False):
+        """The test of @row from each kernel's per-load values {(boot,
+        load): log}: in boots or layouts, and how far layout alone moves
+        it."""
+        units, spread = [], None
+        for side, values in (("A", va), ("B", vb)):
+            u = unit_values(values, self.layouts[side])
+            units.append(list(u.values()))
+            if self.layouts[side] and len(u) >= 2:
+                s = max(u.values()) - min(u.values())
+                spread = s if spread is None else max(spread, s)
+        r = compare_row(row, *units, insn=insn, words=tuple(
+            self.replication[s] for s in "AB"))
+        if spread is not None:
+            r.layout_spread = pct(spread)
+        return r
 
     def _test(self, ua, ub, norm):
         na, nb, self.factors, self.norm_rows = normalise(ua, ub, norm,
@@ -459,35 +502,23 @@ class Comparison:
                 self.dropped_loads[side] = len(units) - len(keep)
                 kept.append(keep)
             na, nb = kept
-        self.units_a, self.units_b = na, nb
         na, nb = undisturbed(na), undisturbed(nb)
         self.units_a, self.units_b = na, nb
-        (self.icc_a, rows_icc_a), (self.icc_b, rows_icc_b) = icc(na), icc(nb)
-        pooled = [x for x in (self.icc_a, self.icc_b) if x is not None]
-        rho = _mean(pooled) if pooled else 0.0
-        self.icc = rho
         # A kernel whose loads all come from one boot: the spread
-        # between its boots is not seen at all, and no design effect
-        # makes up for it (a boot's offset is no noise of its loads).
+        # between its boots is not seen at all (a boot's offset is no
+        # noise of its loads).
         self.one_boot = [side for side, units in (("A", na), ("B", nb))
                          if len({boot for boot, _load in units}) < 2]
-        self.deff_a = design_effect(na, rho)
-        self.deff_b = design_effect(nb, rho)
         rows_a = set(r for u in na.values() for r in u)
         rows_b = set(r for u in nb.values() for r in u)
         self.only_a = sorted(rows_a - rows_b)
         self.only_b = sorted(rows_b - rows_a)
         self.rows = []
         for row in sorted(rows_a & rows_b):
-            xa = [u[row] for u in na.values() if row in u]
-            xb = [u[row] for u in nb.values() if row in u]
-            # A row whose boots differ more than the rows' usual (the
-            # rows on several CPUs under a busy host) keeps its own.
-            own = [x for x in (rows_icc_a.get(row), rows_icc_b.get(row))
-                   if x is not None]
-            r_rho = max(rho, _mean(own)) if own and ROW_ICC else rho
-            res = compare_row(row, xa, xb, design_effect(na, r_rho),
-                              design_effect(nb, r_rho))
+            res = self._judge(
+                row, {k: u[row] for k, u in na.items() if row in u},
+                {k: u[row] for k, u in nb.items() if row in u},
+                insn=self.icount)
             res.a_median = statistics.median(
                 math.exp(u[row]) for u in ua.values() if row in u)
             res.b_median = statistics.median(
@@ -504,31 +535,22 @@ class Comparison:
             r.significant, r.q = rej, q
             decide(r, m)
             if self.one_boot:
-                r.verdict, r.more_loads = INCONCLUSIVE, None
+                r.verdict, r.more_boots = INCONCLUSIVE, None
             if self.not_comparable:
                 r.verdict = NOT_COMPARABLE
 
     def _shift(self):
         """The change of the load factor itself, B against A, in %, with
-        its 95 % interval: what normalising takes out of every row.  The
-        unit is the boot (the mean factor of the loads the busy-load
-        filter left, fast ones too): a host speeds or slows a whole boot,
-        and boots of A and B alternate."""
+        its 95 % interval: what normalising takes out of every row.  Its
+        unit is the rows': the boot (the median factor of the loads the
+        busy-load filter left, fast ones too), or the layout."""
         if not self.factors:
             return None
-        means = []
-        for side, units in (("A", self.units_a), ("B", self.units_b)):
-            boots = {}
-            for key in units:
-                f = self.factors.get((side,) + tuple(key))
-                if f is not None:
-                    boots.setdefault(key[0], []).append(f)
-            means.append([_mean(v) for v in boots.values()])
-        r = compare_row(SHIFT_ROW, means[0], means[1], 1.0, 1.0)
-        if r.change is None:
-            r.why = r.why.replace("quiet passing loads", "boots with "
-                                  "quiet loads").replace("loads a", "boots a")
-        return r
+        values = [{k: self.factors[(side,) + tuple(k)] for k in units
+                   if (side,) + tuple(k) in self.factors}
+                  for side, units in (("A", self.units_a),
+                                      ("B", self.units_b))]
+        return self._judge(SHIFT_ROW, *values)
 
     def counts(self):
         out = {}
@@ -544,6 +566,20 @@ class Comparison:
         return [r for r in self.rows + ([self.shift] if self.shift else [])
                 if r.verdict == REGRESSION]
 
+    def shape(self, side):
+        """(loads, boots, layouts) of @side's loads compare kept."""
+        units = self.units_a if side == "A" else self.units_b
+        boots = {boot for boot, _load in units}
+        lay = self.layouts[side]
+        return (len(units), len(boots),
+                len({lay.get(b) for b in boots}) if lay else 1)
+
+    def _more(self):
+        """What more of a kernel would decide: layouts where both
+        kernels' unit is the layout, else boots."""
+        return "layouts" if set(self.replication.values()) == \
+            {"layout"} else "boots"
+
     def report(self):
         """The verdict table, as text lines."""
         out = []
@@ -555,17 +591,26 @@ class Comparison:
         for k, va, vb in self.warnings:
             out.append(f"note: {k} differs: A {', '.join(va)}; B "
                        f"{', '.join(vb)}")
-        boots_a = len({u[0] for u in self.units_a})
-        boots_b = len({u[0] for u in self.units_b})
-        out.append(f"A: {len(self.units_a)} loads in {boots_a} boots; "
-                   f"B: {len(self.units_b)} loads in {boots_b} boots; "
-                   f"normalised by {self.norm}"
+        sides = []
+        for side in "AB":
+            loads, boots, layouts = self.shape(side)
+            sides.append(f"{side}: {loads} loads in {boots} "
+                         f"boot{'s' if boots != 1 else ''}, {layouts} "
+                         f"layout{'s' if layouts != 1 else ''}"
+                         f" (the unit: the {self.replication[side]})")
+        out.append("; ".join(sides) + f"; normalised by {self.norm}"
                    + (f" ({len(self.norm_rows)} rows)" if self.norm_rows
                       else "")
                    + (f", {len(self.excluded)} changed rows left out"
-                      if self.excluded else "") +
-                   f"; intra-boot correlation {self.icc:.2f}, design "
-                   f"effect A {self.deff_a:.2f}, B {self.deff_b:.2f}")
+                      if self.excluded else ""))
+        if self.icount:
+            out.append("icount: ns/op are instructions an op (1 ns = 1 "
+                       "instruction); a barrier, a cache miss or a lock "
+                       "costs one instruction there, so a change is one "
+                       "of path length, not of time")
+        if any(self.layouts.values()):
+            out.append("a change no larger than layout alone moves a row "
+                       "(between two layouts of one kernel) is no verdict")
         if self.one_boot and not self.not_comparable:
             out.append(f"{' and '.join(self.one_boot)}: every load from "
                        "one boot, so the spread between boots is unknown: "
@@ -577,32 +622,41 @@ class Comparison:
                        f"left out: "
                        f"A {self.dropped_loads['A']}, B "
                        f"{self.dropped_loads['B']}")
-        width = max([len(r.row) for r in self.rows] + [3])
-        out.append(f"{'row':<{width}}  {'A ns/op':>10} {'B ns/op':>10} "
-                   f"{'change':>8} {'95 % CI':>17} {'p':>8} {'q':>8} "
-                   f"{'min':>5} {'MDE':>5}  verdict")
-        shown = self.rows + ([self.shift] if self.shift else [])
-        for r in shown:
-            if r.change is None:
-                out.append(f"{r.row:<{width}}  "
-                           f"{_num(r.a_median):>10} {_num(r.b_median):>10} "
-                           f"{'':>8} {'':>17} {'':>8} {'':>8} {'':>5} "
-                           f"{'':>5}  {r.verdict} ({r.why})")
-                continue
+        width = max([len(r.row) for r in self.rows] + [len(SHIFT_ROW)])
+        unit = "insn/op" if self.icount else "ns/op"
+        change = "change (insn)" if self.icount else "change"
+        out.append(f"{'row':<{width}}  {'A ' + unit:>10} {'B ' + unit:>10} "
+                   f"{change:>13} {'95 % CI':>17} {'p':>8} {'q':>8} "
+                   f"{'min':>6} {'MDE':>6}  verdict")
+        more = self._more()
+        for r in self.judged():
             verdict = r.verdict
             if self.one_boot and r.verdict == INCONCLUSIVE:
                 verdict += " (one boot a kernel: measure more boots)"
-            elif r.verdict == INCONCLUSIVE and r.more_loads is not None:
-                verdict += (f" (more than {MORE_LOADS_CAP} more loads a "
+            elif r.verdict == INCONCLUSIVE and r.why:
+                verdict += f" ({r.why})"
+            elif r.verdict == INCONCLUSIVE and r.more_boots is not None:
+                verdict += (f" (more than {MORE_BOOTS_CAP} more {more} a "
                             "kernel would decide)"
-                            if r.more_loads >= MORE_LOADS_CAP else
-                            f" (about {r.more_loads} more loads a kernel "
+                            if r.more_boots >= MORE_BOOTS_CAP else
+                            f" (about {r.more_boots} more {more} a kernel "
                             "would decide)")
+            if r.change is None:
+                out.append(f"{r.row:<{width}}  "
+                           f"{_num(r.a_median):>10} {_num(r.b_median):>10} "
+                           f"{'':>13} {'':>17} {'':>8} {'':>8} {'':>6} "
+                           f"{'':>6}  {verdict}")
+                continue
+            if r.change_insn is not None:
+                figs = (f"{r.change_insn:+12.2f} "
+                        f"[{r.lo_insn:+7.2f},{r.hi_insn:+7.2f}]",
+                        f"{r.min_effect_insn:6.2f} {r.mde_insn:6.2f}")
+            else:
+                figs = (f"{r.change:+11.1f}% [{r.lo:+6.1f},{r.hi:+6.1f}]%",
+                        f"{r.min_effect:5.1f}% {r.mde:5.1f}%")
             out.append(f"{r.row:<{width}}  {_num(r.a_median):>10} "
-                       f"{_num(r.b_median):>10} {r.change:+7.1f}% "
-                       f"[{r.lo:+6.1f},{r.hi:+6.1f}]% {r.p:8.2g} "
-                       f"{r.q:8.2g} {r.min_effect:4.1f}% {r.mde:4.1f}%  "
-                       f"{verdict}")
+                       f"{_num(r.b_median):>10} {figs[0]} {r.p:8.2g} "
+                       f"{r.q:8.2g} {figs[1]}  {verdict}")
         if self.shift:
             out.append(f"{SHIFT_ROW}: the load factor (what the "
                        f"normalisation takes out of every row), boot by "
@@ -624,11 +678,14 @@ class Comparison:
         return out
 
     def as_json(self):
-        return {"norm": self.norm, "icc": self.icc,
+        shapes = {side: dict(zip(("loads", "boots", "layouts"),
+                                 self.shape(side))) for side in "AB"}
+        return {"norm": self.norm,
+                "unit": "insn" if self.icount else "ns",
+                "replication": self.replication, "shape": shapes,
                 "one_boot": self.one_boot,
                 "dropped_loads": self.dropped_loads,
                 "excluded_from_factor": self.excluded,
-                "design_effect": [self.deff_a, self.deff_b],
                 "not_comparable": self.not_comparable,
                 "warnings": self.warnings,
                 "only_a": self.only_a, "only_b": self.only_b,
@@ -636,6 +693,10 @@ class Comparison:
                 if self.shift else None,
                 "rows": [r.as_dict() for r in self.rows],
                 "counts": self.counts()}
+
+
+def _count(n, word):
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _num(x):
