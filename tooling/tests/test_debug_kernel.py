@@ -33,7 +33,7 @@ class DebugKernel(InTempDir):
         from mmbench_tool import debugkernel
         frag = self.dir / "debug.config"
         frag.write_text("CONFIG_KASAN=y\n")
-        with mock.patch.object(debugkernel, "FRAGMENT", frag), \
+        with mock.patch.object(debugkernel, "FRAGMENTS", (frag,)), \
                 mock.patch.object(debugkernel, "tarball_id",
                                   return_value="tarball 1 2"):
             first = debugkernel.key()
@@ -42,16 +42,15 @@ class DebugKernel(InTempDir):
             self.assertNotEqual(first, debugkernel.key())
 
     def test_missed_options_named(self):
-        from mmbench_tool import debugkernel
+        from mmbench_tool import kernels
         frag = self.dir / "debug.config"
         frag.write_text("CONFIG_KASAN=y\n# CONFIG_SLUB_TINY is not set\n"
                         "CONFIG_LOCALVERSION=\"-x\"\n")
         config = self.dir / ".config"
         config.write_text("CONFIG_SLUB_TINY=y\nCONFIG_LOCALVERSION=\"-x\"\n")
-        with mock.patch.object(debugkernel, "FRAGMENT", frag):
-            self.assertEqual(debugkernel._missed(config),
-                             ["CONFIG_KASAN=y (got n)",
-                              "CONFIG_SLUB_TINY=n (got y)"])
+        self.assertEqual(kernels.missed(config.read_text(), [frag]),
+                         ["CONFIG_KASAN=y (got n)",
+                          "CONFIG_SLUB_TINY=n (got y)"])
 
     def test_leaks_after_rmmod(self):
         from mmbench_tool import cli, ktap
@@ -93,7 +92,8 @@ class DebugKernelChecks(InTempDir):
             (self.dir / "debug-kernel" / name).mkdir(parents=True)
         for name in ("aaa", "bbb"):
             (self.dir / "debug-kernel" / name / "build.log").write_text("")
-        with mock.patch.object(debugkernel, "OUT", self.dir), \
+        with mock.patch.object(debugkernel, "WHERE",
+                               self.dir / "debug-kernel"), \
                 mock.patch.object(debugkernel, "say"):
             debugkernel.prune("bbb")
         self.assertEqual(sorted(p.name for p in
