@@ -22,31 +22,49 @@ def _pyplot():
     return plt
 
 
+def _figures(r, insn):
+    """(change, lo, hi, minimum effect) of row @r: in instructions an op
+    under icount (@insn), else in %."""
+    if insn:
+        return r.change_insn, r.lo_insn, r.hi_insn, r.min_effect_insn
+    return r.change, r.lo, r.hi, r.min_effect
+
+
 def forest(c, path, made):
-    """Every row's change B against A in %, its 95 % interval and its
-    minimum effect; coloured by verdict.  Adds @path to the list @made
-    before writing it, and returns @made."""
+    """Every row's change B against A (in %; under icount in
+    instructions an op), its 95 % interval and its minimum effect;
+    coloured by verdict.  Adds @path to the list @made before writing
+    it, and returns @made."""
     plt = _pyplot()
+    insn = c.icount
     rows = [r for r in c.rows if r.change is not None]
+    figs = [_figures(r, insn) for r in rows]
     height = max(3.0, 0.22 * len(rows) + 1.2)
     fig, ax = plt.subplots(figsize=(8, height))
-    for i, r in enumerate(reversed(rows)):
+    for i, (r, (mid, lo, hi, eff)) in enumerate(zip(reversed(rows),
+                                                    reversed(figs))):
         col = COLOURS.get(r.verdict, "black")
-        ax.plot([-r.min_effect, r.min_effect], [i, i], color="0.9",
+        ax.plot([-eff, eff], [i, i], color="0.9",
                 linewidth=6, solid_capstyle="butt", zorder=1)
-        ax.plot([r.lo, r.hi], [i, i], color=col, linewidth=1.5, zorder=2)
-        ax.plot([r.change], [i], "o", color=col, markersize=4, zorder=3)
+        ax.plot([lo, hi], [i, i], color=col, linewidth=1.5, zorder=2)
+        ax.plot([mid], [i], "o", color=col, markersize=4, zorder=3)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([r.row for r in reversed(rows)], fontsize=7)
-    ax.set_xlabel("change of B against A, % (95 % interval; grey: the "
+    ax.set_xlabel("change of B against A, "
+                  + ("instructions an op (" if insn else "% (")
+                  + "95 % interval; grey: the "
                   "minimum effect)")
     counts = c.counts()
     ax.set_title("mmbench compare: " + ", ".join(
         f"{k} {v}" for k, v in sorted(counts.items())), fontsize=9)
-    lo = min([r.lo for r in rows] + [-5])
-    hi = max([r.hi for r in rows] + [5])
-    ax.set_xlim(max(lo, -60) - 2, min(hi, 100) + 2)
+    lo = min([f[1] for f in figs] + [-5 if not insn else -2])
+    hi = max([f[2] for f in figs] + [5 if not insn else 2])
+    if insn:
+        pad = 0.05 * (hi - lo)
+        ax.set_xlim(lo - pad, hi + pad)
+    else:
+        ax.set_xlim(max(lo, -60) - 2, min(hi, 100) + 2)
     for v, col in COLOURS.items():
         ax.plot([], [], color=col, label=v)
     ax.legend(fontsize=6, loc="lower right")
@@ -81,8 +99,11 @@ def samples(c, a, b, folder, made):
         ax.set_xticks([t for t, _ in ticks])
         ax.set_xticklabels([n for _, n in ticks])
         ax.set_yscale("log")
-        ax.set_ylabel("ns/op (each load's kept samples; log scale)")
+        ax.set_ylabel(("instructions an op" if c.icount else "ns/op")
+                      + " (each load's kept samples; log scale)")
         change = "" if r.change is None else \
+            f" {r.change_insn:+.2f} insn [{r.lo_insn:+.2f}, " \
+            f"{r.hi_insn:+.2f}]" if r.change_insn is not None else \
             f" {r.change:+.1f} % [{r.lo:+.1f}, {r.hi:+.1f}]"
         ax.set_title(f"{r.row}: {r.verdict}{change}", fontsize=9)
         fig.tight_layout()

@@ -919,15 +919,30 @@ class Plots(unittest.TestCase):
         except ImportError:
             self.skipTest("python3-matplotlib not installed")
         rng = random.Random(14)
-        a, b = synthetic(rng, boots=1, loads=4), synthetic(rng, boots=1,
-                                                           loads=4)
-        c = compare.Comparison(a, b)
-        with tempfile.TemporaryDirectory() as tmp:
-            made = plots.forest(c, Path(tmp) / "forest.png", [])
-            plots.samples(c, a, b, Path(tmp) / "samples", made)
-            self.assertEqual(len(made), 1 + len(c.rows))
-            for p in made:
-                self.assertEqual(p.read_bytes()[:4], b"\x89PNG")
+        icount = Icount().archives(15, add={"row02": 1.0})
+        for a, b in ((synthetic(rng, boots=3, loads=4),
+                      synthetic(rng, boots=3, loads=4)),
+                     (synthetic(rng, boots=1, loads=4),
+                      synthetic(rng, boots=1, loads=4)), icount):
+            c = compare.Comparison(a, b)
+            with tempfile.TemporaryDirectory() as tmp:
+                made = plots.forest(c, Path(tmp) / "forest.png", [])
+                plots.samples(c, a, b, Path(tmp) / "samples", made)
+                self.assertEqual(len(made), 1 + len(c.rows))
+                for p in made:
+                    self.assertEqual(p.read_bytes()[:4], b"\x89PNG")
+        # Under icount the forest's axis is in instructions.
+        c = compare.Comparison(*icount)
+        self.assertTrue(c.icount)
+        with tempfile.TemporaryDirectory() as tmp, \
+                unittest.mock.patch.object(plots, "_figures",
+                                           wraps=plots._figures) as figs:
+            plots.forest(c, Path(tmp) / "forest.png", [])
+        self.assertEqual({call.args[1] for call in figs.call_args_list},
+                         {True})
+        self.assertEqual(plots._figures(c.rows[2], True)[3], 0.5)
+        self.assertAlmostEqual(plots._figures(c.rows[2], True)[0], 1.0,
+                               delta=0.1)
 
 
 class KnownRegression(unittest.TestCase):
