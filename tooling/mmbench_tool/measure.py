@@ -1446,12 +1446,13 @@ def _ci_compare(what, sides, loads, results, boots, plot=True,
                 others=None):
     """Compare the archives of ./mmbench test's @sides (A, B), booted
     @boots times in @results.  One more boot of each, once, when CI_ROW
-    comes out INCONCLUSIVE, as compare advises (a busy host, or a load
-    whose work other work swelled, left too few quiet loads), or when
+    comes out INCONCLUSIVE, as compare advises (its unit is the boot, and
+    a busy host, or a load whose work other work swelled, leaves few
+    boots too uncertain to decide), or when
     more than @others (None: any number) of the other rows are flagged
     and compare left out loads a busy host slowed: the host's work
     reaches the loads it keeps too.  CI_ROW still INCONCLUSIVE, it is
-    not judged: the host, not compare, left too few loads to decide, and
+    not judged: the host, not compare, left too few boots to decide, and
     the statistics are the unit tests' to check.  Returns (comparison,
     CI_ROW's row or None, boots, undecided)."""
     files = [[results / f"{s.name}.jsonl"] for s in sides]
@@ -1606,8 +1607,12 @@ def icount_checks(args, results):
                        and r.change is not None and 1 < r.change < 10),
          f"compare --accel icount: REGRESSION for {CI_ROW} with three "
          "instructions more an op (slow_into, one step)"
-         + (" (not judged: INCONCLUSIVE, too few quiet loads)"
+         + (" (not judged: INCONCLUSIVE, too few boots to decide)"
             if undecided else ""),
+         f"{r.verdict} {r.change:+.1f} % [{r.lo:+.1f}, {r.hi:+.1f}], "
+         f"{r.change_insn:+.2f} instructions an op [{r.lo_insn:+.2f}, "
+         f"{r.hi_insn:+.2f}]; {where}"
+         if r and r.change_insn is not None else
          f"{r.verdict} {r.change:+.1f} % [{r.lo:+.1f}, {r.hi:+.1f}]; {where}"
          if r and r.change is not None else f"no figures; {where}"),
         (not flagged, "compare --accel icount: no other row flagged",

@@ -2155,7 +2155,9 @@ class DiedGuest(unittest.TestCase):
 
         def result(verdict):
             row = unittest.mock.Mock(row=measure.CI_ROW, verdict=verdict,
-                                     change=4.2, lo=3.2, hi=5.3)
+                                     change=4.2, lo=3.2, hi=5.3,
+                                     change_insn=2.9, lo_insn=2.3,
+                                     hi_insn=3.5)
             return unittest.mock.Mock(rows=[row], judged=lambda: [row])
         for verdicts, boots, ok, said in (
                 ((compare.INCONCLUSIVE, compare.REGRESSION), 2, True, ""),
@@ -2183,8 +2185,11 @@ class DiedGuest(unittest.TestCase):
             if boots == 2:
                 self.assertEqual(alt.call_args.kwargs["first"],
                                  measure.ICOUNT_BOOTS + 1)
-            (found, what, _), = [c for c in checks if "REGRESSION" in c[1]]
+            (found, what, why), = [c for c in checks
+                                   if "REGRESSION" in c[1]]
             self.assertEqual(found, ok, verdicts)
+            self.assertIn("+4.2 % [+3.2, +5.3], +2.90 instructions an op "
+                          "[+2.30, +3.50]", why)
             self.assertEqual("not judged" in what, bool(said), verdicts)
 
     def test_rows_flagged_on_a_busy_host_boot_once_more(self):
