@@ -13,7 +13,7 @@ row   one per row per load: status, reason, median, mad, noise, net (all
 
 Several runs' files concatenated are an archive too (./mmbench measure
 writes one per side that way): every load and row record carries its
-run's boot id.  README.md, "The results archive", is the schema's
+run's boot id.  tooling/doc/archive-schema.md is the schema's
 documentation.
 """
 import datetime
@@ -218,7 +218,7 @@ def _number_or_none(v):
 
 # The largest figure an archive holds (ns, counts): past a year in ns.
 FIGURE_MAX = 1e18
-# The record types of an archive (README, "The archive").
+# The record types of an archive (tooling/doc/archive-schema.md).
 KINDS = ("run", "load", "row")
 
 

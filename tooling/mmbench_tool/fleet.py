@@ -1,5 +1,5 @@
-"""The figures of an archive in the fleets' formats (README.md, "Metric
-names"): LAVA test cases (name, result, measurement, units), KCIDB-like
+"""The figures of an archive in the fleets' formats (tooling/doc/ci.md,
+"Metric names"): LAVA test cases (name, result, measurement, units), KCIDB-like
 JSON, LKP-like "key: value" stats."""
 import json
 import statistics

@@ -239,8 +239,8 @@ def spoilt_why(flags):
     """Why no verdict of a guest whose log, booted twice, still shows
     EFLAGS @flags is the kernel's."""
     return (f"booted twice, the guest's log still shows EFLAGS {flags}, "
-            "bits no x86 CPU sets: QEMU's fault (README, \"Instructions, "
-            "not time\"), not the kernel's")
+            "bits no x86 CPU sets: QEMU's fault (tooling/doc/compare-method.md, "
+            "\"Instructions, not time\"), not the kernel's")
 
 
 def impossible_eflags(d):

@@ -71,7 +71,7 @@ class Selection(unittest.TestCase):
 
     def test_qemu_spoilt_both_boots(self):
         """A warning with EFLAGS no x86 CPU sets in both boots: QEMU's
-        fault (README, "Instructions, not time"), no verdict on the
+        fault (tooling/doc/compare-method.md), no verdict on the
         kernel: exit 2, QEMU named in the failed check."""
         ktap_lines = ["TAP version 13", "1..2"] + FIGURES + [
             "ok 1 mmbench.kmalloc.run", "ok 2 context.fingerprint"]
