@@ -1694,19 +1694,24 @@ def _add_compare_commands(sub):
     p = sub.add_parser(
         "compare", help="compare two results archives row by row",
         description="For every row: the medians, the change of B against "
-        "A in % with its 95 % interval, a p-value, Benjamini-Hochberg over "
-        "the rows (q = 0.05) and one verdict: REGRESSION, IMPROVEMENT, NO "
-        "CHANGE, INCONCLUSIVE (with about how many more loads would "
-        "decide) or NOT COMPARABLE; a forest plot and each row's samples "
-        "(PNG). A and B: archives (.jsonl) or results folders with an "
-        "archive.jsonl; or one folder of ./mmbench measure.",
+        "A in % with its 95 % interval (under icount in instructions an "
+        "op: path length, not time), a p-value of Welch's t test on the "
+        "medians of each boot's loads (on the means of each layout's boots "
+        "where a kernel was measured in several layouts), "
+        "Benjamini-Hochberg over the rows (q = 0.05) and one verdict: "
+        "REGRESSION, IMPROVEMENT, NO CHANGE, INCONCLUSIVE (with about how "
+        "many more boots a kernel would decide, or that layout alone moves "
+        "the row as much) or NOT COMPARABLE; a forest plot and each row's "
+        "samples (PNG). A and B: archives (.jsonl) or results folders with "
+        "an archive.jsonl; or one folder of ./mmbench measure.",
         epilog="exit status: 0 no regression, 1 a REGRESSION, 2 bad "
         "archives or NOT COMPARABLE")
     p.add_argument("a", type=path_arg, metavar="A")
     p.add_argument("b", type=path_arg, nargs="?", metavar="B")
     p.add_argument("--norm", choices=compare.NORMS,
                    default=compare.DEFAULT_NORM,
-                   help=f"default {compare.DEFAULT_NORM}")
+                   help=f"default {compare.DEFAULT_NORM}, none when both "
+                        "archives are icount's")
     p.add_argument("-o", "--output", type=path_arg,
                    help="folder for compare.txt, compare.json and the "
                         "plots (default: the measure folder, or a new "

@@ -528,6 +528,27 @@ class Icount(unittest.TestCase):
         self.assertEqual(compare.Comparison(booted(rng), booted(rng)).norm,
                          "common")
 
+    def test_compare_without_norm_given(self):
+        # ./mmbench compare: none by default, common when asked.
+        from mmbench_tool import cli, common
+        a, b = self.archives(65)
+        with tempfile.TemporaryDirectory() as d:
+            for name, arch in zip("AB", (a, b)):
+                archive.write(Path(d) / f"{name}.jsonl", arch.runs + arch.rows)
+            for opts, norm in (([], "none"), (["--norm", "common"],
+                                              "common")):
+                out = Path(d) / norm
+                with unittest.mock.patch.object(measure.deps, "ensure"), \
+                        unittest.mock.patch.object(common.Phase, "timings",
+                                                   []), \
+                        contextlib.redirect_stdout(io.StringIO()), \
+                        contextlib.redirect_stderr(io.StringIO()):
+                    rc = cli.main(["compare", f"{d}/A.jsonl", f"{d}/B.jsonl",
+                                   "-o", str(out), "--no-plots", *opts])
+                self.assertEqual(rc, 0)
+                got = json.loads((out / "compare.json").read_text())
+                self.assertEqual((got["norm"], got["unit"]), (norm, "insn"))
+
 
 class Verdicts(unittest.TestCase):
     def test_not_comparable(self):
