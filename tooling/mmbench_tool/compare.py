@@ -389,8 +389,8 @@ def compare_row(row, xa, xb, insn=False, words=("boot", "boot")):
 
 def decide(r, m):
     """The verdict of a row already tested and BH-judged, @m rows
-    tested: none where layout alone moves the row as much as it
-    changed."""
+    tested: no REGRESSION or IMPROVEMENT where layout alone moves the
+    row as much as it changed, and said where it does."""
     if r.change is None:
         r.verdict = INCONCLUSIVE
         return r
@@ -406,9 +406,9 @@ def decide(r, m):
         r.more_boots = more_boots(r, m)
     if r.verdict != NO_CHANGE and r.layout_spread is not None and \
             abs(r.change) <= r.layout_spread:
-        r.verdict, r.more_boots = INCONCLUSIVE, None
         r.why = (f"layout alone moves this row by up to "
                  f"{r.layout_spread:.1f} % (change {r.change:+.1f} %)")
+        r.verdict = INCONCLUSIVE
     return r
 
 
@@ -644,17 +644,20 @@ class Comparison:
                    f"{'min':>6} {'MDE':>6}  verdict")
         more = self._more()
         for r in self.judged():
-            verdict = r.verdict
+            notes = []
             if self.one_boot and r.verdict == INCONCLUSIVE:
-                verdict += " (one boot a kernel: measure more boots)"
-            elif r.verdict == INCONCLUSIVE and r.why:
-                verdict += f" ({r.why})"
-            elif r.verdict == INCONCLUSIVE and r.more_boots is not None:
-                verdict += (f" (more than {MORE_BOOTS_CAP} more {more} a "
-                            "kernel would decide)"
-                            if r.more_boots >= MORE_BOOTS_CAP else
-                            f" (about {r.more_boots} more {more} a kernel "
-                            "would decide)")
+                notes.append("one boot a kernel: measure more boots")
+            elif r.verdict == INCONCLUSIVE:
+                notes.append(r.why)
+                if r.change is not None and r.more_boots is not None:
+                    notes.append(
+                        f"more than {MORE_BOOTS_CAP} more {more} a kernel "
+                        "would decide" if r.more_boots >= MORE_BOOTS_CAP
+                        else f"about {r.more_boots} more "
+                        f"{more if r.more_boots != 1 else more[:-1]} a "
+                        "kernel would decide")
+            notes = "; ".join(n for n in notes if n)
+            verdict = r.verdict + (f" ({notes})" if notes else "")
             if r.change is None:
                 out.append(f"{r.row:<{width}}  "
                            f"{_num(r.a_median):>10} {_num(r.b_median):>10} "
@@ -674,9 +677,10 @@ class Comparison:
                        f"{r.q:8.2g} {figs[1]}  {verdict}")
         if self.shift:
             out.append(f"{SHIFT_ROW}: the load factor (what the "
-                       f"normalisation takes out of every row), boot by "
-                       f"boot: a change most rows share, or the host "
-                       f"slower during one kernel's boots")
+                       f"normalisation takes out of every row), "
+                       f"{more[:-1]} by {more[:-1]}: a "
+                       f"change most rows share, or the host slower "
+                       f"during one kernel's boots")
         for side, rows, other, arch in (("A", self.only_a, "B", self.b),
                                         ("B", self.only_b, "A", self.a)):
             for row in rows:

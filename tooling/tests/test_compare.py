@@ -409,7 +409,6 @@ class Layouts(unittest.TestCase):
                 self.assertTrue(5 < r.layout_spread < 13, r.layout_spread)
                 self.assertRegex(r.why, r"^layout alone moves this row by "
                                  r"up to \d+\.\d % \(change [-+]\d+\.\d %\)$")
-                self.assertIsNone(r.more_boots)
             text = "\n".join(c.report())
             self.assertRegex(text, r"^A: 6\d loads in 8 boots, 2 layouts "
                              r"\(the unit: the layout\); B: 6\d loads in 8 "
@@ -419,6 +418,26 @@ class Layouts(unittest.TestCase):
             self.assertEqual(c.as_json()["shape"]["A"],
                              {"loads": len(c.units_a), "boots": 8,
                               "layouts": 2})
+
+    def test_a_change_within_the_layout_spread_is_no_verdict(self):
+        # Significant, past the minimum effect, but no larger than what
+        # layout alone did: INCONCLUSIVE, saying why, with no hint (more
+        # layouts show more of their spread); past it, REGRESSION.
+        for spread, verdict in ((5.0, compare.INCONCLUSIVE),
+                                (4.9, compare.REGRESSION)):
+            r = compare.RowResult("kmalloc_64")
+            r.change, r.lo, r.hi, r.significant = 5.0, 3.0, 7.0, True
+            r.layout_spread = spread
+            compare.decide(r, 10)
+            self.assertEqual(r.verdict, verdict)
+            self.assertIsNone(r.more_boots)
+        r = compare.RowResult("kmalloc_64")
+        r.change, r.lo, r.hi, r.significant = -5.0, -7.0, -3.0, True
+        r.layout_spread = 12.25
+        compare.decide(r, 10)
+        self.assertEqual((r.verdict, r.why), (
+            compare.INCONCLUSIVE, "layout alone moves this row by up to "
+            "12.2 % (change -5.0 %)"))
 
     def test_a_change_past_layout_is_found(self):
         # Four layouts a side, two boots each: a row B made 30 % slower,
