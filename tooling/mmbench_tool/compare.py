@@ -482,8 +482,8 @@ class Comparison:
             u = unit_values(values, self.layouts[side])
             units.append(list(u.values()))
             if self.layouts[side] and len(u) >= 2:
-                s = max(u.values()) - min(u.values())
-                spread = s if spread is None else max(spread, s)
+                width = max(u.values()) - min(u.values())
+                spread = width if spread is None else max(spread, width)
         r = compare_row(row, *units, insn=insn, words=tuple(
             self.replication[s] for s in "AB"))
         if spread is not None:
