@@ -372,9 +372,8 @@ def compare_row(row, xa, xb, insn=False, words=("boot", "boot")):
     mde = (t975 + t_quantile(0.80, df)) * se
     r.mde = pct(mde)
     if insn:
-        # The log-scale estimate at A's level, in instructions; the
-        # minimum effect as the % it is there (REGRESSION when the
-        # change is MIN_EFFECT_INSN instructions or more).
+        # The log-scale estimate at A's level, in instructions (decide()
+        # judges these); the minimum effect also as the % it is there.
         level = math.exp(ma)
         r.change_insn = level * math.expm1(diff)
         r.lo_insn = level * math.expm1(diff - t975 * se)
@@ -394,12 +393,16 @@ def decide(r, m):
     if r.change is None:
         r.verdict = INCONCLUSIVE
         return r
-    eff = r.min_effect
-    if r.significant and r.change >= eff:
+    if r.change_insn is not None:
+        change, lo, hi = r.change_insn, r.lo_insn, r.hi_insn
+        eff = r.min_effect_insn
+    else:
+        change, lo, hi, eff = r.change, r.lo, r.hi, r.min_effect
+    if r.significant and change >= eff:
         r.verdict = REGRESSION
-    elif r.significant and r.change <= -eff:
+    elif r.significant and change <= -eff:
         r.verdict = IMPROVEMENT
-    elif r.lo >= -eff and r.hi <= eff:
+    elif lo >= -eff and hi <= eff:
         r.verdict = NO_CHANGE
     else:
         r.verdict = INCONCLUSIVE

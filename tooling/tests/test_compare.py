@@ -491,13 +491,16 @@ class Icount(unittest.TestCase):
         # +0.5 % on ~190 instructions: under the 1 % minimum effect, the
         # load-unit method called these rows NO CHANGE.
         more = {f"row{i:02d}": 1.0 for i in range(5)}
-        a, b = self.archives(61, add=more)
+        a, b = self.archives(61, add=more | {"row10": -1.0})
         c = compare.Comparison(a, b)
         self.assertEqual(c.norm, "none")
         by = {r.row: r for r in c.rows}
         for row in INSN_ROWS:
             r = by[row]
-            if row in more:
+            if row == "row10":
+                self.assertEqual(r.verdict, compare.IMPROVEMENT)
+                self.assertAlmostEqual(r.change_insn, -1.0, delta=0.1)
+            elif row in more:
                 self.assertEqual(r.verdict, compare.REGRESSION, row)
                 self.assertAlmostEqual(r.change_insn, 1.0, delta=0.1)
                 self.assertLess(r.lo_insn, r.change_insn)
