@@ -13,8 +13,8 @@ kernel was measured in several layouts, the run records' fingerprint
 are compared with Welch's t test, Benjamini-Hochberg over the rows.  A
 change no larger than layout alone moves the row is no verdict.  Under
 QEMU's icount (ns/op are instructions an op) the change is said in
-instructions.  README.md, "Comparing two kernels", explains the choices
-and the figures behind them.
+instructions.  tooling/doc/compare-method.md explains the choices and
+the figures behind them.
 """
 import math
 import statistics
