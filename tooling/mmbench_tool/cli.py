@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import (arch as archmod, archive, arm64, bench, build, compare,
                debugkernel, deps, fleet, guest, intree, ktap, lava, literal,
-               measure, names, series, verdicts)
+               measure, names, revcheck, revisions, series, verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
@@ -69,7 +69,7 @@ def _add_guest_options(p):
     p.add_argument("--debug-kernel", action="store_true",
                    help="boot a debug kernel (KASAN, kmemleak, lockdep, "
                         "...) built once from linux-source-6.12 with "
-                        "tooling/debug-kernel/debug.config, and kept")
+                        "tooling/kernel/debug.config, and kept")
     p.add_argument("--cpus", type=int, default=2,
                    help="guest CPUs (default 2)")
     p.add_argument("--memory", type=int, default=1024,
@@ -84,8 +84,8 @@ def _add_guest_options(p):
                         "limit and falls back to TCG; icount: TCG whose "
                         "guest clocks count instructions, one a "
                         "nanosecond, so that ns/op are instructions an op "
-                        "(measure and compare-check only, x86_64; see the "
-                        "README) (default auto)")
+                        "(measure and compare-check only, x86_64; see "
+                        "tooling/doc/compare-method.md) (default auto)")
     p.add_argument("--ceiling", action="append", default=[],
                    metavar="BENCHMARK=NS",
                    help="ns/op ceiling for one benchmark or one row "
@@ -496,9 +496,12 @@ class Setup:
         accel = "kvm" if kvm else "tcg"
         if getattr(self.args, "accel", None) == "icount":
             accel = archive.ICOUNT_ACCEL
-        return {"arch": self.arch.name, "accel": accel,
-                "qemu_cpu": cpu, "kernel_image": str(self.kernel),
-                "host_cpu": archive.host_cpu()}
+        facts = {"arch": self.arch.name, "accel": accel,
+                 "qemu_cpu": cpu, "kernel_image": str(self.kernel),
+                 "host_cpu": archive.host_cpu()}
+        if getattr(self, "layout", None):
+            facts["layout"] = self.layout
+        return facts
 
     def literal_tree(self):
         """Make sure the test program in the kernel tree, which the literal
@@ -613,7 +616,7 @@ class Setup:
             # A kernel that died before /init ran tested nothing: TCG
             # very rarely trips in early boot (an int3 in sched_clock).
             # Nor did one whose oops or warning shows EFLAGS no x86 CPU
-            # sets: QEMU 7.2's fault (README, "Instructions, not time"),
+            # sets: QEMU 7.2's fault (tooling/doc/compare-method.md, "Instructions, not time"),
             # seen once without icount, in a debug kernel's guest.
             show(None)
             early = not any(line.startswith("MMBENCH-GUEST-BEGIN")
@@ -1472,6 +1475,20 @@ def compare_guests(args):
     return checks
 
 
+def revision_guests():
+    """./mmbench measure --tree on two real builds of the project's
+    linux-source-6.12 tree: a known change found on the rows it reaches
+    alone, a layout-only control with no verdict (revcheck)."""
+    start = time.monotonic()
+    try:
+        checks = revcheck.checks(guest.results_dir("-revisions"))
+    except (Failure, ValueError, OSError) as e:
+        checks = [(False, "measure --tree: two real builds compared",
+                   str(e))]
+    say(f"revision guests: {time.monotonic() - start:.0f} s in all")
+    return checks
+
+
 def cmd_test(args):
     setup = Setup(args, checks=True)
     check_options(args)
@@ -1515,6 +1532,7 @@ def cmd_test(args):
     # Debian's other kernels and the stock run's debug twin, unless a
     # kernel of one's own is tested.
     if not args.kernel and not args.debug_kernel:
+        checks += revision_guests()
         for kernel in deps.KERNELS:
             checks += kernel_guest(args, kernel)
         checks += arm64_guest(args, boot=args.arm64_guest)
@@ -1609,8 +1627,8 @@ def _add_measure_options(p):
                    help="boot with KASLR, as the kernels are shipped: "
                         "without it (the default) the guests boot with "
                         "nokaslr, the kernel's and the module's code at the "
-                        "same addresses every boot (README, \"Boots without "
-                        "KASLR\")")
+                        "same addresses every boot (tooling/doc/"
+                        "compare-method.md, \"Boots without KASLR\")")
     p.add_argument("--boots", type=int, default=measure.DEFAULT_BOOTS,
                    help="boots a kernel, alternating, 2..50 (default "
                         f"{measure.DEFAULT_BOOTS})")
@@ -1620,8 +1638,8 @@ def _add_measure_options(p):
     p.add_argument("--norm", choices=compare.NORMS,
                    default=compare.DEFAULT_NORM,
                    help="what each load is normalised by (default "
-                        f"{compare.DEFAULT_NORM}; README, \"Comparing two "
-                        "kernels\")")
+                        f"{compare.DEFAULT_NORM}, none under --accel "
+                        "icount; tooling/doc/compare-method.md)")
 
 
 def loads_only_options(a, command):
@@ -1689,6 +1707,33 @@ def _add_compare_commands(sub):
         p.add_argument(f"--{side}-param", action="append", default=[],
                        metavar="NAME=VALUE",
                        help=f"a module parameter of {S} only, repeatable")
+    p.add_argument("--tree", type=path_arg, metavar="DIR",
+                   help="a kernel git tree: build REV_A and REV_B of it "
+                        "(x86_64, out of tree, in the build cache; the "
+                        "tree itself is only read) and measure them")
+    p.add_argument("revisions", nargs="*", metavar="REV",
+                   help="with --tree: revision A, then revision B (any "
+                        "name git rev-parse takes: v6.12, HEAD~1, a hash)")
+    p.add_argument("--config", type=path_arg, metavar="FILE",
+                   help="with --tree: the .config both revisions are "
+                        "built with (checked for what the guest needs: "
+                        "tooling/kernel/guest.config); default tinyconfig "
+                        "with guest.config and the kselftest's config")
+    p.add_argument("--layouts", type=int,
+                   default=revisions.DEFAULT_LAYOUTS,
+                   help="with --tree: code layouts a revision, 1.."
+                        f"{revisions.MAX_LAYOUTS} (default "
+                        f"{revisions.DEFAULT_LAYOUTS}): builds whose code "
+                        "is shifted by padding that never runs, the boots "
+                        "spread over them, so that compare sees what "
+                        "layout alone does to each row")
+    p.add_argument("--align-functions", action="store_true",
+                   help="with --tree: build both with "
+                        "CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B, as the "
+                        "kernel test robot re-tests a suspected regression")
+    p.add_argument("--aa", action="store_true",
+                   help="with --tree: let A and B be the same commit (an "
+                        "A/A: no row should get a verdict)")
     _add_measure_options(p)
     p.set_defaults(func=measure.cmd_measure)
     p = sub.add_parser(
@@ -1750,8 +1795,8 @@ def _add_compare_commands(sub):
     p.set_defaults(func=measure.cmd_compare_check)
     p = sub.add_parser(
         "fleet", help="an archive's figures for LAVA, KCIDB or LKP",
-        description="Print an archive's rows in a fleet's format (README, "
-        "\"Metric names\"): lava (lava-test-case commands with "
+        description="Print an archive's rows in a fleet's format (tooling/doc/"
+        "ci.md, \"Metric names\"): lava (lava-test-case commands with "
         "measurement and units), kcidb (JSON) or lkp (key: value).",
         epilog="exit status: 0 printed, 2 not an archive, an archive "
         "without rows, or one of --accel icount (its ns/op are "
@@ -1762,7 +1807,10 @@ def _add_compare_commands(sub):
     p.set_defaults(func=measure.cmd_fleet)
 
 
-def main(argv):
+def parse(argv):
+    """The command line @argv parsed: its args, with .func the command's
+    function; argparse's refusal (SystemExit 2) for what it does not
+    take."""
     parser = argparse.ArgumentParser(
         prog="mmbench",
         description="Benchmark mm hot paths inside a kernel, as a kselftest.",
@@ -1872,6 +1920,11 @@ def main(argv):
         # The command's usage, not the top level's.
         sub.choices[args.command].error("unrecognized arguments: " +
                                         " ".join(extra))
+    return args
+
+
+def main(argv):
+    args = parse(argv)
     # A kill is an interrupt: the guest and any busy loop are stopped.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:

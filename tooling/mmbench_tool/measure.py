@@ -12,7 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import archive, bench, compare, deps, fleet, guest, names, plots
+from . import (archive, bench, compare, deps, fleet, guest, names, plots,
+               revisions)
 from .common import Failure, Phase, say
 
 COMPARE_PACKAGES = {
@@ -23,12 +24,12 @@ COMPARE_PACKAGES = {
 # ./mmbench measure's defaults: under 2 minutes of guest time a kernel
 # under TCG here, 8 boots of 4 s and 8 loads of about 1.2 s; loads of one
 # boot share more than loads of different boots, and a boot costs little
-# more than three loads (README, "Comparing two kernels").
+# more than three loads (tooling/doc/compare-method.md).
 DEFAULT_BOOTS = 8
 DEFAULT_LOADS = 8
 # Module loads give a comparison more than samples do: a row's samples
 # in one load share the host's state of those milliseconds, loads are
-# nearly independent (README, "Comparing two kernels").
+# nearly independent (tooling/doc/compare-method.md).
 COMPARE_SAMPLES = 3
 # What alternate() writes: {kernel: seconds of guest time}.
 GUEST_TIME = "guest_time.json"
@@ -60,7 +61,7 @@ class Side:
         # are the side's own (--a-param, --b-param: @opt).
         a.param_opts = ["--param"] * len(args.param) + [opt] * len(params)
         # A comparison's time is better spent on loads than on samples
-        # (README, "Comparing two kernels"): fewer a load, unless asked.
+        # (tooling/doc/compare-method.md): fewer a load, unless asked.
         if not any(p.startswith("samples=") for p in module_params(a)):
             a.param.append(f"samples={COMPARE_SAMPLES}")
             a.param_opts.append("--param")
@@ -70,7 +71,7 @@ class Side:
         # A side's guest loads the module (bench.sh), never the kselftest.
         a.loads_only = True
         # The same code layout every boot, unless asked: a row's cost
-        # moves less from boot to boot (README, "Boots without KASLR").
+        # moves less from boot to boot (tooling/doc/compare-method.md).
         a.kernel_arg = list(dict.fromkeys(
             ([] if getattr(args, "kaslr", False) else ["nokaslr"]) +
             list(getattr(args, "kernel_arg", []))))
@@ -243,7 +244,7 @@ def _boot_sound(s, i, d, loads, retry, guest_s):
     alternate()); None when QEMU spoilt every try and @retry: the boot
     is left out, its folders kept."""
     # QEMU 7.2's icount mode kills a guest now and then, with EFLAGS no
-    # CPU has (README, "Instructions, not time"): more tries, and in
+    # CPU has (tooling/doc/compare-method.md): more tries, and in
     # measure too, for that death alone; the kernel's own deaths are
     # booted again once, with @retry.  Without icount Setup.boot() has
     # booted a guest with such flags twice already: its out.spoilt.
@@ -354,9 +355,14 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
         d = results / f"{s.name}-boot{i}"
         d.mkdir(parents=True, exist_ok=True)
         s.setup.extra_env = {"MMBENCH_LOADS": str(loads)}
+        layouts = getattr(s, "layouts", None)
+        if layouts:
+            # A kernel's boots go round its layout variants.
+            s.setup.layout, s.setup.kernel = layouts[(i - 1) % len(layouts)]
         say((f"boot {i} of {last}, kernel {s.name}: " if i <= last else
              f"boot {i}, kernel {s.name}, in place of one left out: ") +
-            f"{s.setup.release} {' '.join(s.args.param)}")
+            f"{s.setup.release} {' '.join(s.args.param)}" +
+            (f" (layout {s.setup.layout})" if layouts else ""))
         if s.args.accel == "auto" and hasattr(s.setup, "kvm"):
             # Probed at its first boot: the probe's answer is kept for
             # one kernel at a time, and A and B take turns.
@@ -596,9 +602,18 @@ def check_counts(args):
         raise Failure("--loads must be from 2 to 50")
 
 
-def cmd_measure(args):
+def measure(args, results=None, plot=True):
+    """./mmbench measure's work: the kernels of @args built or found,
+    booted in turn, their archives written in @results (default a new
+    results folder) and compared; returns the Comparison."""
     from .cli import check_options, loads_only_options, module_params
     check_counts(args)
+    if getattr(args, "tree", None):
+        revisions.check(args)
+    elif args.revisions or args.config or args.aa or \
+            args.align_functions or args.layouts != revisions.DEFAULT_LAYOUTS:
+        raise Failure("REV, --config, --layouts, --align-functions and "
+                      "--aa go with --tree")
     check_sides(args)
     loads_only_options(args, "measure")
     sides = []
@@ -624,16 +639,45 @@ def cmd_measure(args):
     same_selection(sides)
     with Phase("packages (compare)"):
         deps.ensure(COMPARE_PACKAGES)
+    if getattr(args, "tree", None):
+        sides = revision_sides(args, sides)
     for s in sides:
         s.prepare()
-    results = guest.results_dir("-measure")
-    files = alternate(sides, args.boots, args.loads, results)
+    results = results or guest.results_dir("-measure")
+    with Phase("boots"):
+        files = alternate(sides, args.boots, args.loads, results)
     Phase.report()
-    c = run_compare([files["A"]], [files["B"]], args.norm, results)
+    c = run_compare([files["A"]], [files["B"]], args.norm, results,
+                    plot=plot)
     say(f"results in {results} (A.jsonl, B.jsonl, compare.txt, "
         "forest.png)")
+    return c
+
+
+def cmd_measure(args):
+    c = measure(args)
     say_no_answer(c)
     return exit_status(c)
+
+
+def revision_sides(args, checked):
+    """The sides of ./mmbench measure --tree: each revision built (or
+    found built) and booted in its layouts in turn; @checked, the sides
+    whose options were checked on the stock kernel."""
+    with Phase("packages (kernel build)"):
+        deps.ensure(deps.DEBUG_KERNEL_PACKAGES)
+    built = revisions.build(args)
+    sides = []
+    for s, b in zip(checked, built):
+        side = Side(s.name, args, kernel=b.layouts[0][1], headers=b.headers,
+                    release=b.release, params=getattr(args, f"{s.name.lower()}"
+                                                      "_param") or [],
+                    opt=f"--{s.name.lower()}-param")
+        side.layouts = b.layouts
+        say(f"kernel {s.name}: {b.rev} ({b.sha[:12]}), {b.release}, "
+            f"{len(b.layouts)} layout(s)")
+        sides.append(side)
+    return sides
 
 
 def _pair(paths):
@@ -1392,7 +1436,7 @@ CI_BENCHMARKS = ("inc_dec_zone_page_state,count_vm_event,mod_node_page_state,"
                  "kmalloc,kmem_cache,alloc_pages,alu_chain")
 CI_ROW = "inc_dec_zone_page_state"
 CI_PCT = 30
-CI_BOOTS = 2
+CI_BOOTS = 3
 CI_LOADS = 8
 
 
@@ -1571,7 +1615,7 @@ def test_checks(args, results):
 
 # ./mmbench test's comparison of instructions (--accel icount): one chain
 # step, three instructions, added to each op of CI_ROW is found.
-ICOUNT_BOOTS = 2
+ICOUNT_BOOTS = 3
 ICOUNT_LOADS = 3
 
 

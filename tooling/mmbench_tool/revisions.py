@@ -1,0 +1,317 @@
+"""./mmbench measure --tree DIR A B: two revisions of a kernel git tree,
+built with one configuration, each in several code layouts, to boot in
+turn and compare.
+
+The user's tree is only read.  Its revisions are checked out in a clone
+that shares its objects (git clone --shared, kept in the build cache), and
+built there with O=, one after the other in one build folder, so that the
+second revision builds on the first: make rebuilds what the checkout
+changed.  Each build is kept in the cache under a key of the commit, the
+configuration, the layout and the compiler (kernels.CACHE/kernels/<key>:
+the bzImage), and each revision's headers for out-of-tree modules beside
+it (made by the kernel's own scripts/package/install-extmod-build, as
+Debian's linux-headers packages are): asked again, nothing is rebuilt.
+
+A layout variant is the same code with padding that never runs: a function
+of N bytes of NOPs appended to init/main.c, whose text the linker places
+before kernel/ and mm/, so that everything after it moves by about N
+bytes.  Under QEMU's TCG the cost of a path moves with its addresses
+(translation blocks end at guest pages; a 64-byte shift moved the kmalloc
+rows by 10-13 %); measure spreads each kernel's boots over its variants,
+and compare takes the layout as the unit, so that no verdict claims what
+layout alone does.
+"""
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from . import kernels
+from .common import Failure, Phase, say
+
+# The layouts of a revision: padding in bytes (multiples of 16, the
+# functions' alignment; not of 64, so that they move against cache lines
+# and pages alike).
+PAD_STEP = 1424
+MAX_LAYOUTS = 8
+DEFAULT_LAYOUTS = 3
+# Forced function alignment, the kernel test robot's re-test of a
+# suspected regression (lib/Kconfig.debug).
+ALIGN_FRAGMENT = "CONFIG_EXPERT=y\nCONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y\n"
+PAD_FILE = "init/main.c"
+STAMP = "built"
+
+
+class Built:
+    """One revision's builds: its commit, release, headers and, per
+    layout, (label, bzImage)."""
+
+    def __init__(self, rev, sha, release, headers, layouts):
+        self.rev, self.sha, self.release = rev, sha, release
+        self.headers, self.layouts = headers, layouts
+
+
+def git(tree, *args, check=True):
+    proc = subprocess.run(["git", "-C", str(tree), *args], text=True,
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, check=False)
+    if check and proc.returncode:
+        raise Failure(f"git {' '.join(args)} in {tree}: "
+                      f"{proc.stderr.strip() or proc.returncode}")
+    return proc
+
+
+def check_tree(tree):
+    """The top of the kernel git tree @tree, or a Failure naming what it
+    is not."""
+    tree = Path(tree)
+    if not tree.is_dir():
+        raise Failure(f"--tree {tree}: not a folder")
+    proc = git(tree, "rev-parse", "--show-toplevel", check=False)
+    if proc.returncode:
+        said = (proc.stderr.strip().splitlines() or ["?"])[-1]
+        raise Failure(f"--tree {tree}: not a git tree ({said}); give a "
+                      "kernel's git tree")
+    top = Path(proc.stdout.strip())
+    makefile = top / "Makefile"
+    if not makefile.is_file() or not re.search(
+            r"^VERSION = \d+", makefile.read_text(errors="replace")[:400],
+            re.M) or not (top / "arch/x86").is_dir():
+        raise Failure(f"--tree {tree}: {top} is a git tree but not a "
+                      "Linux kernel's (no top Makefile with VERSION =, or "
+                      "no arch/x86)")
+    return top
+
+
+def resolve(tree, rev):
+    """The commit @rev names in @tree, or a Failure naming it."""
+    proc = git(tree, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
+               check=False)
+    if proc.returncode or not proc.stdout.strip():
+        raise Failure(f"revision {rev!r}: not a commit of {tree} (git "
+                      "rev-parse --verify)")
+    return proc.stdout.strip()
+
+
+def config_fragments(config, align):
+    """(what the configuration is, the fragments merged onto tinyconfig
+    or None, the text of a user's .config or of the extra fragment):
+    a user's .config (checked for what the guest needs), or tinyconfig
+    with guest.config and the kselftest's config; with @align, forced
+    function alignment on top of either."""
+    extra = ALIGN_FRAGMENT if align else ""
+    if config is None:
+        return ("tinyconfig + guest.config",
+                [kernels.GUEST_CONFIG, kselftest_config()], extra)
+    config = Path(config)
+    if not config.is_file():
+        raise Failure(f"--config {config}: no such file")
+    text = config.read_text(errors="replace")
+    lost = [m for m in kernels.missed(text, [kernels.GUEST_CONFIG])
+            if needed(m)]
+    if lost:
+        raise Failure(f"--config {config}: lacks what the guest needs "
+                      f"(tooling/kernel/guest.config): {', '.join(lost)}")
+    return f"--config {config}", None, text + extra
+
+
+# Options of guest.config that mmbench's own builds set, but that a
+# user's configuration may have otherwise (Debian's does): what makes
+# faster code or a longer log, not what the guest cannot do without.
+PREFERRED = ("CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE", "CONFIG_MODVERSIONS",
+             "CONFIG_UNWINDER_FRAME_POINTER", "CONFIG_PRINTK_TIME",
+             "CONFIG_DEVTMPFS_MOUNT", "CONFIG_NR_CPUS",
+             "CONFIG_LOG_BUF_SHIFT")
+
+
+def needed(missed):
+    """Whether kernels.missed()'s @missed ("NAME=want (got have)") is an
+    option the guest cannot do without."""
+    return missed.split("=", 1)[0] not in PREFERRED
+
+
+def kselftest_config():
+    return kernels.REPO / "tools/testing/selftests/mm/mmbench/config"
+
+
+def _pad_source(pad):
+    return ("\n/* mmbench layout variant: never called; moves the code "
+            "after it */\n"
+            "void mmbench_layout_pad(void);\n"
+            "__used noinline void mmbench_layout_pad(void)\n"
+            f"{{\n\tasm volatile(\".skip {pad}, 0x90\");\n}}\n")
+
+
+class Workspace:
+    """The clone and build folder of one tree and configuration."""
+
+    def __init__(self, tree, config, align):
+        self.tree = tree
+        self.what, self.fragments, self.text = \
+            config_fragments(config, align)
+        self.cfg_key = kernels.digest(
+            *(f.read_text() for f in self.fragments or ()), self.text,
+            kernels.compiler())
+        self.root = kernels.CACHE / "trees" / kernels.digest(
+            str(tree), self.cfg_key)
+        self.src, self.obj = self.root / "src", self.root / "obj"
+        self.log = self.root / "build.log"
+
+    def key(self, sha, pad):
+        return kernels.digest(sha, self.cfg_key, pad)
+
+    def artifact(self, sha, pad):
+        return kernels.CACHE / "kernels" / self.key(sha, pad)
+
+    def headers(self, sha):
+        return kernels.CACHE / "kernels" / self.key(sha, "headers")
+
+    def checkout(self, sha, pad):
+        if not (self.src / ".git").exists():
+            if self.src.exists():
+                shutil.rmtree(self.src)
+            self.root.mkdir(parents=True, exist_ok=True)
+            say(f"cloning {self.tree} (shared objects) into {self.src}")
+            git(self.root, "clone", "--quiet", "--shared", "--no-checkout",
+                str(self.tree), str(self.src))
+        # A commit made in the tree after the clone: its objects are the
+        # tree's, which the clone reads (objects/info/alternates).
+        git(self.src, "checkout", "--quiet", "--force", "--detach", sha)
+        if pad:
+            with open(self.src / PAD_FILE, "a") as f:
+                f.write(_pad_source(pad))
+
+    def configure(self, rev):
+        """The .config of the build folder: made once (a stamp says so),
+        then olddefconfig for each revision, which may know other
+        options; refused when it lost what the guest needs."""
+        self.obj.mkdir(parents=True, exist_ok=True)
+        cfg, stamp = self.obj / ".config", self.obj / ".mmbench-config"
+        if not stamp.exists():
+            if self.fragments is None:
+                cfg.write_text(self.text)
+                kernels.make(self.src, self.obj, self.log, "olddefconfig")
+            else:
+                extra = self.root / "extra.config"
+                extra.write_text(self.text)
+                kernels.configure(self.src, self.obj, self.log,
+                                  [*self.fragments, extra],
+                                  required=[kernels.GUEST_CONFIG])
+            stamp.write_text(self.cfg_key + "\n")
+        else:
+            kernels.make(self.src, self.obj, self.log, "olddefconfig")
+        lost = [m for m in kernels.missed(cfg.read_text(),
+                                          [kernels.GUEST_CONFIG])
+                if self.fragments is not None or needed(m)]
+        if lost:
+            raise Failure(f"revision {rev}: its .config lost what the "
+                          "guest needs: " + ", ".join(lost)
+                          + f" (log: {self.log})")
+
+    def build(self, rev, sha, pads):
+        """Build @sha in each layout of @pads that the cache lacks;
+        return its Built."""
+        tag = "-mmb" + sha[:8]
+        layouts, headers = [], self.headers(sha)
+        for pad in pads:
+            art = self.artifact(sha, pad)
+            label = f"{sha[:12]}-pad{pad}"
+            image = art / "bzImage"
+            if (art / STAMP).exists() and image.exists() and \
+                    (headers / STAMP).exists():
+                say(f"{rev} ({sha[:12]}), layout pad {pad}: built before, "
+                    f"{art}")
+                layouts.append((label, image))
+                continue
+            with Phase(f"build {rev} ({sha[:12]}) layout pad {pad}"):
+                start = time.monotonic()
+                self.root.mkdir(parents=True, exist_ok=True)
+                say(f"building in {self.obj} ({self.what}), log in "
+                    f"{self.log}")
+                self.checkout(sha, pad)
+                self.configure(rev)
+                kernels.make(self.src, self.obj, self.log,
+                             f"LOCALVERSION={tag}", "all",
+                             "modules_prepare", what=f"revision {rev}")
+                if not (headers / STAMP).exists():
+                    self.install_headers(headers)
+                art.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(self.obj / "arch/x86/boot/bzImage", image)
+                shutil.copy2(self.obj / ".config", art / "config")
+                shutil.copy2(self.obj / "System.map", art / "System.map")
+                (art / STAMP).write_text(
+                    f"{rev} {sha} pad={pad} "
+                    f"{time.monotonic() - start:.0f} s\n")
+            layouts.append((label, image))
+        release = (headers / "include/config/kernel.release").read_text() \
+            .strip()
+        return Built(rev, sha, release, headers, layouts)
+
+    def install_headers(self, dest):
+        """The headers of the revision just built, for out-of-tree
+        modules: the kernel's own install-extmod-build."""
+        script = self.src / "scripts/package/install-extmod-build"
+        if not script.exists():
+            raise Failure(f"{self.tree} has no "
+                          "scripts/package/install-extmod-build (added in "
+                          "Linux 6.7): mmbench builds the module against "
+                          "what it installs")
+        if dest.exists():
+            shutil.rmtree(dest)
+        env = dict(os.environ, srctree=str(self.src), SRCARCH="x86",
+                   CC="gcc", HOSTCC="gcc", MAKE="make")
+        with open(self.log, "a") as f:
+            rc = subprocess.run(["sh", str(script), str(dest)], cwd=self.obj,
+                                env=env, stdin=subprocess.DEVNULL, stdout=f,
+                                stderr=subprocess.STDOUT,
+                                check=False).returncode
+        if rc:
+            raise Failure(f"install-extmod-build exited with {rc} (log: "
+                          f"{self.log})")
+        (dest / STAMP).write_text("headers\n")
+
+
+def check(args):
+    """Refuse, before anything is built, what --tree cannot do: returns
+    (tree top, [(rev, sha)] for A and B)."""
+    revs = list(args.revisions or [])
+    if len(revs) != 2:
+        raise Failure("--tree takes two revisions, A then B: ./mmbench "
+                      "measure --tree DIR REV_A REV_B (e.g. v6.12 HEAD)")
+    for opt in ("kernel", "headers", "a_kernel", "b_kernel", "a_headers",
+                "b_headers", "release", "a_release", "b_release"):
+        if getattr(args, opt, None):
+            raise Failure(f"--{opt.replace('_', '-')}: not with --tree, "
+                          "which builds both kernels")
+    if getattr(args, "debug_kernel", False):
+        raise Failure("--debug-kernel: not with --tree, which builds both "
+                      "kernels (give --config a debug configuration)")
+    if getattr(args, "arch", "x86_64") != "x86_64":
+        raise Failure("--tree builds x86_64 kernels only")
+    if not 1 <= args.layouts <= MAX_LAYOUTS:
+        raise Failure(f"--layouts must be from 1 to {MAX_LAYOUTS}")
+    top = check_tree(args.tree)
+    shas = [resolve(top, r) for r in revs]
+    if shas[0] == shas[1] and not args.aa:
+        raise Failure(f"{revs[0]} and {revs[1]} are the same commit "
+                      f"{shas[0][:12]}: that is an A/A (the same kernel "
+                      "against itself); give --aa to run one")
+    config_fragments(args.config, args.align_functions)
+    return top, list(zip(revs, shas))
+
+
+def build(args):
+    """Build A and B of @args (--tree, two revisions): returns [Built A,
+    Built B]."""
+    top, revs = check(args)
+    ws = Workspace(top, args.config, args.align_functions)
+    pads = [k * PAD_STEP for k in range(args.layouts)]
+    out = []
+    for rev, sha in revs:
+        if out and sha == out[0].sha:
+            out.append(out[0])
+            continue
+        out.append(ws.build(rev, sha, pads))
+    return out

@@ -1,0 +1,276 @@
+"""./mmbench measure --tree: refused before anything is built, naming the
+problem; builds keyed by what they are built from; boots spread over the
+layouts, each boot's archive naming its layout."""
+import re
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import support
+from mmbench_tool import kernels, measure, revisions
+
+
+def git(tree, *args):
+    subprocess.run(["git", "-C", str(tree), *args], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+class Tree(unittest.TestCase):
+    """A git tree that looks like a kernel's: two commits, tagged."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.dir = Path(tmp.name)
+        self.tree = self.dir / "linux"
+        (self.tree / "arch/x86").mkdir(parents=True)
+        (self.tree / "Makefile").write_text("VERSION = 6\nPATCHLEVEL = 12\n")
+        (self.tree / "mm").mkdir()
+        (self.tree / "mm/slub.c").write_text("int a;\n")
+        (self.tree / "init").mkdir()
+        (self.tree / "init/main.c").write_text("int main_c;\n")
+        git(self.tree, "init", "-q")
+        for k, v in (("user.name", "t"), ("user.email", "t@localhost")):
+            git(self.tree, "config", k, v)
+        git(self.tree, "add", "-A")
+        git(self.tree, "commit", "-q", "-m", "base")
+        git(self.tree, "tag", "base")
+        (self.tree / "mm/slub.c").write_text("int a;\nint b;\n")
+        git(self.tree, "commit", "-q", "-am", "change")
+
+    def measure(self, *argv):
+        return support.options_only("measure", "--accel", "tcg", *argv)
+
+    def refused(self, *argv, says):
+        rc, out = self.measure(*argv)
+        self.assertEqual(rc, 2, out)
+        self.assertIn(says, out)
+
+    def test_not_a_git_tree(self):
+        plain = self.dir / "plain"
+        plain.mkdir()
+        self.refused("--tree", str(plain), "a", "b", says="not a git tree")
+        self.refused("--tree", str(self.dir / "none"), "a", "b",
+                     says="not a folder")
+
+    def test_not_a_kernel(self):
+        (self.tree / "Makefile").write_text("all:\n")
+        git(self.tree, "commit", "-q", "-am", "not a kernel")
+        self.refused("--tree", str(self.tree), "base", "HEAD",
+                     says="not a Linux kernel's")
+
+    def test_unknown_revision(self):
+        self.refused("--tree", str(self.tree), "base", "v9.9",
+                     says="revision 'v9.9': not a commit")
+
+    def test_two_revisions_wanted(self):
+        self.refused("--tree", str(self.tree), "base",
+                     says="--tree takes two revisions")
+        self.refused("base", "HEAD", says="go with --tree")
+        self.refused("--layouts", "2", says="go with --tree")
+
+    def test_the_same_commit_is_an_aa(self):
+        self.refused("--tree", str(self.tree), "HEAD", "master",
+                     says="the same commit")
+        self.refused("--tree", str(self.tree), "HEAD", "HEAD~0",
+                     says="that is an A/A")
+        # --aa: accepted, on to the packages.
+        rc, out = self.measure("--tree", str(self.tree), "HEAD", "HEAD",
+                               "--aa")
+        self.assertIsNone(rc, out)
+
+    def test_other_kernels_not_with_tree(self):
+        self.refused("--tree", str(self.tree), "base", "HEAD",
+                     "--a-kernel", "/bin/sh", "--a-headers", "/",
+                     says="--a-kernel: not with --tree")
+        self.refused("--tree", str(self.tree), "base", "HEAD",
+                     "--debug-kernel", says="--debug-kernel: not with")
+        self.refused("--tree", str(self.tree), "base", "HEAD",
+                     "--layouts", "0", says="--layouts must be from 1")
+
+    def test_a_config_without_what_the_guest_needs_is_named(self):
+        cfg = self.dir / "user.config"
+        cfg.write_text("CONFIG_64BIT=y\nCONFIG_SMP=y\n")
+        rc, out = self.measure("--tree", str(self.tree), "base", "HEAD",
+                               "--config", str(cfg))
+        self.assertEqual(rc, 2, out)
+        self.assertIn("lacks what the guest needs", out)
+        self.assertIn("CONFIG_BLK_DEV_INITRD=y (got n)", out)
+        self.assertNotIn("CONFIG_SMP=", out)
+        # What mmbench's own builds prefer is not asked of a user's.
+        self.assertNotIn("CONFIG_NR_CPUS", out)
+        self.refused("--tree", str(self.tree), "base", "HEAD", "--config",
+                     str(self.dir / "none"), says="no such file")
+
+    def test_debians_config_has_what_the_guest_needs(self):
+        for cfg in sorted(Path("/boot").glob("config-6.12*")):
+            with self.subTest(cfg=cfg.name):
+                lost = [m for m in kernels.missed(
+                    cfg.read_text(), [kernels.GUEST_CONFIG])
+                    if revisions.needed(m)]
+                self.assertEqual(lost, [])
+
+    def test_the_users_tree_is_only_read(self):
+        before = subprocess.run(
+            ["git", "-C", str(self.tree), "status", "--porcelain",
+             "--ignored"], text=True, stdout=subprocess.PIPE).stdout
+        with mock.patch.object(kernels, "CACHE", self.dir / "cache"):
+            ws = revisions.Workspace(self.tree, None, False)
+            sha = revisions.resolve(self.tree, "base")
+            ws.checkout(sha, 1424)
+        self.assertEqual((ws.src / "mm/slub.c").read_text(), "int a;\n")
+        self.assertIn(".skip 1424", (ws.src / "init/main.c").read_text())
+        self.assertEqual((self.tree / "init/main.c").read_text(),
+                         "int main_c;\n")
+        # The next checkout takes the padding back out.
+        ws.checkout(sha, 0)
+        self.assertEqual((ws.src / "init/main.c").read_text(),
+                         "int main_c;\n")
+        self.assertFalse((self.tree / ".git/worktrees").exists())
+        after = subprocess.run(
+            ["git", "-C", str(self.tree), "status", "--porcelain",
+             "--ignored"], text=True, stdout=subprocess.PIPE).stdout
+        self.assertEqual(before, after)
+        self.assertEqual(subprocess.run(
+            ["git", "-C", str(self.tree), "rev-parse", "HEAD"], text=True,
+            stdout=subprocess.PIPE).stdout.strip(),
+            revisions.resolve(self.tree, "master"))
+
+
+class Keys(unittest.TestCase):
+    def test_a_build_is_keyed_by_commit_config_and_layout(self):
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(kernels, "CACHE", Path(d)):
+            ws = revisions.Workspace(Path(d), None, False)
+            aligned = revisions.Workspace(Path(d), None, True)
+            keys = {ws.key("a" * 40, 0), ws.key("b" * 40, 0),
+                    ws.key("a" * 40, 1424), aligned.key("a" * 40, 0)}
+            self.assertEqual(len(keys), 4)
+            self.assertEqual(ws.key("a" * 40, 0), revisions.Workspace(
+                Path(d), None, False).key("a" * 40, 0))
+            self.assertNotEqual(ws.root, aligned.root)
+
+    def test_padding_is_code_that_never_runs(self):
+        src = revisions._pad_source(1424)
+        self.assertIn(".skip 1424, 0x90", src)
+        # The kernel's macros: noinline is one, inside __attribute__
+        # it would not compile.
+        self.assertIn("__used noinline void mmbench_layout_pad(void)", src)
+        pads = [k * revisions.PAD_STEP for k in range(3)]
+        self.assertEqual(pads[0], 0)
+        for p in pads[1:]:
+            self.assertEqual(p % 16, 0)
+            self.assertNotEqual(p % 64, 0)
+
+
+class Layouts(unittest.TestCase):
+    def test_boots_go_round_the_layouts(self):
+        """Each boot of a side boots its next layout, and the layout is
+        in what the archive's fingerprint is made from."""
+        booted = []
+
+        class FakeSetup:
+            release = "6.12-fake"
+
+            def boot(self, mode, d, echo=None):
+                booted.append((d.name, self.layout, self.kernel))
+                out = mock.Mock(timed_out=False, finished=True, lines=[],
+                                guest_s=1.0, spoilt=None)
+                return out
+
+        class FakeSide:
+            def __init__(self, name):
+                self.name = name
+                self.args = mock.Mock(accel="tcg", param=[])
+                self.setup = FakeSetup()
+                self.layouts = [(f"{name}-pad{p}", Path(f"/k/{name}{p}"))
+                                for p in (0, 1424, 2848)]
+        sides = [FakeSide("A"), FakeSide("B")]
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(measure, "short_of_loads",
+                                  return_value=None), \
+                mock.patch("mmbench_tool.cli.save_archive", return_value=[]), \
+                mock.patch.object(measure, "say"):
+            measure.alternate(sides, 4, 2, Path(d))
+        self.assertEqual([b[:2] for b in booted[:4]],
+                         [("A-boot1", "A-pad0"), ("B-boot1", "B-pad0"),
+                          ("A-boot2", "A-pad1424"),
+                          ("B-boot2", "B-pad1424")])
+        self.assertEqual([b[1] for b in booted if b[0].startswith("A")],
+                         ["A-pad0", "A-pad1424", "A-pad2848", "A-pad0"])
+
+    def test_host_facts_name_the_layout(self):
+        from mmbench_tool import cli
+        args = mock.Mock(accel="tcg", arch="x86_64")
+        s = cli.Setup.__new__(cli.Setup)
+        s.args, s.kernel = args, Path("/k/bzImage")
+        s.arch = mock.Mock(machine=["-cpu", "max"])
+        s.arch.name = "x86_64"
+        self.assertNotIn("layout", s.host_facts())
+        s.layout = "abc-pad1424"
+        self.assertEqual(s.host_facts()["layout"], "abc-pad1424")
+
+
+class Judged(unittest.TestCase):
+    """revcheck's judgement of the two real builds' comparisons: each
+    check fails where the comparison is wrong."""
+
+    @staticmethod
+    def comparison(rows):
+        from mmbench_tool import compare
+        out = []
+        for row, verdict, insn in rows:
+            r = compare.RowResult(row)
+            r.verdict, r.change_insn = verdict, insn
+            r.change = None if insn is None else insn / 2
+            out.append(r)
+        return mock.Mock(rows=out, judged=lambda: out)
+
+    def test_nops_found_on_the_rows_that_reach_them(self):
+        from mmbench_tool import compare, revcheck
+        R, N, I = compare.REGRESSION, compare.NO_CHANGE, compare.INCONCLUSIVE
+        good = [("kmalloc_64", R, 4.1), ("kmem_cache_256", R, 3.9),
+                ("kfree_bulk_16", R, 4.0), ("kmem_cache_bulk_16", N, 0.1),
+                ("alloc_pages_order0", I, 2.0)]
+        self.assertTrue(all(ok for ok, _, _ in revcheck.nops_checks(
+            self.comparison(good), "d")))
+        for bad, which in (
+                ([("kmalloc_64", N, 0.2)] + good[1:], 0),
+                ([("kmalloc_64", R, 8.0)] + good[1:], 0),
+                (good[:3] + [("kmem_cache_bulk_16", R, 4.0)], 1),
+                ([("inc_dec_zone_page_state",
+                   compare.IMPROVEMENT, -1.0)] + good, 1)):
+            with self.subTest(bad=bad[0]):
+                got = [ok for ok, _, _ in revcheck.nops_checks(
+                    self.comparison(bad), "d")]
+                self.assertFalse(got[which], got)
+
+    def test_a_layout_control_with_a_verdict_fails(self):
+        from mmbench_tool import compare, revcheck
+        quiet = [("kmalloc_64", compare.INCONCLUSIVE, None),
+                 ("kmem_cache_256", compare.NO_CHANGE, 0.1)]
+        (ok, _, _), = revcheck.layout_checks(self.comparison(quiet), "d",
+                                             "time")
+        self.assertTrue(ok)
+        (ok, _, why), = revcheck.layout_checks(self.comparison(
+            quiet + [("kmalloc_8", compare.IMPROVEMENT, -12.0)]), "d",
+            "time")
+        self.assertFalse(ok)
+        self.assertIn("kmalloc_8 IMPROVEMENT", why)
+
+    def test_the_patches_touch_the_slab_alone(self):
+        from mmbench_tool import revcheck
+        for name in (revcheck.NOPS, revcheck.LAYOUT):
+            text = (revcheck.PATCHES / name).read_text()
+            self.assertEqual(re.findall(r"^\+\+\+ b/(\S+)", text, re.M),
+                             ["mm/slub.c"], name)
+        added = [line for line in (revcheck.PATCHES / revcheck.NOPS)
+                 .read_text().splitlines() if line.startswith("+\t")]
+        self.assertEqual(sum(line.count("nop;") + line.count('nop")')
+                             for line in added), revcheck.NOPS_INSN)
+
+
+if __name__ == "__main__":
+    unittest.main()
