@@ -1415,9 +1415,10 @@ def check_split(args):
                 if r.row in KNOWN_ROWS and r.mde is not None:
                     known_mde.setdefault(r.row, []).append(r.mde)
             for pct in found:
-                found[pct] += found_when_added(pool.where(boots=ga),
-                                               pool.where(boots=gb), pct, norm)
-            tried += len(KNOWN_ROWS)
+                hit, of = found_when_added(pool.where(boots=ga),
+                                           pool.where(boots=gb), pct, norm)
+                found[pct] += hit
+            tried += of
         line = (f"{norm:<9} {len(splits)} A/A splits: {flagged} flagged a "
                 f"row ({flags} rows in all); median MDE "
                 f"{statistics.median(mdes) if mdes else math.nan:.1f} %; "

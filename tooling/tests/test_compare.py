@@ -2434,6 +2434,28 @@ class Splits(unittest.TestCase):
                               for a, b in splits}), 40)
         self.assertEqual(splits, measure.draw_splits(boots, 3, 40))
 
+    def test_a_pool_of_boots_split_and_judged(self):
+        """The whole of check_split on one kernel's 12 boots: it once
+        added found_when_added()'s (found, of) to a count and stopped
+        with a TypeError before its first line of A/A counts."""
+        import argparse
+        import random
+
+        from mmbench_tool import measure
+        rows = {"inc_dec_zone_page_state": 60.0, "kmalloc_64": 150.0,
+                "alloc_pages_order0": 500.0, "count_vm_event": 4.0}
+        pool = booted(random.Random(7), boots=12, loads=3, rows=rows)
+        with tempfile.TemporaryDirectory() as tmp:
+            archive.write(Path(tmp) / "A.jsonl", pool.runs + pool.rows)
+            args = argparse.Namespace(reuse=tmp, boots=4, comparisons=3)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out), \
+                    unittest.mock.patch.object(measure, "say"):
+                self.assertEqual(measure.check_split(args), 0)
+            text = (Path(tmp) / "split.txt").read_text()
+        self.assertIn("common    3 A/A splits: ", text)
+        self.assertRegex(text, r"\+5 % found \d+/9, \+10 % \d+/9")
+
     def test_every_split_of_few_boots(self):
         from mmbench_tool import measure
         splits = measure.draw_splits(list("abcdef"), 3, 100)
