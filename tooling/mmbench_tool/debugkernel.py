@@ -27,11 +27,20 @@ def key():
                           tarball_id())
 
 
+# Days a debug kernel of another configuration is kept: the cache is
+# the machine's, and another clone (an older checkout) may boot it.
+PRUNE_DAYS = 7
+
+
 def prune(keep):
-    """Remove the debug kernels of other configurations (some 350 MB each):
-    the fragment or the source changed, and they are not booted again."""
+    """Remove the debug kernels of other configurations (some 350 MB each)
+    not built for PRUNE_DAYS: the fragment or the source changed, and
+    this clone does not boot them again."""
     for old in sorted(WHERE.glob("*")):
         if old.name in (keep, "src") or not (old / "build.log").exists():
+            continue
+        if time.time() - (old / "build.log").stat().st_mtime < \
+                PRUNE_DAYS * 86400:
             continue
         say(f"removing the debug kernel of an older configuration: {old}")
         shutil.rmtree(old, ignore_errors=True)
@@ -39,6 +48,12 @@ def prune(keep):
 
 def build():
     """Return (bzImage, build tree, release) of the debug kernel."""
+    kernels.check_cache()
+    with kernels.lock(WHERE, "the debug kernel"):
+        return _build()
+
+
+def _build():
     k = key()
     obj = WHERE / k
     image = obj / "arch/x86/boot/bzImage"

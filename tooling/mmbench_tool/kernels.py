@@ -8,15 +8,18 @@ The configuration is "make tinyconfig" with tooling/kernel/guest.config
 (what the guest needs) and more fragments merged on top
 (scripts/kconfig/merge_config.sh), or a user's own .config.
 """
+import contextlib
+import fcntl
 import hashlib
 import os
 import re
 import subprocess
+from pathlib import Path
 
-from .common import REPO, Failure
+from .common import REPO, Failure, say
 
-CACHE = __import__("pathlib").Path(
-    os.environ.get("MMBENCH_CACHE", "/var/cache/mmbench")).resolve()
+CACHE = Path(os.environ.get("MMBENCH_CACHE") or "/var/cache/mmbench"
+             ).resolve()
 KCONFIG = REPO / "tooling" / "kernel"
 GUEST_CONFIG = KCONFIG / "guest.config"
 DEBUG_CONFIG = KCONFIG / "debug.config"
@@ -31,15 +34,66 @@ def digest(*parts):
     return h.hexdigest()[:12]
 
 
-def compiler():
-    """The first line of gcc --version: part of every build's key."""
+# How mmbench makes a kernel: a build made by an older way is not
+# reused (raise it when the steps or their targets change).
+RECIPE = 2
+# make variables of the environment that change what kbuild makes: kept
+# out of make's environment (a build is what its key says).
+KBUILD_ENV = ("ARCH", "CROSS_COMPILE", "LLVM", "CC", "LD", "KCFLAGS",
+              "KCPPFLAGS", "KAFLAGS", "KBUILD_BUILD_USER",
+              "KBUILD_BUILD_HOST", "KBUILD_BUILD_TIMESTAMP", "KCONFIG_CONFIG",
+              "LOCALVERSION", "O", "W", "C")
+
+
+def toolchain():
+    """The first lines of gcc and ld --version, and RECIPE: part of every
+    build's key."""
+    out = [f"recipe {RECIPE}"]
+    for tool in ("gcc", "ld"):
+        try:
+            out.append(subprocess.run(
+                [tool, "--version"], text=True, stdout=subprocess.PIPE,
+                check=False, stdin=subprocess.DEVNULL).stdout.split("\n")[0])
+        except OSError:
+            out.append(f"no {tool}")
+    return "\n".join(out)
+
+
+def make_env():
+    """The environment of make: this one without KBUILD_ENV."""
+    return {k: v for k, v in os.environ.items() if k not in KBUILD_ENV}
+
+
+@contextlib.contextmanager
+def lock(folder, what):
+    """Hold the lock of @folder (a build folder of the cache) for the
+    block: two runs (a user's and CI's clone) share the cache, and one
+    must not check out or make in a folder the other builds in."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".mmbench.flock", "w") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(f"waiting for another mmbench run building {what} in "
+                f"{folder}")
+            fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def check_cache():
+    """Refuse a cache folder that cannot be made or written, naming
+    MMBENCH_CACHE."""
+    if os.environ.get("MMBENCH_CACHE") == "":
+        raise Failure("MMBENCH_CACHE is empty: name a folder, or unset it "
+                      "for /var/cache/mmbench")
     try:
-        return subprocess.run(["gcc", "--version"], text=True,
-                              stdout=subprocess.PIPE, check=False,
-                              stdin=subprocess.DEVNULL
-                              ).stdout.split("\n", 1)[0]
-    except OSError:
-        return "no gcc"
+        CACHE.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise Failure(f"the kernel build cache {CACHE}: {e.strerror or e} "
+                      "(MMBENCH_CACHE=DIR names another)") from e
+    if not os.access(CACHE, os.W_OK):
+        raise Failure(f"the kernel build cache {CACHE} is not writable "
+                      "(MMBENCH_CACHE=DIR names another)")
 
 
 def wanted(text):
@@ -78,7 +132,7 @@ def make(src, obj, log, *targets, what="the kernel", env=None):
         f.flush()
         rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f,
                             stderr=subprocess.STDOUT, check=False,
-                            env=env).returncode
+                            env=env or make_env()).returncode
     if rc:
         tail = log.read_text(errors="replace").splitlines()[-30:]
         print("\n".join(tail))
@@ -98,7 +152,7 @@ def configure(src, obj, log, fragments, what="the kernel", required=None):
              *map(str, fragments)],
             cwd=obj, stdin=subprocess.DEVNULL, stdout=f,
             stderr=subprocess.STDOUT, check=False,
-            env=dict(os.environ, ARCH="x86_64")).returncode
+            env=dict(make_env(), ARCH="x86_64")).returncode
     if rc:
         raise Failure(f"{what}: merge_config.sh exited with {rc} "
                       f"(log: {log})")

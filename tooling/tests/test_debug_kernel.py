@@ -88,17 +88,25 @@ class DebugKernel(InTempDir):
 class DebugKernelChecks(InTempDir):
     def test_prune_keeps_the_current_kernel_and_the_source(self):
         from mmbench_tool import debugkernel
-        for name in ("src", "aaa", "bbb", "notakernel"):
+        import os
+        import time
+        for name in ("src", "aaa", "bbb", "ccc", "notakernel"):
             (self.dir / "debug-kernel" / name).mkdir(parents=True)
-        for name in ("aaa", "bbb"):
+        for name in ("aaa", "bbb", "ccc"):
             (self.dir / "debug-kernel" / name / "build.log").write_text("")
+        # aaa is old; ccc was built days ago, within the days kept, by
+        # another clone maybe.
+        old = time.time() - (debugkernel.PRUNE_DAYS + 1) * 86400
+        os.utime(self.dir / "debug-kernel/aaa/build.log", (old, old))
+        recent = time.time() - (debugkernel.PRUNE_DAYS - 1) * 86400
+        os.utime(self.dir / "debug-kernel/ccc/build.log", (recent, recent))
         with mock.patch.object(debugkernel, "WHERE",
                                self.dir / "debug-kernel"), \
                 mock.patch.object(debugkernel, "say"):
             debugkernel.prune("bbb")
         self.assertEqual(sorted(p.name for p in
                                 (self.dir / "debug-kernel").iterdir()),
-                         ["bbb", "notakernel", "src"])
+                         ["bbb", "ccc", "notakernel", "src"])
 
     def test_each_kind_of_report_counted(self):
         from mmbench_tool import ktap
