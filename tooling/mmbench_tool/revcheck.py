@@ -16,6 +16,7 @@ code, shifted).  Named before anything is measured:
 - the layout-only control gives no verdict, in icount mode nor in time
   mode.
 """
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -43,26 +44,36 @@ IDENTITY = {"GIT_AUTHOR_NAME": "mmbench", "GIT_COMMITTER_NAME": "mmbench",
 
 
 def tree():
-    """A clone of the pristine tree with branches base, nops and layout;
-    made again when a patch changed."""
-    from .series import PRISTINE, TAG, pristine
+    """A clone of the pristine tree (shared objects, no checkout) with
+    branches base, nops and layout: each patch committed on the pristine
+    commit without a work tree (git apply --cached on an index of its
+    own), by the fixed IDENTITY, so that the commits are the same ones
+    every run."""
+    from .series import PRISTINE, TAG, git, pristine
     pristine()
     where = OUT / "revision-tree"
     if not (where / ".git").exists():
         subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout",
                         str(PRISTINE), str(where)], check=True)
-    git = ["git", "-C", str(where)]
-    env = dict(__import__("os").environ, **IDENTITY)
+    env = dict(os.environ, **IDENTITY)
+    git(where, "branch", "-f", "base", f"refs/tags/{TAG}")
     for branch, patch in (("nops", NOPS), ("layout", LAYOUT)):
-        subprocess.run(git + ["checkout", "-q", "-f", "-B", branch, TAG],
-                       check=True, stdout=subprocess.DEVNULL)
-        proc = subprocess.run(git + ["am", "-q", str(PATCHES / patch)],
-                              env=env, text=True, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT)
+        index = where / ".git" / f"mmbench-{branch}.index"
+        env["GIT_INDEX_FILE"] = str(index)
+        git(where, "read-tree", f"refs/tags/{TAG}", env=env)
+        proc = subprocess.run(["git", "-C", str(where), "apply", "--cached",
+                               str(PATCHES / patch)], env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if proc.returncode:
-            subprocess.run(git + ["am", "--abort"], check=False)
-            raise Failure(f"git am {patch} on {where}: {proc.stdout[-300:]}")
-    subprocess.run(git + ["branch", "-f", "base", TAG], check=True)
+            raise Failure(f"git apply {patch} on {where}: "
+                          f"{proc.stdout[-300:]}")
+        subject = re.search(r"^Subject: (?:\[PATCH\] )?(.*)$",
+                            (PATCHES / patch).read_text(), re.M).group(1)
+        top = git(where, "write-tree", env=env).strip()
+        commit = git(where, "commit-tree", top, "-p", f"refs/tags/{TAG}",
+                     "-m", subject, env=env).strip()
+        git(where, "update-ref", f"refs/heads/{branch}", commit)
+        index.unlink(missing_ok=True)
     return where
 
 

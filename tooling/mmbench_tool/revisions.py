@@ -40,6 +40,11 @@ DEFAULT_LAYOUTS = 3
 # Forced function alignment, the kernel test robot's re-test of a
 # suspected regression (lib/Kconfig.debug).
 ALIGN_FRAGMENT = "CONFIG_EXPERT=y\nCONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y\n"
+# Every build's: the release is the revision's (LOCALVERSION), never one
+# that a layout's padding makes "-dirty" (setlocalversion), which the
+# module built against the revision's headers would not match.
+RELEASE_FRAGMENT = "# CONFIG_LOCALVERSION_AUTO is not set\n"
+EXTMOD = "scripts/package/install-extmod-build"
 PAD_FILE = "init/main.c"
 STAMP = "built"
 
@@ -101,7 +106,7 @@ def config_fragments(config, align):
     a user's .config (checked for what the guest needs), or tinyconfig
     with guest.config and the kselftest's config; with @align, forced
     function alignment on top of either."""
-    extra = ALIGN_FRAGMENT if align else ""
+    extra = RELEASE_FRAGMENT + (ALIGN_FRAGMENT if align else "")
     if config is None:
         return ("tinyconfig + guest.config",
                 [kernels.GUEST_CONFIG, kselftest_config()], extra)
@@ -153,7 +158,7 @@ class Workspace:
             config_fragments(config, align)
         self.cfg_key = kernels.digest(
             *(f.read_text() for f in self.fragments or ()), self.text,
-            kernels.compiler())
+            kernels.toolchain())
         self.root = kernels.CACHE / "trees" / kernels.digest(
             str(tree), self.cfg_key)
         self.src, self.obj = self.root / "src", self.root / "obj"
@@ -184,27 +189,29 @@ class Workspace:
                 f.write(_pad_source(pad))
 
     def configure(self, rev):
-        """The .config of the build folder: made once (a stamp says so),
-        then olddefconfig for each revision, which may know other
-        options; refused when it lost what the guest needs."""
+        """The .config of the build folder, made anew for each revision
+        (tinyconfig and the fragments, or the user's file, then
+        olddefconfig: the same for A and B, whatever was built before;
+        an unchanged one rebuilds nothing); refused when it lost what
+        the guest needs."""
         self.obj.mkdir(parents=True, exist_ok=True)
-        cfg, stamp = self.obj / ".config", self.obj / ".mmbench-config"
-        if not stamp.exists():
-            if self.fragments is None:
-                cfg.write_text(self.text)
-                kernels.make(self.src, self.obj, self.log, "olddefconfig")
-            else:
-                extra = self.root / "extra.config"
-                extra.write_text(self.text)
-                kernels.configure(self.src, self.obj, self.log,
-                                  [*self.fragments, extra],
-                                  required=[kernels.GUEST_CONFIG])
-            stamp.write_text(self.cfg_key + "\n")
+        cfg = self.obj / ".config"
+        if self.fragments is None:
+            cfg.write_text(self.text)
+            kernels.make(self.src, self.obj, self.log, "olddefconfig",
+                         what=f"revision {rev}")
         else:
-            kernels.make(self.src, self.obj, self.log, "olddefconfig")
+            extra = self.root / "extra.config"
+            extra.write_text(self.text)
+            kernels.configure(self.src, self.obj, self.log,
+                              [*self.fragments, extra],
+                              what=f"revision {rev}",
+                              required=[kernels.GUEST_CONFIG])
         lost = [m for m in kernels.missed(cfg.read_text(),
                                           [kernels.GUEST_CONFIG])
                 if self.fragments is not None or needed(m)]
+        if "CONFIG_LOCALVERSION_AUTO=y" in cfg.read_text().splitlines():
+            lost.append("CONFIG_LOCALVERSION_AUTO=n (got y)")
         if lost:
             raise Failure(f"revision {rev}: its .config lost what the "
                           "guest needs: " + ", ".join(lost)
@@ -212,7 +219,13 @@ class Workspace:
 
     def build(self, rev, sha, pads):
         """Build @sha in each layout of @pads that the cache lacks;
-        return its Built."""
+        return its Built.  Holds the workspace's lock throughout."""
+        with kernels.lock(self.root, f"{self.tree}"):
+            # A run killed in a checkout leaves git's lock; ours is held.
+            (self.src / ".git/index.lock").unlink(missing_ok=True)
+            return self._build(rev, sha, pads)
+
+    def _build(self, rev, sha, pads):
         tag = "-mmb" + sha[:8]
         layouts, headers = [], self.headers(sha)
         for pad in pads:
@@ -237,6 +250,15 @@ class Workspace:
                              "modules_prepare", what=f"revision {rev}")
                 if not (headers / STAMP).exists():
                     self.install_headers(headers)
+                built = (self.obj / "include/config/kernel.release"
+                         ).read_text().strip()
+                want = (headers / "include/config/kernel.release"
+                        ).read_text().strip()
+                if built != want:
+                    raise Failure(f"revision {rev}, layout pad {pad}: "
+                                  f"release {built}, but its headers' "
+                                  f"{want}: the module would not load "
+                                  f"(log: {self.log})")
                 art.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(self.obj / "arch/x86/boot/bzImage", image)
                 shutil.copy2(self.obj / ".config", art / "config")
@@ -251,25 +273,14 @@ class Workspace:
 
     def install_headers(self, dest):
         """The headers of the revision just built, for out-of-tree
-        modules: the kernel's own install-extmod-build."""
-        script = self.src / "scripts/package/install-extmod-build"
-        if not script.exists():
-            raise Failure(f"{self.tree} has no "
-                          "scripts/package/install-extmod-build (added in "
-                          "Linux 6.7): mmbench builds the module against "
-                          "what it installs")
+        modules: the kernel's own install-extmod-build, run by make
+        run-command in kbuild's environment, as its package targets run
+        it."""
         if dest.exists():
             shutil.rmtree(dest)
-        env = dict(os.environ, srctree=str(self.src), SRCARCH="x86",
-                   CC="gcc", HOSTCC="gcc", MAKE="make")
-        with open(self.log, "a") as f:
-            rc = subprocess.run(["sh", str(script), str(dest)], cwd=self.obj,
-                                env=env, stdin=subprocess.DEVNULL, stdout=f,
-                                stderr=subprocess.STDOUT,
-                                check=False).returncode
-        if rc:
-            raise Failure(f"install-extmod-build exited with {rc} (log: "
-                          f"{self.log})")
+        kernels.make(self.src, self.obj, self.log, "run-command",
+                     f"KBUILD_RUN_COMMAND=sh {self.src / EXTMOD} {dest}",
+                     what="install-extmod-build")
         (dest / STAMP).write_text("headers\n")
 
 
@@ -294,6 +305,25 @@ def check(args):
         raise Failure(f"--layouts must be from 1 to {MAX_LAYOUTS}")
     top = check_tree(args.tree)
     shas = [resolve(top, r) for r in revs]
+    for rev, sha in zip(revs, shas):
+        if git(top, "cat-file", "-e", f"{sha}:{EXTMOD}",
+               check=False).returncode:
+            raise Failure(f"revision {rev}: no {EXTMOD} in it (a kernel "
+                          "older than that script): mmbench builds the "
+                          "module against the headers it installs")
+    head = git(top, "rev-parse", "--verify", "--quiet", "HEAD",
+               check=False).stdout.strip()
+    if head in shas:
+        dirty = git(top, "status", "--porcelain", "--untracked-files=no",
+                    check=False).stdout.split("\n")
+        dirty = [line[3:] for line in dirty if line.strip()]
+        if dirty:
+            raise Failure(f"{top} has changes not committed ("
+                          + ", ".join(dirty[:5])
+                          + (", ..." if len(dirty) > 5 else "")
+                          + f"), and {revs[shas.index(head)]} is its "
+                          "HEAD: measure --tree builds commits; commit or "
+                          "stash them")
     if shas[0] == shas[1] and not args.aa:
         raise Failure(f"{revs[0]} and {revs[1]} are the same commit "
                       f"{shas[0][:12]}: that is an A/A (the same kernel "
@@ -306,12 +336,17 @@ def build(args):
     """Build A and B of @args (--tree, two revisions): returns [Built A,
     Built B]."""
     top, revs = check(args)
+    kernels.check_cache()
     ws = Workspace(top, args.config, args.align_functions)
     pads = [k * PAD_STEP for k in range(args.layouts)]
+    if args.boots % args.layouts:
+        say(f"--boots {args.boots} is not a multiple of --layouts "
+            f"{args.layouts}: some layouts get one boot more")
     out = []
     for rev, sha in revs:
         if out and sha == out[0].sha:
-            out.append(out[0])
-            continue
+            # An A/A: B in layouts of its own, half a step from A's, so
+            # that layout is not the same on both sides.
+            pads = [p + PAD_STEP // 2 for p in pads]
         out.append(ws.build(rev, sha, pads))
     return out
