@@ -1692,9 +1692,11 @@ def _add_compare_commands(sub):
         "or Debian's stock 6.12 kernel; "
         "--a-param and --b-param are module parameters of one side only "
         "(e.g. --b-param slow_into=kmalloc_64:40, a known regression).",
-        epilog="exit status: 0 no regression, 1 a REGRESSION, 2 bad "
-        "options, a step that could not be done or NOT COMPARABLE, 130 "
-        "interrupted")
+        epilog="exit status: 0 no REGRESSION (INCONCLUSIVE rows do not "
+        "change it: read the table), 1 a REGRESSION, 2 bad options, a step "
+        "that could not be done or NOT COMPARABLE, 130 interrupted. Under "
+        "TCG, time moves with code layout: with --tree use --accel icount "
+        "to see a change in path length.")
     _add_guest_options(p)
     _add_arch_option(p)
     for side in ("a", "b"):
@@ -1937,7 +1939,13 @@ def main(argv):
             raise Failure(f"MMBENCH_OUT={OUT}: cannot make that folder: "
                           f"{e.strerror or e}") from e
         return args.func(args)
-    except Failure as e:
+    except (Failure, OSError) as e:
+        # An OSError no step turned into a Failure (a file that cannot be
+        # read, a folder that cannot be made): 2, not a traceback and 1,
+        # which measure and compare say for a REGRESSION.
+        if isinstance(e, OSError):
+            e = f"{e.filename + ': ' if e.filename else ''}" \
+                f"{e.strerror or e}"
         Phase.report()
         # Not on stdout, which may be data (fleet's formats).
         print(f"mmbench: error: {e}", file=sys.stderr, flush=True)

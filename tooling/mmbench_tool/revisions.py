@@ -36,7 +36,10 @@ from .common import Failure, Phase, say
 # and pages alike).
 PAD_STEP = 1424
 MAX_LAYOUTS = 8
-DEFAULT_LAYOUTS = 3
+# Four: with 16-byte function alignment the four shifts modulo 64 bytes
+# (cache-line phases) that there are, and 8 boots, the default, two a
+# layout.
+DEFAULT_LAYOUTS = 4
 # Forced function alignment, the kernel test robot's re-test of a
 # suspected regression (lib/Kconfig.debug).
 ALIGN_FRAGMENT = "CONFIG_EXPERT=y\nCONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y\n"
@@ -75,8 +78,17 @@ def check_tree(tree):
     if not tree.is_dir():
         raise Failure(f"--tree {tree}: not a folder")
     proc = git(tree, "rev-parse", "--show-toplevel", check=False)
+    if proc.returncode and "dubious ownership" in proc.stderr:
+        # As root, in a tree of one's own user: git reads no repository
+        # another user owns (its config could run commands).
+        top = proc.stderr.split("repository at '", 1)[-1].split("'")[0]
+        raise Failure(
+            f"--tree {tree}: git refuses a repository another user owns "
+            f"(\"dubious ownership\"); if you trust it: git config --global "
+            f"--add safe.directory {top} && git config --global --add "
+            f"safe.directory {top}/.git")
     if proc.returncode:
-        said = (proc.stderr.strip().splitlines() or ["?"])[-1]
+        said = (proc.stderr.strip().splitlines() or ["?"])[0].strip()
         raise Failure(f"--tree {tree}: not a git tree ({said}); give a "
                       "kernel's git tree")
     top = Path(proc.stdout.strip())
@@ -111,14 +123,23 @@ def config_fragments(config, align):
         return ("tinyconfig + guest.config",
                 [kernels.GUEST_CONFIG, kselftest_config()], extra)
     config = Path(config)
-    if not config.is_file():
+    if not config.exists():
         raise Failure(f"--config {config}: no such file")
-    text = config.read_text(errors="replace")
+    if not config.is_file():
+        raise Failure(f"--config {config}: not a regular file; give a "
+                      ".config")
+    try:
+        text = config.read_text(errors="replace")
+    except OSError as e:
+        raise Failure(f"--config {config}: cannot read it "
+                      f"({e.strerror or e})") from e
     lost = [m for m in kernels.missed(text, [kernels.GUEST_CONFIG])
             if needed(m)]
     if lost:
         raise Failure(f"--config {config}: lacks what the guest needs "
-                      f"(tooling/kernel/guest.config): {', '.join(lost)}")
+                      f"(tooling/kernel/guest.config): {', '.join(lost)}; "
+                      "merge that file into it (scripts/kconfig/"
+                      "merge_config.sh), or leave out --config")
     return f"--config {config}", None, text + extra
 
 
@@ -289,8 +310,9 @@ def check(args):
     (tree top, [(rev, sha)] for A and B)."""
     revs = list(args.revisions or [])
     if len(revs) != 2:
-        raise Failure("--tree takes two revisions, A then B: ./mmbench "
-                      "measure --tree DIR REV_A REV_B (e.g. v6.12 HEAD)")
+        raise Failure(f"--tree takes two revisions, A then B ({len(revs)} "
+                      "given): ./mmbench measure --tree DIR REV_A REV_B "
+                      "(e.g. v6.12 HEAD)")
     for opt in ("kernel", "headers", "a_kernel", "b_kernel", "a_headers",
                 "b_headers", "release", "a_release", "b_release"):
         if getattr(args, opt, None):
@@ -303,6 +325,10 @@ def check(args):
         raise Failure("--tree builds x86_64 kernels only")
     if not 1 <= args.layouts <= MAX_LAYOUTS:
         raise Failure(f"--layouts must be from 1 to {MAX_LAYOUTS}")
+    if args.boots < args.layouts:
+        raise Failure(f"--boots {args.boots} is fewer than --layouts "
+                      f"{args.layouts}: a layout would never boot")
+    kernels.check_cache()
     top = check_tree(args.tree)
     shas = [resolve(top, r) for r in revs]
     for rev, sha in zip(revs, shas):
@@ -310,7 +336,9 @@ def check(args):
                check=False).returncode:
             raise Failure(f"revision {rev}: no {EXTMOD} in it (a kernel "
                           "older than that script): mmbench builds the "
-                          "module against the headers it installs")
+                          "module against the headers it installs; build "
+                          "such kernels yourself and give --a-kernel, "
+                          "--a-headers, --b-kernel, --b-headers")
     head = git(top, "rev-parse", "--verify", "--quiet", "HEAD",
                check=False).stdout.strip()
     if head in shas:
@@ -328,6 +356,9 @@ def check(args):
         raise Failure(f"{revs[0]} and {revs[1]} are the same commit "
                       f"{shas[0][:12]}: that is an A/A (the same kernel "
                       "against itself); give --aa to run one")
+    if shas[0] != shas[1] and args.aa:
+        raise Failure(f"--aa: {revs[0]} and {revs[1]} are different "
+                      "commits; --aa is for one commit against itself")
     config_fragments(args.config, args.align_functions)
     return top, list(zip(revs, shas))
 
@@ -336,7 +367,6 @@ def build(args):
     """Build A and B of @args (--tree, two revisions): returns [Built A,
     Built B]."""
     top, revs = check(args)
-    kernels.check_cache()
     ws = Workspace(top, args.config, args.align_functions)
     pads = [k * PAD_STEP for k in range(args.layouts)]
     if args.boots % args.layouts:

@@ -80,6 +80,43 @@ class Tree(unittest.TestCase):
                                "--aa")
         self.assertIsNone(rc, out)
 
+    def test_aa_is_for_one_commit(self):
+        self.refused("--tree", str(self.tree), "base", "HEAD", "--aa",
+                     says="--aa: base and HEAD are different commits")
+
+    def test_fewer_boots_than_layouts(self):
+        self.refused("--tree", str(self.tree), "base", "HEAD", "--boots",
+                     "2", "--layouts", "3", says="a layout would never boot")
+
+    def test_a_config_that_is_not_a_file(self):
+        self.refused("--tree", str(self.tree), "base", "HEAD", "--config",
+                     str(self.dir), says="not a regular file")
+
+    def test_a_tree_another_user_owns(self):
+        """As root, git reads no repository another user owns; said with
+        the commands that trust it, not as "not a git tree"."""
+        said = ("fatal: detected dubious ownership in repository at "
+                f"'{self.tree}'\nTo add an exception for this directory, "
+                "call:\n\n\tgit config --global --add safe.directory "
+                f"{self.tree}\n")
+        proc = mock.Mock(returncode=128, stdout="", stderr=said)
+        with mock.patch.object(revisions, "git", return_value=proc):
+            with self.assertRaises(revisions.Failure) as e:
+                revisions.check_tree(self.tree)
+        self.assertIn("git refuses a repository another user owns", str(
+            e.exception))
+        self.assertIn(f"safe.directory {self.tree}/.git", str(e.exception))
+
+    def test_an_error_no_step_named_exits_2(self):
+        """An OSError no step turned into a Failure: exit 2 and its
+        words, not a traceback and 1 (measure's REGRESSION)."""
+        err = OSError(5, "Input/output error", "/proc/self/mem")
+        with mock.patch.object(measure, "cmd_measure", side_effect=err):
+            rc, out = self.measure()
+        self.assertEqual(rc, 2, out)
+        self.assertIn("error: /proc/self/mem: Input/output error", out)
+        self.assertNotIn("Traceback", out)
+
     def test_unknown_revision(self):
         self.refused("--tree", str(self.tree), "base", "v9.9",
                      says="revision 'v9.9': not a commit")
