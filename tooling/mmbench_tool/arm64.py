@@ -15,16 +15,7 @@ CROSS_COMPILE = "aarch64-linux-gnu-"
 MAKE_VARS = ["ARCH=arm64", f"CROSS_COMPILE={CROSS_COMPILE}"]
 
 # The host's (amd64) packages an arm64 guest needs, name -> reason.
-HOST_PACKAGES = {
-    "qemu-system-arm": "qemu-system-aarch64, the arm64 guest machine",
-    "gcc-aarch64-linux-gnu": "the cross compiler of the module and the "
-                             "kselftest (aarch64-linux-gnu-gcc-12, which "
-                             "Debian's arm64 headers name)",
-    "binutils-aarch64-linux-gnu": "aarch64-linux-gnu-readelf, to find the "
-                                  "libraries of the guest's programs",
-    "libc6-dev-arm64-cross": "glibc for arm64, to link the kselftest "
-                             "statically",
-}
+HOST_PACKAGES = deps.ARM64_HOST_PACKAGES
 
 # Debian's arm64 packages unpacked for the guest's userland: package ->
 # [(path in the package, path in the guest)], and why.

@@ -27,6 +27,18 @@ PACKAGES = {
     "python3": "this tool and kunit.py",
 }
 
+# The host's (amd64) packages an arm64 guest needs, name -> reason.
+ARM64_HOST_PACKAGES = {
+    "qemu-system-arm": "qemu-system-aarch64, the arm64 guest machine",
+    "gcc-aarch64-linux-gnu": "the cross compiler of the module and the "
+                             "kselftest (aarch64-linux-gnu-gcc-12, which "
+                             "Debian's arm64 headers name)",
+    "binutils-aarch64-linux-gnu": "aarch64-linux-gnu-readelf, to find the "
+                                  "libraries of the guest's programs",
+    "libc6-dev-arm64-cross": "glibc for arm64, to link the kselftest "
+                             "statically",
+}
+
 # only the x86_64 guest needs these; an arm64 guest's kernel and userland
 # are Debian's arm64 packages (arm64.py)
 X86_64_ONLY = ("linux-headers-6.12-cloud-amd64", "qemu-system-x86",
@@ -38,9 +50,8 @@ def packages_for(arch):
     packages, name -> reason."""
     if arch == "x86_64":
         return dict(PACKAGES)
-    from .arm64 import HOST_PACKAGES
     wanted = {p: why for p, why in PACKAGES.items() if p not in X86_64_ONLY}
-    wanted.update(HOST_PACKAGES)
+    wanted.update(ARM64_HOST_PACKAGES)
     return wanted
 
 
