@@ -129,14 +129,6 @@ def unpack_source(tree):
     return tree
 
 
-def assemble_tree():
-    """The kernel tree the kselftest is built in: a git work tree of
-    linux-source-6.12 with the upstream series applied by git am, redone
-    only when the series changed; return the tree."""
-    from . import series
-    return series.applied_tree()
-
-
 def kselftest_command(tree, install, cross=(), build=None):
     """The make command that builds and installs the mm/mmbench kselftest
     of @tree into @install.  A cross build (@cross: ARCH=, CROSS_COMPILE=)

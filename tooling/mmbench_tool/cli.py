@@ -456,7 +456,7 @@ class Setup:
                 cross=self.cross)
             say(f"built {self.ko}")
         with Phase("kernel tree"):
-            self.tree = build.assemble_tree()
+            self.tree = series.assemble_tree()
         with Phase("kselftest"):
             # A cross build is installed and built in folders of its own.
             own = self.arch.name if self.cross else None

@@ -561,3 +561,10 @@ def bisect_builds(tree, build_module, build_kselftest):
     finally:
         git(tree, "checkout", "-q", "--detach", head)
     return done, len(commits)
+
+
+def assemble_tree():
+    """The kernel tree the kselftest is built in: a git work tree of
+    linux-source-6.12 with the upstream series applied by git am, redone
+    only when the series changed; return the tree."""
+    return applied_tree()
