@@ -21,12 +21,6 @@ COMPARE_PACKAGES = {
     "python3-matplotlib": "the forest plot and the samples of ./mmbench "
                           "compare",
 }
-# ./mmbench measure's defaults: under 2 minutes of guest time a kernel
-# under TCG here, 8 boots of 4 s and 8 loads of about 1.2 s; loads of one
-# boot share more than loads of different boots, and a boot costs little
-# more than three loads (tooling/doc/compare-method.md).
-DEFAULT_BOOTS = 8
-DEFAULT_LOADS = 8
 # Module loads give a comparison more than samples do: a row's samples
 # in one load share the host's state of those milliseconds, loads are
 # nearly independent (tooling/doc/compare-method.md).
@@ -52,7 +46,8 @@ class Side:
 
     def __init__(self, name, args, kernel=None, headers=None, release=None,
                  params=(), opt="--param"):
-        from .cli import Setup, module_params
+        from .options import module_params
+        from .setup import Setup
         self.name = name
         a = copy.copy(args)
         a.kernel, a.headers, a.release = kernel, headers, release
@@ -79,7 +74,7 @@ class Side:
         self.setup = Setup(a)
 
     def prepare(self):
-        from .cli import check_options
+        from .options import check_options
         check_options(self.args)
         self.setup.prepare()
 
@@ -93,7 +88,7 @@ def with_param(params, param):
 def same_sampling(sides):
     """Refuse, before anything boots, sides whose module parameters
     sample differently: compare would call them NOT COMPARABLE."""
-    from .cli import module_params
+    from .options import module_params
     got = {s.name: archive.sampling(module_params(s.args)) for s in sides}
     if len(set(got.values())) > 1:
         raise Failure("the kernels would be sampled differently (" +
@@ -108,7 +103,7 @@ def same_cpus(sides):
     CPUs in one kernel only (fewer than two CPUs for them in the other):
     compare would have those rows of one kernel alone, after the whole
     measurement.  Other CPUs on each side are a question one may ask."""
-    from .cli import module_params
+    from .options import module_params
     runs, said, teams = {}, {}, names.team_benchmarks()
     for s in sides:
         params = dict(p.split("=", 1) for p in module_params(s.args))
@@ -343,7 +338,7 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
     boot numbered after the others, REPLACEMENTS times at most a side,
     so that each side still has @boots boots for compare.  Returns
     {side name: that file}."""
-    from .cli import save_archive
+    from .setup import save_archive
     files = {s.name: results / f"{s.name}.jsonl" for s in sides}
     begun = set() if first == 1 else set(files)
     guest_s = {s.name: 0.0 for s in sides}
@@ -435,8 +430,8 @@ def check_sides(args):
         for opt in ("kernel", "headers"):
             if g(opt) and not Path(g(opt)).exists():
                 raise Failure(f"--{w}-{opt} {g(opt)}: does not exist")
-        from . import arch as archmod, cli
-        cli.check_release(g("kernel") and Path(g("kernel")),
+        from . import arch as archmod, options
+        options.check_release(g("kernel") and Path(g("kernel")),
                           g("headers") and Path(g("headers")), g("release"),
                           archmod.of(args), f"--{w}-")
         if g("kernel") and getattr(args, "debug_kernel", False):
@@ -448,7 +443,7 @@ def same_selection(sides):
     """Refuse, before anything boots, sides that would run other
     benchmarks: compare calls a row measured in one kernel only an
     error."""
-    from .cli import module_params
+    from .options import module_params
     got = {s.name: dict(p.split("=", 1) for p in module_params(s.args))
            .get("benchmarks", "all") for s in sides}
     if len({frozenset(v.split(",")) for v in got.values()}) > 1:
@@ -606,7 +601,7 @@ def measure(args, results=None, plot=True):
     """./mmbench measure's work: the kernels of @args built or found,
     booted in turn, their archives written in @results (default a new
     results folder) and compared; returns the Comparison."""
-    from .cli import check_options, loads_only_options, module_params
+    from .options import check_options, loads_only_options, module_params
     check_counts(args)
     if getattr(args, "tree", None):
         revisions.check(args)
@@ -840,7 +835,7 @@ def check_known_params(args):
     """Refuse the module parameters that would take from compare-check
     known what it does itself (benchmarks=, slow_into=), or leave out a
     row it slows (a list parameter without the row's value)."""
-    from .cli import param_sources
+    from .options import param_sources
     benches = ", ".join(sorted(set(KNOWN_ROWS.values())))
     for p, opt in param_sources(args).items():
         name, value = p.split("=", 1)
@@ -861,7 +856,7 @@ def check_known_params(args):
 
 
 def cmd_compare_check(args):
-    from .cli import check_options, loads_only_options, unused_options
+    from .options import check_options, loads_only_options, unused_options
     check_counts(args)
     if args.what == "split":
         unused_options(args, ("loads", "norm"))

@@ -126,12 +126,12 @@ class FakeGuest:
         import os
         from unittest import mock
 
-        from mmbench_tool import cli, common, guest, ktap
+        from mmbench_tool import cli, common, guest, ktap, setup as setupmod
 
         out = io.StringIO()
         path = f"{self.dir / 'bin'}:{os.environ['PATH']}"
-        with mock.patch.object(cli.Setup, "prepare",
-                                  lambda setup: self._prepare(setup)), \
+        with mock.patch.object(setupmod.Setup, "prepare",
+                                       lambda setup: self._prepare(setup)), \
                 mock.patch.object(guest, "make_initramfs",
                                   self._make_initramfs), \
                 mock.patch.object(guest, "results_dir", self._results_dir), \

@@ -12,6 +12,7 @@ from unittest import mock
 
 import support
 from mmbench_tool import arch, arm64, build, cli, deps, guest
+from mmbench_tool import setup as setupmod
 
 RELEASE = "6.12.117+deb12-cloud-arm64"
 
@@ -261,7 +262,7 @@ class Guest(unittest.TestCase):
         with mock.patch.object(guest, "kvm_works",
                                side_effect=AssertionError("probed KVM")), \
                 contextlib.redirect_stdout(io.StringIO()), \
-                mock.patch.object(cli.Setup, "prepare",
+                mock.patch.object(setupmod.Setup, "prepare",
                                   lambda s: fake._prepare(s)), \
                 mock.patch.object(guest, "make_initramfs",
                                   fake._make_initramfs), \

@@ -19,6 +19,7 @@ from pathlib import Path
 import support  # noqa: F401  (the import path)
 
 from mmbench_tool import archive, compare, fleet, measure
+from mmbench_tool import setup as setupmod
 from mmbench_tool.common import Failure
 
 def _exists_3_14(path):
@@ -1798,7 +1799,7 @@ class DiedGuest(unittest.TestCase):
             (folder / "console.log").write_text(f"[   10.8] {said}\n")
             return out
         side.setup.boot.side_effect = console
-        with unittest.mock.patch("mmbench_tool.cli.save_archive",
+        with unittest.mock.patch("mmbench_tool.setup.save_archive",
                                  return_value=[]):
             return side, measure.alternate([side], boots, 2, Path(d),
                                            retry=retry)
@@ -1887,7 +1888,7 @@ class DiedGuest(unittest.TestCase):
                 side = self.side([out])
                 side.args.kernel_arg = kernel_arg
                 text = io.StringIO()
-                with unittest.mock.patch("mmbench_tool.cli.save_archive",
+                with unittest.mock.patch("mmbench_tool.setup.save_archive",
                                          return_value=[]), \
                         contextlib.redirect_stdout(text):
                     measure.alternate([side], 1, 2, Path(d))
@@ -1987,7 +1988,7 @@ class DiedGuest(unittest.TestCase):
                 (folder / "console.log").write_text(f"[   10.8] {text}\n")
                 return out
             side.setup.boot.side_effect = console
-            with unittest.mock.patch("mmbench_tool.cli.save_archive",
+            with unittest.mock.patch("mmbench_tool.setup.save_archive",
                                      return_value=[]):
                 measure.alternate([side], 1, 2, Path(d), retry=True)
             self.assertEqual(side.setup.boot.call_count, 5)
@@ -2002,7 +2003,7 @@ class DiedGuest(unittest.TestCase):
             side.setup.boot.side_effect = console
             with self.assertRaisesRegex(Failure, "5 tries, 2 of them "
                                         "without the emulator's flags"), \
-                    unittest.mock.patch("mmbench_tool.cli.save_archive",
+                    unittest.mock.patch("mmbench_tool.setup.save_archive",
                                         return_value=[]):
                 measure.alternate([side], 1, 2, Path(d), retry=True)
         # One death of the kernel's, then QEMU's fault at every try left:
@@ -2015,7 +2016,7 @@ class DiedGuest(unittest.TestCase):
             side = self.side(outs)
             side.args.accel = "icount"
             side.setup.boot.side_effect = console
-            with unittest.mock.patch("mmbench_tool.cli.save_archive",
+            with unittest.mock.patch("mmbench_tool.setup.save_archive",
                                      return_value=[]):
                 measure.alternate([side], 1, 2, Path(d), retry=True)
             self.assertEqual(side.setup.boot.call_count, 6)
@@ -2031,7 +2032,7 @@ class DiedGuest(unittest.TestCase):
             side.args.accel = "icount"
             side.setup.boot.side_effect = console
             with self.assertRaises(Failure) as e, \
-                    unittest.mock.patch("mmbench_tool.cli.save_archive",
+                    unittest.mock.patch("mmbench_tool.setup.save_archive",
                                         return_value=[]):
                 measure.alternate([side], 1, 2, Path(d), retry=False)
             self.assertNotIsInstance(e.exception, measure.EmulatorFault)
@@ -2155,7 +2156,7 @@ class DiedGuest(unittest.TestCase):
                 side.setup.boot.side_effect = console
                 with self.assertRaisesRegex(Failure, "without the "
                                             "emulator's flags") as cm, \
-                        unittest.mock.patch("mmbench_tool.cli.save_archive",
+                        unittest.mock.patch("mmbench_tool.setup.save_archive",
                                             return_value=[]), \
                         contextlib.redirect_stdout(io.StringIO()):
                     measure.alternate([side], 1, 2, Path(d), retry=True)
@@ -2337,14 +2338,14 @@ class DiedGuest(unittest.TestCase):
         # QEMU's fault outside icount mode too (a debug kernel's guest in
         # TCG): a guest whose log shows EFLAGS no CPU sets is booted once
         # more, its first console kept; real flags are the kernel's.
-        from mmbench_tool import cli, guest
+        from mmbench_tool import guest
         for flags, boots, then in (("41541022", 2, "all well"),
                                    ("00010246", 1, "all well"),
                                    ("41541022", 2, "EFLAGS: 41541022"),
                                    ("41541022", 2, "EFLAGS: 04d68bfa")):
             with tempfile.TemporaryDirectory() as d:
                 console = Path(d) / "console.log"
-                setup = cli.Setup(Sampling.measure_args())
+                setup = setupmod.Setup(Sampling.measure_args())
                 setup.kernel = "K"
                 said = [f"[ 4.9] RSP: 0018:ffffce52004877c0 EFLAGS: {flags}",
                         f"[ 4.9] {then}", "[ 4.9] a third boot"]
@@ -2368,14 +2369,14 @@ class DiedGuest(unittest.TestCase):
                 self.assertEqual(f"EFLAGS {flags}" in text.getvalue(),
                                  boots == 2)
                 # Still so after the second boot: no verdict is the
-                # kernel's (cli.spoilt()).
+                # kernel's (setupmod.spoilt()).
                 self.assertEqual(setup.spoilt,
                                  then[8:] if "EFLAGS" in then else None)
         # Booted again for an early death, such flags in the second boot
         # alone: not both boots, so not called QEMU's.
         with tempfile.TemporaryDirectory() as d:
             console = Path(d) / "console.log"
-            setup = cli.Setup(Sampling.measure_args())
+            setup = setupmod.Setup(Sampling.measure_args())
             setup.kernel = "K"
             said = ["[ 0.9] Oops: int3", "[ 4.9] RSP: 0018:ff EFLAGS: 41541022"]
 
@@ -2390,8 +2391,8 @@ class DiedGuest(unittest.TestCase):
             self.assertIsNone(setup.spoilt)
 
     def test_icount_reaches_qemu(self):
-        from mmbench_tool import cli, guest
-        setup = cli.Setup(Sampling.measure_args("--accel", "icount"))
+        from mmbench_tool import guest
+        setup = setupmod.Setup(Sampling.measure_args("--accel", "icount"))
         setup.kernel = "K"
         with unittest.mock.patch.object(guest, "boot") as boot:
             setup._boot_twice("I", 2, 1024, False, Path("/nonexistent"),
@@ -2421,7 +2422,7 @@ class DiedGuest(unittest.TestCase):
             lines=["MMBENCH-GZ-ERROR 40 characters: Incorrect padding"])
         out = io.StringIO()
         with tempfile.TemporaryDirectory() as d, \
-                unittest.mock.patch("mmbench_tool.cli.save_archive",
+                unittest.mock.patch("mmbench_tool.setup.save_archive",
                                     return_value=[]), \
                 contextlib.redirect_stdout(out):
             measure.alternate([side], 1, 2, Path(d))
@@ -2594,7 +2595,6 @@ class Sampling(unittest.TestCase):
 
     def test_icount_said_in_the_fingerprint(self):
         # --accel icount: x86_64 and TCG only; its archives say so.
-        from mmbench_tool import cli
         for cmd in (["measure"], ["compare-check", "aa"]):
             rc, out = support.options_only(*cmd, "--accel", "icount")
             self.assertIsNone(rc, out)
@@ -2613,7 +2613,7 @@ class Sampling(unittest.TestCase):
         rc, out = support.options_only("run", "--accel", "icount",
                                        "--arch", "arm64")
         self.assertIn("for measure and compare-check", out)
-        setup = cli.Setup(self.measure_args("--accel", "icount"))
+        setup = setupmod.Setup(self.measure_args("--accel", "icount"))
         setup.kernel = "K"
         facts = setup.host_facts()
         self.assertEqual(facts["accel"], "tcg-icount")
@@ -2725,12 +2725,12 @@ class ReuseRefusals(unittest.TestCase):
     def args(self, d, what="aa", comparisons=2):
         import argparse
 
-        from mmbench_tool import measure
+        from mmbench_tool import options
         # --boots (and with known --loads) as their defaults: --reuse
         # refuses what it would ignore.
         return argparse.Namespace(reuse=str(d), comparisons=comparisons,
-                                  boots=measure.DEFAULT_BOOTS,
-                                  loads=measure.DEFAULT_LOADS, what=what,
+                                  boots=options.DEFAULT_BOOTS,
+                                  loads=options.DEFAULT_LOADS, what=what,
                                   norm=compare.DEFAULT_NORM)
 
     def test_missing_comparisons_or_folders(self):

@@ -7,6 +7,7 @@ from pathlib import Path
 from unittest import mock
 
 import support
+from mmbench_tool import setup as setupmod
 
 
 class InTempDir(unittest.TestCase):
@@ -53,23 +54,23 @@ class DebugKernel(InTempDir):
                           "CONFIG_SLUB_TINY=n (got y)"])
 
     def test_leaks_after_rmmod(self):
-        from mmbench_tool import cli, ktap
+        from mmbench_tool import ktap
         clean = ["MMBENCH-KMEMLEAK-BEGIN loaded=0", "MMBENCH-KMEMLEAK-END"]
-        out = cli.GuestOutput(clean, self.dir / "console.log")
-        self.assertTrue(all(c[0] for c in cli.leaks(out, self.dir)))
+        out = setupmod.GuestOutput(clean, self.dir / "console.log")
+        self.assertTrue(all(c[0] for c in setupmod.leaks(out, self.dir)))
         dirty = ["MMBENCH-KMEMLEAK-BEGIN loaded=1",
                  "MMBENCH-SLAB mmbench 0 0 256 16 1 : tunables",
                  "unreferenced object 0xffff888003a1c000 (size 64):",
                  "  comm \"insmod\", pid 80, jiffies 4294937296",
                  "MMBENCH-KMEMLEAK-END"]
-        out = cli.GuestOutput(dirty, self.dir / "console.log")
-        checks = cli.leaks(out, self.dir)
+        out = setupmod.GuestOutput(dirty, self.dir / "console.log")
+        checks = setupmod.leaks(out, self.dir)
         self.assertEqual([c[0] for c in checks], [False, False, False])
         self.assertIn("1: unreferenced object 0xffff888003a1c000", checks[1][2])
         self.assertEqual(checks[2][2], "left: mmbench")
         # No kmemleak (the stock kernel): no check at all.
-        out = cli.GuestOutput(["MMBENCH-GUEST-END"], self.dir / "c.log")
-        self.assertEqual(cli.leaks(out, self.dir), [])
+        out = setupmod.GuestOutput(["MMBENCH-GUEST-END"], self.dir / "c.log")
+        self.assertEqual(setupmod.leaks(out, self.dir), [])
         for line in ("BUG: KASAN: slab-use-after-free in mmbench_pop+0x1/0x2",
                      "INFO: trying to register non-static key.",
                      "kmemleak: 2 new suspected memory leaks (see "

@@ -99,12 +99,12 @@ class Options(support.Options, unittest.TestCase):
         user's trial)."""
         from unittest import mock
 
-        from mmbench_tool import cli
-        with mock.patch.object(cli, "KVM_DEVICE", "/nonexistent/kvm"):
+        from mmbench_tool import options
+        with mock.patch.object(options, "KVM_DEVICE", "/nonexistent/kvm"):
             self.refused("--accel", "kvm", says="--accel kvm: "
                          "/nonexistent/kvm is absent on this machine")
         with tempfile.NamedTemporaryFile() as f, \
-                mock.patch.object(cli, "KVM_DEVICE", f.name):
+                mock.patch.object(options, "KVM_DEVICE", f.name):
             self.accepted("--accel", "kvm")
 
     def test_release(self):
@@ -151,15 +151,15 @@ class Options(support.Options, unittest.TestCase):
             self.accepted("--kernel", ok, "--headers", str(headers),
                           "--release", "6.12.9-test")
             # RHEL's have "_"; an image of boot protocol 1 names none.
-            from mmbench_tool import cli
-            self.assertTrue(cli._RELEASE.fullmatch(
+            from mmbench_tool import options
+            self.assertTrue(options._RELEASE.fullmatch(
                 "6.12.0-55.9.1.el10_0.x86_64"))
             old = Path(image("6.1.0-57-cloud-amd64"))
             b = bytearray(old.read_bytes())
             b[0x206:0x208] = (0x105).to_bytes(2, "little")
             old.write_bytes(bytes(b))
-            self.assertIsNone(cli._bzimage_release(old))
-            self.assertIsNone(cli._bzimage_release("/etc/hostname"))
+            self.assertIsNone(options._bzimage_release(old))
+            self.assertIsNone(options._bzimage_release("/etc/hostname"))
             rc, out = support.options_only(
                 "measure", "--b-kernel", image("6.1.0-57-cloud-amd64"),
                 "--b-headers", str(headers))

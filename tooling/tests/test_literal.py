@@ -174,7 +174,7 @@ class Wiring(unittest.TestCase):
         import io
         from unittest import mock
 
-        from mmbench_tool import cli, ktap
+        from mmbench_tool import ktap, options, setup as setupmod
 
         lines = support.suite_lines(INNER)
         lines[lines.index("MMBENCH-DMESG-BEGIN"):
@@ -182,8 +182,8 @@ class Wiring(unittest.TestCase):
         fake = support.FakeGuest(lines)
         self.addCleanup(fake.close)
         parser = argparse.ArgumentParser()
-        cli._add_guest_options(parser)
-        setup = cli.Setup(parser.parse_args(["--accel", "tcg"]))
+        options._add_guest_options(parser)
+        setup = setupmod.Setup(parser.parse_args(["--accel", "tcg"]))
         fake._prepare(setup)
         for prog in (setup.tree / guest.LITERAL_PROGRAM,
                      setup.kselftest / "mm/mmbench/mmbench_test"):
@@ -199,7 +199,7 @@ class Wiring(unittest.TestCase):
                 mock.patch.object(common.Phase, "timings", []), \
                 contextlib.redirect_stdout(io.StringIO()):
             out = setup.boot("test", results, literal=True)
-            checks = cli.literal_checks(setup, out, results)
+            checks = setupmod.literal_checks(setup, out, results)
             plain = setup.boot("test", results)
         self.assertEqual(fake.initramfs[0][1]["literal"], setup.tree)
         self.assertIsNone(fake.initramfs[1][1]["literal"])
@@ -223,13 +223,13 @@ class Wiring(unittest.TestCase):
         import io
         from unittest import mock
 
-        from mmbench_tool import build, cli
+        from mmbench_tool import build, options, setup as setupmod
 
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         parser = argparse.ArgumentParser()
-        cli._add_guest_options(parser)
-        setup = cli.Setup(parser.parse_args(["--accel", "tcg"]))
+        options._add_guest_options(parser)
+        setup = setupmod.Setup(parser.parse_args(["--accel", "tcg"]))
         setup.tree = Path(tmp.name) / "tree"
         setup.kselftest = Path(tmp.name) / "kselftest"
         prog = setup.tree / guest.LITERAL_PROGRAM

@@ -153,7 +153,7 @@ class Refused(support.Options, unittest.TestCase):
         # module (bench.sh): slow_into is theirs to have.
         import unittest.mock
 
-        from mmbench_tool import cli, measure
+        from mmbench_tool import cli, measure, options
         got = {}
 
         def keep(a):
@@ -166,7 +166,7 @@ class Refused(support.Options, unittest.TestCase):
                 pass
         side = measure.Side("B", got["args"],
                             params=["slow_into=inc_dec_zone_page_state:1"])
-        cli.check_options(side.args)
+        options.check_options(side.args)
 
     def test_every_benchmark_named_is_taken(self):
         # benchmarks= is an array parameter of one entry per benchmark:

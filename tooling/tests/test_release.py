@@ -8,6 +8,7 @@ from unittest import mock
 
 import support  # noqa: F401  (the import path of mmbench_tool)
 from mmbench_tool import build, cli, deps, series
+from mmbench_tool import setup as setupmod
 
 
 class Built(Exception):
@@ -50,7 +51,7 @@ class Release(unittest.TestCase):
                 mock.patch.object(build, "build_module", build_module), \
                 mock.patch.object(cli, "say"):
             with self.assertRaises(Built):
-                cli.Setup(args).prepare()
+                setupmod.Setup(args).prepare()
         return seen["release"]
 
     def test_uname_release_not_package_version(self):

@@ -10,6 +10,7 @@ from unittest import mock
 
 import support
 from mmbench_tool import kernels, measure, revisions
+from mmbench_tool import setup as setupmod
 
 
 def git(tree, *args):
@@ -329,7 +330,7 @@ class Layouts(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d, \
                 mock.patch.object(measure, "short_of_loads",
                                   return_value=None), \
-                mock.patch("mmbench_tool.cli.save_archive", return_value=[]), \
+                mock.patch("mmbench_tool.setup.save_archive", return_value=[]), \
                 mock.patch.object(measure, "say"):
             measure.alternate(sides, 4, 2, Path(d))
         self.assertEqual([b[:2] for b in booted[:4]],
@@ -340,9 +341,8 @@ class Layouts(unittest.TestCase):
                          ["A-pad0", "A-pad1424", "A-pad2848", "A-pad0"])
 
     def test_host_facts_name_the_layout(self):
-        from mmbench_tool import cli
         args = mock.Mock(accel="tcg", arch="x86_64")
-        s = cli.Setup.__new__(cli.Setup)
+        s = setupmod.Setup.__new__(setupmod.Setup)
         s.args, s.kernel = args, Path("/k/bzImage")
         s.arch = mock.Mock(machine=["-cpu", "max"])
         s.arch.name = "x86_64"

@@ -10,6 +10,7 @@ import unittest
 from unittest import mock
 
 import support
+from mmbench_tool import setup as setupmod
 from mmbench_tool import verdicts
 
 
@@ -160,16 +161,15 @@ class Counting(unittest.TestCase):
     def test_a_guest_qemu_spoilt(self):
         """Booted twice, EFLAGS no x86 CPU sets still in its log: the
         report names QEMU, and ./mmbench verdicts exits 2."""
-        from mmbench_tool import cli
         runs = verdicts.parse(guest_lines([PASS, SLOPE_FAILS]))
         cond = verdicts.Condition("idle", 2, runs, spoilt="41541022")
         self.assertIn("EFLAGS 41541022, bits no x86 CPU sets: QEMU's fault",
                       cond.report()[0])
-        checks = cli.spoilt([(False, "under load: no case FAILs", "x"),
-                             (True, "every run completed", "2 of 2")], cond)
+        checks = setupmod.spoilt([(False, "under load: no case FAILs", "x"),
+                                  (True, "every run completed", "2 of 2")], cond)
         self.assertRegex(checks[0][2], "^x; booted twice.*QEMU's fault")
         self.assertEqual(checks[1][2], "2 of 2")
-        self.assertIs(cli.spoilt(checks, verdicts.Condition(
+        self.assertIs(setupmod.spoilt(checks, verdicts.Condition(
             "idle", 2, runs)), checks)
 
     def test_all_good(self):
