@@ -10,12 +10,13 @@ import sys
 import time
 from pathlib import Path
 
-from . import (arch as archmod, archive, bench, build, compare, deps, fleet,
-               guest, intree, ktap, lava, measure, revcheck, revisions,
-               series, verdicts)
+from . import (arch as archmod, bench, build, compare, deps, fleet, guest,
+               intree, ktap, lava, measure, revcheck, revisions, series,
+               verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 from .options import (EXIT_CODES, _add_arch_option, _add_guest_options,
                       _add_measure_options, check_options, path_arg)
+from .run import cmd_run
 from .setup import (Setup, judge_suite, literal_checks, report,
                     save_archive, spoilt)
 
@@ -27,36 +28,6 @@ LOADED_RUNS = 3
 SMALL_MEMORY = 192
 CHECKPATCH_FILES = ["lib/test_mmbench.c",
                     "tools/testing/selftests/mm/mmbench/mmbench_test.c"]
-
-
-def cmd_run(args):
-    setup = Setup(args)
-    setup.prepare()
-    results = guest.results_dir()
-    if args.loads:
-        setup.extra_env = {"MMBENCH_LOADS": str(args.loads)}
-    out = setup.boot("run", results)
-    with Phase("results"):
-        checks = judge_suite(setup, out, results)
-        if args.loads:
-            recs = save_archive(setup, out, results, "run")
-            got = sum(1 for r in recs if r["type"] == "load" and
-                      r["insmod"] == "ok")
-            why = sorted({r["why"] for r in recs if r.get("why")})
-            checks.append((got == args.loads,
-                           f"{args.loads} more module loads for the archive",
-                           f"{got} loaded" + "".join(
-                               f"; insmod failed: {w}" for w in why[:2])))
-            say(f"archive of {got} loads: {results / archive.FILE}")
-    Phase.report()
-    good = report(spoilt(checks, out))
-    say(f"results in {results}")
-    if not good and out.spoilt:
-        say("suite NOT JUDGED: QEMU's fault, EFLAGS no x86 CPU sets in "
-            f"both boots (the second's {out.spoilt}; exit status 2)")
-        return 2
-    say("suite PASSED" if good else "suite FAILED")
-    return 0 if good else 1
 
 
 def cmd_bench(args):
