@@ -10,15 +10,15 @@ import sys
 import time
 from pathlib import Path
 
-from . import (arch as archmod, bench, build, compare, deps, fleet, guest,
-               intree, ktap, lava, measure, revcheck, revisions, series,
-               verdicts)
+from . import (arch as archmod, build, compare, deps, fleet, guest, intree,
+               ktap, lava, measure, revcheck, revisions, series, verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 from .options import (EXIT_CODES, _add_arch_option, _add_guest_options,
                       _add_measure_options, check_options, path_arg)
 from .run import cmd_run
-from .setup import (Setup, judge_suite, literal_checks, report,
-                    save_archive, spoilt)
+from .selfbench import cmd_bench
+from .verdicts import cmd_verdicts, verdict_runs
+from .setup import Setup, judge_suite, literal_checks, report, spoilt
 
 # The front end's unit tests, run on the host by ./mmbench test.
 UNIT_TESTS = REPO / "tooling" / "tests"
@@ -28,76 +28,6 @@ LOADED_RUNS = 3
 SMALL_MEMORY = 192
 CHECKPATCH_FILES = ["lib/test_mmbench.c",
                     "tools/testing/selftests/mm/mmbench/mmbench_test.c"]
-
-
-def cmd_bench(args):
-    setup = Setup(args)
-    setup.prepare()
-    results = guest.results_dir()
-    setup.extra_env = {"MMBENCH_LOADS": str(args.loads)}
-    out = setup.boot("bench", results)
-    lines = ktap.between(out.lines, "MMBENCH-BENCH-BEGIN",
-                         "MMBENCH-BENCH-END") or []
-    suite, fingerprint, loads = bench.parse(lines)
-    save_archive(setup, out, results, "bench")
-    Phase.report()
-    say("benchmark of the benchmark (a measurement, not a test):")
-    text = bench.report(suite, fingerprint, loads)
-    (results / "bench.txt").write_text("\n".join(text) + "\n")
-    say(f"results in {results}")
-    return 0 if loads and suite and not out.timed_out else 1
-
-
-def verdict_runs(setup, runs, load, results):
-    """Boot once and run the suite @runs times, with every host CPU busy
-    when @load is "busy"; return the verdicts.Condition."""
-    results.mkdir(parents=True, exist_ok=True)
-    saved = setup.extra_env
-    setup.extra_env = dict(saved, MMBENCH_RUNS=str(runs))
-    hog = None
-    if load == "busy":
-        # Killed when the guest stops; by itself after the longest the
-        # guest can take (two boots) if all else fails.
-        hog = verdicts.Hog(2 * setup.args.timeout + 60)
-        say(f"busy host: a busy loop on each of CPUs "
-            f"{','.join(map(str, hog.cpus))} while the guest runs")
-    try:
-        out = setup.boot(
-            "verdicts", results, around=hog,
-            echo=lambda line: line.startswith("MMBENCH-VERDICT") or
-            re.match(r"^(not )?ok \d+ selftests: ", line) is not None)
-    finally:
-        setup.extra_env = saved
-    found = verdicts.parse(out.lines)
-    for one in found:
-        (results / f"run{one.number}.ktap").write_text(
-            "\n".join(one.inner) + "\n")
-    return verdicts.Condition(load, runs, found, out.timed_out,
-                              spoilt=out.spoilt)
-
-
-def cmd_verdicts(args):
-    setup = Setup(args)
-    setup.prepare()
-    results = guest.results_dir()
-    loads = ("idle", "busy") if args.load == "both" else (args.load,)
-    conditions = [verdict_runs(setup, args.runs, load, results / load)
-                  for load in loads]
-    Phase.report()
-    say("verdicts of the suite (a measurement with goals):")
-    text = []
-    for cond in conditions:
-        text += cond.report()
-    for line in text:
-        print(line, flush=True)
-    (results / "verdicts.txt").write_text("\n".join(text) + "\n")
-    say(f"results in {results}")
-    missed = [cond for cond in conditions
-              if not all(met for met, _, _ in cond.goals())]
-    if missed and all(cond.spoilt for cond in missed):
-        say("verdicts NOT JUDGED: QEMU's fault (exit status 2)")
-        return 2
-    return 1 if missed else 0
 
 
 def loaded_guest(setup):
