@@ -12,6 +12,8 @@ import subprocess
 import sys
 
 from . import guest, ktap
+from .common import Phase, say
+from .setup import Setup
 
 # The busy loop of one host CPU: pinned to it, it stops at its deadline
 # or as soon as its parent is gone, whatever happens to the parent.
@@ -215,3 +217,55 @@ class Condition:
             out.append(f"  goal: {goal}: {'met' if met else 'NOT met'} "
                        f"({seen})")
         return out
+
+
+def verdict_runs(setup, runs, load, results):
+    """Boot once and run the suite @runs times, with every host CPU busy
+    when @load is "busy"; return the verdicts.Condition."""
+    results.mkdir(parents=True, exist_ok=True)
+    saved = setup.extra_env
+    setup.extra_env = dict(saved, MMBENCH_RUNS=str(runs))
+    hog = None
+    if load == "busy":
+        # Killed when the guest stops; by itself after the longest the
+        # guest can take (two boots) if all else fails.
+        hog = Hog(2 * setup.args.timeout + 60)
+        say(f"busy host: a busy loop on each of CPUs "
+            f"{','.join(map(str, hog.cpus))} while the guest runs")
+    try:
+        out = setup.boot(
+            "verdicts", results, around=hog,
+            echo=lambda line: line.startswith("MMBENCH-VERDICT") or
+            re.match(r"^(not )?ok \d+ selftests: ", line) is not None)
+    finally:
+        setup.extra_env = saved
+    found = parse(out.lines)
+    for one in found:
+        (results / f"run{one.number}.ktap").write_text(
+            "\n".join(one.inner) + "\n")
+    return Condition(load, runs, found, out.timed_out,
+                     spoilt=out.spoilt)
+
+
+def cmd_verdicts(args):
+    setup = Setup(args)
+    setup.prepare()
+    results = guest.results_dir()
+    loads = ("idle", "busy") if args.load == "both" else (args.load,)
+    conditions = [verdict_runs(setup, args.runs, load, results / load)
+                  for load in loads]
+    Phase.report()
+    say("verdicts of the suite (a measurement with goals):")
+    text = []
+    for cond in conditions:
+        text += cond.report()
+    for line in text:
+        print(line, flush=True)
+    (results / "verdicts.txt").write_text("\n".join(text) + "\n")
+    say(f"results in {results}")
+    missed = [cond for cond in conditions
+              if not all(met for met, _, _ in cond.goals())]
+    if missed and all(cond.spoilt for cond in missed):
+        say("verdicts NOT JUDGED: QEMU's fault (exit status 2)")
+        return 2
+    return 1 if missed else 0

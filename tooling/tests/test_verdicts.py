@@ -240,7 +240,6 @@ class Command(unittest.TestCase):
     def test_spoilt_only_where_a_goal_was_missed(self):
         """Exit 2 only when each condition that missed a goal is spoilt:
         a clean boot's miss is the kernel's."""
-        from mmbench_tool import cli
         good = verdicts.parse(guest_lines([PASS, PASS]))
         bad = verdicts.parse(guest_lines([PASS, SLOPE_FAILS]))
         for idle, busy, rc_want in (((good, "41541022"), (bad, None), 1),
@@ -252,7 +251,7 @@ class Command(unittest.TestCase):
                      for load, (runs, flags) in (("idle", idle),
                                                  ("busy", busy))]
             fake = self.fake(guest_lines([PASS]))
-            with mock.patch.object(cli, "verdict_runs",
+            with mock.patch.object(verdicts, "verdict_runs",
                                    side_effect=conds):
                 rc, out = fake.run("verdicts", "--accel", "tcg", "--runs",
                                    "2")
