@@ -10,11 +10,12 @@ import sys
 import time
 from pathlib import Path
 
-from . import (arch as archmod, build, compare, deps, fleet, guest, intree,
-               ktap, lava, measure, revcheck, revisions, series, verdicts)
+from . import (build, compare, deps, fleet, guest, intree, ktap, lava,
+               measure, revcheck, revisions, series, verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 from .options import (EXIT_CODES, _add_arch_option, _add_guest_options,
                       _add_measure_options, check_options, path_arg)
+from .lava import cmd_lava
 from .run import cmd_run
 from .selfbench import cmd_bench
 from .verdicts import cmd_verdicts, verdict_runs
@@ -529,7 +530,7 @@ def cmd_test(args):
     checks += isolated_cpu_guest(setup)
     checks += loaded_guest(setup)
     if not args.kernel and not args.debug_kernel:
-        checks += lava_guest(setup)[0]
+        checks += lava.lava_guest(setup)[0]
     checks += compare_guests(args)
     # Debian's other kernels and the stock run's debug twin, unless a
     # kernel of one's own is tested.
@@ -546,40 +547,6 @@ def cmd_test(args):
     say(f"results in {results}")
     print(f"{npass} passed, {nfail} failed", flush=True)
     return 0 if nfail == 0 else 1
-
-
-def lava_guest(setup):
-    """The suite as a LAVA job run by lava-run, on the kernel and with
-    the module and kselftest of @setup.  Returns the checks and the
-    results folder."""
-    results = guest.results_dir("-lava")
-    rc, text = lava.run_job(setup, results)
-    with Phase("results"):
-        checks = lava.job_checks(rc, text)
-    return checks, results, lava.parse_log(text)
-
-
-def cmd_lava(args):
-    setup = Setup(args)
-    if args.kernel or args.debug_kernel or setup.arch is not archmod.X86_64:
-        raise Failure("./mmbench lava runs the job on Debian's stock 6.12 "
-                      "cloud kernel for x86_64: not with --kernel, "
-                      "--debug-kernel or --arch")
-    if args.accel in ("kvm", "icount"):
-        raise Failure("./mmbench lava's device runs QEMU under TCG (its "
-                      "qemu command has neither KVM's nor -icount's "
-                      f"options): not with --accel {args.accel}")
-    setup.prepare()
-    checks, results, found = lava_guest(setup)
-    Phase.report()
-    say(f"LAVA's results of test suite 0_{lava.DEFINITION} (case: result "
-        "(measurement units)):")
-    for line in lava.sample(found):
-        print(line, flush=True)
-    good = report(checks)
-    say(f"results in {results / 'lava'} (job.yaml, device.yaml, "
-        "lava-run.log)")
-    return 0 if good else 1
 
 
 def cmd_export(args):

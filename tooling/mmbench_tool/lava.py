@@ -17,8 +17,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from . import deps, guest, ktap
+from . import arch as archmod, deps, guest, ktap
 from .common import OUT, REPO, Failure, Phase, say
+from .setup import Setup, report
 
 LAVA_FILES = REPO / "tooling" / "lava"
 JOB = LAVA_FILES / "mmbench-job.yaml"
@@ -395,3 +396,37 @@ def sample(results, definition=DEFINITION, limit=None):
             line += f" ({r['measurement']} {r.get('units', '')})".rstrip()
         lines.append(line)
     return lines
+
+
+def lava_guest(setup):
+    """The suite as a LAVA job run by lava-run, on the kernel and with
+    the module and kselftest of @setup.  Returns the checks and the
+    results folder."""
+    results = guest.results_dir("-lava")
+    rc, text = run_job(setup, results)
+    with Phase("results"):
+        checks = job_checks(rc, text)
+    return checks, results, parse_log(text)
+
+
+def cmd_lava(args):
+    setup = Setup(args)
+    if args.kernel or args.debug_kernel or setup.arch is not archmod.X86_64:
+        raise Failure("./mmbench lava runs the job on Debian's stock 6.12 "
+                      "cloud kernel for x86_64: not with --kernel, "
+                      "--debug-kernel or --arch")
+    if args.accel in ("kvm", "icount"):
+        raise Failure("./mmbench lava's device runs QEMU under TCG (its "
+                      "qemu command has neither KVM's nor -icount's "
+                      f"options): not with --accel {args.accel}")
+    setup.prepare()
+    checks, results, found = lava_guest(setup)
+    Phase.report()
+    say(f"LAVA's results of test suite 0_{DEFINITION} (case: result "
+        "(measurement units)):")
+    for line in sample(found):
+        print(line, flush=True)
+    good = report(checks)
+    say(f"results in {results / 'lava'} (job.yaml, device.yaml, "
+        "lava-run.log)")
+    return 0 if good else 1
