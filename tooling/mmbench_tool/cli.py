@@ -15,6 +15,7 @@ from . import (build, compare, deps, fleet, guest, intree, ktap, lava,
 from .common import OUT, REPO, Failure, Phase, run, say
 from .options import (EXIT_CODES, _add_arch_option, _add_guest_options,
                       _add_measure_options, check_options, path_arg)
+from .export import cmd_export
 from .lava import cmd_lava
 from .run import cmd_run
 from .selfbench import cmd_bench
@@ -547,42 +548,6 @@ def cmd_test(args):
     say(f"results in {results}")
     print(f"{npass} passed, {nfail} failed", flush=True)
     return 0 if nfail == 0 else 1
-
-
-def cmd_export(args):
-    out = args.output.resolve()
-    if out.exists() and not out.is_dir():
-        raise Failure(f"-o {args.output}: a file, not a folder")
-    if args.results is not None and not args.results.is_dir():
-        raise Failure(f"--results {args.results}: no such results folder")
-    if args.results is not None and not series.run_figures(args.results):
-        raise Failure(f"--results {args.results}: no figures in its "
-                      "mmbench_test.ktap: not the results of a ./mmbench "
-                      "run or test that ran the suite")
-    with Phase("packages"):
-        deps.ensure(deps.EXPORT_PACKAGES)
-    with Phase("export"):
-        branch, files = series.export(out,
-                                      results=args.results)
-    say(f"branch {branch} of {series.PRISTINE}")
-    for f in files:
-        print(f)
-    if not args.check:
-        return 0
-    # The checks run in the tree the series is applied to by git am.
-    tree = series.applied_tree()
-    bad = 0
-    for f in files[1:]:
-        issues = series.checkpatch(tree, f)
-        bad += bool(issues)
-        say(f"checkpatch --strict {f.name}: "
-            + ("clean" if not issues else "; ".join(issues)))
-    for what, issues in (("kernel-doc -none lib/test_mmbench.c",
-                          series.kernel_doc(tree)),
-                         ("get_abi.pl validate", series.abi_validate(tree))):
-        bad += bool(issues)
-        say(f"{what}: " + ("clean" if not issues else "; ".join(issues)))
-    return 1 if bad else 0
 
 
 def _add_compare_commands(sub):
