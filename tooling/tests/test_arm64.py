@@ -11,7 +11,7 @@ from pathlib import Path
 from unittest import mock
 
 import support
-from mmbench_tool import arch, arm64, build, cli, deps, guest
+from mmbench_tool import arch, arm64, build, cli, deps, guest, selftest
 from mmbench_tool import setup as setupmod
 
 RELEASE = "6.12.117+deb12-cloud-arm64"
@@ -267,10 +267,10 @@ class Guest(unittest.TestCase):
                 mock.patch.object(guest, "make_initramfs",
                                   fake._make_initramfs), \
                 mock.patch.object(guest, "results_dir", fake._results_dir), \
-                mock.patch.object(cli.ktap, "kunit_parse",
+                mock.patch.object(selftest.ktap, "kunit_parse",
                                   return_value=(True, "")), \
                 mock.patch.dict(os.environ, {"PATH": path}):
-            checks = cli.arm64_guest(args, boot=boot)
+            checks = selftest.arm64_guest(args, boot=boot)
         self.assertTrue(all(ok for ok, _, _ in checks), checks)
         self.assertEqual(args.accel, "auto")    # the caller's, untouched
         return [what for _, what, _ in checks], fake.commands()

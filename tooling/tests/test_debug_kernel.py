@@ -127,18 +127,19 @@ class DebugKernelChecks(InTempDir):
         self.assertEqual(ktap.injected_failure_reports(log)[0], 1)
 
     def test_a_section_that_skips_is_required_on_the_debug_kernel(self):
-        from mmbench_tool import cli
+        from mmbench_tool import selftest
         skip = ["KTAP version 1",
                 "1..0 # SKIP no failslab and fail_page_alloc in this kernel"]
-        with mock.patch.object(cli, "say"):
-            stock = cli.section_checks(skip, "fault injection",
-                                       self.dir / "f.ktap", required=False)
-            debug = cli.section_checks(skip, "fault injection",
-                                       self.dir / "f.ktap", required=True)
-            missing = cli.section_checks(None, "fault injection",
-                                         self.dir / "f.ktap")
-            short = cli.section_checks(["1..2", "ok 1 a"], "x",
-                                       self.dir / "x.ktap")
+        with mock.patch.object(selftest, "say"):
+            stock = selftest.section_checks(skip, "fault injection",
+                                            self.dir / "f.ktap",
+                                            required=False)
+            debug = selftest.section_checks(skip, "fault injection",
+                                            self.dir / "f.ktap", required=True)
+            missing = selftest.section_checks(None, "fault injection",
+                                              self.dir / "f.ktap")
+            short = selftest.section_checks(["1..2", "ok 1 a"], "x",
+                                            self.dir / "x.ktap")
         self.assertEqual([c[0] for c in stock], [True])
         self.assertEqual([c[0] for c in debug], [False])
         self.assertFalse(missing[0][0])
@@ -147,19 +148,20 @@ class DebugKernelChecks(InTempDir):
     def test_results_numbered_in_order(self):
         # negative.sh once reused its KTAP counter n for a count of rows:
         # every later result was numbered 64, 65, ...
-        from mmbench_tool import cli
-        with mock.patch.object(cli, "say"):
-            good = cli.section_checks(["1..2", "ok 1 a", "ok 2 b"], "x",
-                                      self.dir / "x.ktap")
-            bad = cli.section_checks(["1..3", "ok 1 a", "ok 64 b",
-                                      "ok 65 c"], "x", self.dir / "x.ktap")
+        from mmbench_tool import selftest
+        with mock.patch.object(selftest, "say"):
+            good = selftest.section_checks(["1..2", "ok 1 a", "ok 2 b"], "x",
+                                           self.dir / "x.ktap")
+            bad = selftest.section_checks(["1..3", "ok 1 a", "ok 64 b",
+                                           "ok 65 c"], "x",
+                                          self.dir / "x.ktap")
         self.assertTrue(all(c[0] for c in good))
         (ok, _, why), = [c for c in bad if "numbered in order" in c[1]]
         self.assertFalse(ok)
         self.assertEqual(why, "result 2 is numbered 64")
         # The scripts set n only as their result counter.
         for script in ("negative.sh", "faults.sh"):
-            text = (cli.REPO / "tooling/guest" / script).read_text()
+            text = (selftest.REPO / "tooling/guest" / script).read_text()
             self.assertEqual(
                 [line for line in text.splitlines()
                  if re.match(r"\s*n=", line) and line.strip() not in

@@ -200,15 +200,15 @@ class HostTestPackages(unittest.TestCase):
         # come: on a fresh machine test_arch's initramfs had no cpio.
         from unittest import mock
 
-        from mmbench_tool import cli, deps
+        from mmbench_tool import cli, deps, selftest
 
         class Stop(Exception):
             pass
         wanted = []
         with mock.patch.object(deps, "ensure",
                                side_effect=lambda p: wanted.extend(p)), \
-                mock.patch.object(cli, "host_tests", side_effect=Stop), \
-                mock.patch.object(cli, "say"):
+                mock.patch.object(selftest, "host_tests", side_effect=Stop), \
+                mock.patch.object(selftest, "say"):
             with self.assertRaises(Stop):
                 cli.main(["test", "--accel", "tcg"])
         for tool in ("cpio", "python3-scipy", "python3-matplotlib"):

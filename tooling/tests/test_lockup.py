@@ -6,7 +6,7 @@ import unittest
 from unittest import mock
 
 import support  # noqa: F401  (the import path of mmbench_tool)
-from mmbench_tool import cli
+from mmbench_tool import selftest
 from mmbench_tool.common import Failure
 
 
@@ -28,21 +28,21 @@ def no_build(*args, **kwargs):
 
 class Lockup(unittest.TestCase):
     def setUp(self):
-        patches = [mock.patch.object(cli.build, "build_lockup", no_build),
-                   mock.patch.object(cli.guest, "results_dir",
+        patches = [mock.patch.object(selftest.build, "build_lockup", no_build),
+                   mock.patch.object(selftest.guest, "results_dir",
                                      lambda suffix: "/nonexistent"),
-                   mock.patch.object(cli, "say", lambda *a, **k: None)]
+                   mock.patch.object(selftest, "say", lambda *a, **k: None)]
         for p in patches:
             p.start()
             self.addCleanup(p.stop)
 
     def test_debian_kernel_stops_on_a_failed_build(self):
         with self.assertRaisesRegex(Failure, "make exited with 2"):
-            cli.isolated_cpu_guest(fake_setup(kernel=None))
+            selftest.isolated_cpu_guest(fake_setup(kernel=None))
 
     def test_own_kernel_boots_without_it(self):
         with self.assertRaises(Booted) as booted:
-            cli.isolated_cpu_guest(fake_setup(kernel="/boot/vmlinuz-own"))
+            selftest.isolated_cpu_guest(fake_setup(kernel="/boot/vmlinuz-own"))
         self.assertEqual(booted.exception.args[0], {})
 
 

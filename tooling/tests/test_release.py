@@ -7,7 +7,7 @@ from pathlib import Path
 from unittest import mock
 
 import support  # noqa: F401  (the import path of mmbench_tool)
-from mmbench_tool import build, cli, deps, series
+from mmbench_tool import build, deps, series
 from mmbench_tool import setup as setupmod
 
 
@@ -49,7 +49,7 @@ class Release(unittest.TestCase):
         with mock.patch.object(deps, "ensure"), \
                 mock.patch.object(series, "hold_out") as hold, \
                 mock.patch.object(build, "build_module", build_module), \
-                mock.patch.object(cli, "say"):
+                mock.patch.object(setupmod, "say"):
             with self.assertRaises(Built):
                 setupmod.Setup(args).prepare()
         return seen["release"]

@@ -102,7 +102,7 @@ class Fragmented(unittest.TestCase):
     def checks(self, high):
         import types
 
-        from mmbench_tool import cli
+        from mmbench_tool import selftest
         lines = ["MMBENCH-FRAGMENT hugepages=57 free_kb=13104 "
                  "top_free_order=8",
                  "# selftests: mm/mmbench: mmbench_test", "# TAP version 13",
@@ -119,8 +119,8 @@ class Fragmented(unittest.TestCase):
                   "MMBENCH-FRAGMENT-SUITE-END rc=0",
                   "MMBENCH-FRAGMENT-RELEASED top_free_order=10"]
         with tempfile.TemporaryDirectory() as d:
-            got = cli.fragmented(types.SimpleNamespace(fragment=lines),
-                                 Path(d))
+            got = selftest.fragmented(
+                types.SimpleNamespace(fragment=lines), Path(d))
         return {what.split(" (")[0]: (ok, what) for ok, what, _ in got}
 
     def test_a_block_made_meanwhile_is_no_fault(self):
@@ -154,7 +154,7 @@ class CoarseClockGuest(unittest.TestCase):
     def test_this_boot_only(self):
         import argparse
         import unittest.mock
-        from mmbench_tool import cli, guest
+        from mmbench_tool import guest, selftest
         args = argparse.Namespace()
         setup = unittest.mock.Mock(args=args)
         setup.boot.side_effect = RuntimeError("the guest")
@@ -162,7 +162,7 @@ class CoarseClockGuest(unittest.TestCase):
                 unittest.mock.patch.object(guest, "results_dir",
                                            return_value=Path(d)):
             with self.assertRaises(RuntimeError):
-                cli.coarse_clock_guest(setup)
+                selftest.coarse_clock_guest(setup)
         self.assertEqual(setup.boot.call_args.kwargs["kernel_args"],
                          ["clocksource=jiffies"])
         self.assertFalse(hasattr(args, "kernel_arg"))
