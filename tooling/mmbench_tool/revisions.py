@@ -91,15 +91,19 @@ def check_tree(tree):
         said = (proc.stderr.strip().splitlines() or ["?"])[0].strip()
         raise Failure(f"--tree {tree}: not a git tree ({said}); give a "
                       "kernel's git tree")
-    top = Path(proc.stdout.strip())
-    makefile = top / "Makefile"
-    if not makefile.is_file() or not re.search(
-            r"^VERSION = \d+", makefile.read_text(errors="replace")[:400],
-            re.M) or not (top / "arch/x86").is_dir():
-        raise Failure(f"--tree {tree}: {top} is a git tree but not a "
-                      "Linux kernel's (no top Makefile with VERSION =, or "
-                      "no arch/x86)")
-    return top
+    # Its .git, when the tree has no work tree (a clone --no-checkout).
+    return Path(proc.stdout.strip() or tree)
+
+
+def check_kernel(tree, rev, sha):
+    """Refuse a revision that is not a Linux kernel's tree, read from the
+    commit (what is built), not from the checkout."""
+    makefile = git(tree, "cat-file", "-p", f"{sha}:Makefile", check=False)
+    x86 = git(tree, "cat-file", "-e", f"{sha}:arch/x86", check=False)
+    if makefile.returncode or x86.returncode or not re.search(
+            r"^VERSION = \d+", makefile.stdout[:400], re.M):
+        raise Failure(f"revision {rev}: not a Linux kernel's tree (no top "
+                      "Makefile with VERSION =, or no arch/x86)")
 
 
 def resolve(tree, rev):
@@ -144,12 +148,14 @@ def config_fragments(config, align):
 
 
 # Options of guest.config that mmbench's own builds set, but that a
-# user's configuration may have otherwise (Debian's does): what makes
-# faster code or a longer log, not what the guest cannot do without.
+# user's configuration may have otherwise (Debian's do): what makes
+# faster code or a longer log, or what a case uses when it is there
+# (THP: PREEMPT_RT kernels have none), not what the guest cannot do
+# without.
 PREFERRED = ("CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE", "CONFIG_MODVERSIONS",
              "CONFIG_UNWINDER_FRAME_POINTER", "CONFIG_PRINTK_TIME",
              "CONFIG_DEVTMPFS_MOUNT", "CONFIG_NR_CPUS",
-             "CONFIG_LOG_BUF_SHIFT")
+             "CONFIG_LOG_BUF_SHIFT", "CONFIG_TRANSPARENT_HUGEPAGE")
 
 
 def needed(missed):
@@ -332,6 +338,7 @@ def check(args):
     top = check_tree(args.tree)
     shas = [resolve(top, r) for r in revs]
     for rev, sha in zip(revs, shas):
+        check_kernel(top, rev, sha)
         if git(top, "cat-file", "-e", f"{sha}:{EXTMOD}",
                check=False).returncode:
             raise Failure(f"revision {rev}: no {EXTMOD} in it (a kernel "
@@ -341,7 +348,9 @@ def check(args):
                           "--a-headers, --b-kernel, --b-headers")
     head = git(top, "rev-parse", "--verify", "--quiet", "HEAD",
                check=False).stdout.strip()
-    if head in shas:
+    # (A tree with no checkout, an empty index, has no changes to lose.)
+    checked_out = git(top, "ls-files", check=False).stdout.strip()
+    if head in shas and checked_out:
         dirty = git(top, "status", "--porcelain", "--untracked-files=no",
                     check=False).stdout.split("\n")
         dirty = [line[3:] for line in dirty if line.strip()]
