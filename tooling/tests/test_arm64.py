@@ -2,6 +2,7 @@
 packages it takes, by name, the make command lines of the cross builds,
 the libraries of its userland, and the options refused before anything
 is installed."""
+import argparse
 import contextlib
 import io
 import os
@@ -254,7 +255,7 @@ class Guest(unittest.TestCase):
     def in_mmbench_test(self, boot):
         """./mmbench test's arm64 part: its checks, and the QEMUs run."""
         fake = self.fake()
-        args = cli.argparse.Namespace(
+        args = argparse.Namespace(
             kernel=None, headers=None, release=None, debug_kernel=False,
             cpus=2, memory=1024, timeout=1800, param=[], env=[], ceiling=[],
             accel="auto")
@@ -295,7 +296,7 @@ class Guest(unittest.TestCase):
     def test_arm64_guest_option_of_test(self):
         """./mmbench test boots the arm64 guest unless told not to."""
         seen = []
-        with mock.patch.object(cli, "cmd_test",
+        with mock.patch.object(selftest, "cmd_test",
                                lambda a: seen.append(a.arm64_guest) or 0):
             self.assertEqual(cli.main(["test"]), 0)
             self.assertEqual(cli.main(["test", "--no-arm64-guest"]), 0)

@@ -153,13 +153,14 @@ class Refused(support.Options, unittest.TestCase):
         # module (bench.sh): slow_into is theirs to have.
         import unittest.mock
 
-        from mmbench_tool import cli, measure, options
+        from mmbench_tool import cli, measure, options, selftest
         got = {}
 
         def keep(a):
             got["args"] = a
             raise support.Reached
-        with unittest.mock.patch.object(cli, "cmd_test", side_effect=keep):
+        with unittest.mock.patch.object(selftest, "cmd_test",
+                                        side_effect=keep):
             try:
                 cli.main(["test", "--accel", "tcg"])
             except support.Reached:
