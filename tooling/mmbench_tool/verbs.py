@@ -1,12 +1,68 @@
 """./mmbench's command line: the parser of every command and its options."""
 import argparse
+import subprocess
 
 from . import (compare, export, fleet, lava, measure, revisions, run,
                selfbench, selftest, verdicts)
-from .common import OUT
+from .common import OUT, REPO
 from .options import (EXIT_CODES, _add_arch_option, _add_guest_options,
                       _add_measure_options, path_arg)
 from .selftest import SMALL_MEMORY
+
+# The commands of ./mmbench --help's two lists: what a user runs, and
+# what checks mmbench itself (CI's, and a developer's).
+USER_COMMANDS = ("run", "measure", "compare", "fleet", "export", "lava")
+OWN_CHECKS = ("test", "bench", "verdicts", "compare-check")
+# What --version says of a copy that is no git checkout.
+VERSION = "unversioned"
+
+
+def version():
+    """mmbench's version: git describe of this checkout, else VERSION."""
+    if not (REPO / ".git").exists():
+        return VERSION
+    try:
+        proc = subprocess.run(["git", "-C", str(REPO), "describe", "--always",
+                               "--dirty"], text=True, timeout=30,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return VERSION
+    return proc.stdout.strip() if proc.returncode == 0 and \
+        proc.stdout.strip() else VERSION
+
+
+class _Version(argparse.Action):
+    """--version: "mmbench <version>", asked of git only when given."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS,
+                 default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=default,
+                         help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"mmbench {version()}", flush=True)
+        parser.exit()
+
+
+def _list_commands(parser, sub):
+    """./mmbench --help's lists of the commands, a user's apart from
+    mmbench's own checks, in place of argparse's one list."""
+    helps = {a.dest: a for a in sub._get_subactions()}
+    assert set(helps) == set(USER_COMMANDS + OWN_CHECKS), sorted(helps)
+    for title, description, names in (
+            ("commands", None, USER_COMMANDS),
+            ("mmbench's own checks", "These check mmbench itself (its "
+             "tests, and how far its figures and verdicts hold), not a "
+             "kernel.", OWN_CHECKS)):
+        group = parser.add_argument_group(title, description)
+        group._group_actions.extend(helps[name] for name in names)
+    # Listed there, before the options; the usage line keeps the
+    # commands.
+    parser._positionals._group_actions.remove(sub)
+    groups = parser._action_groups
+    groups[:] = [g for g in groups if g is not parser._optionals] + \
+        [parser._optionals]
 
 
 def _add_compare_commands(sub):
@@ -148,6 +204,9 @@ def parser():
         prog="mmbench",
         description="Benchmark mm hot paths inside a kernel, as a kselftest.",
         epilog=EXIT_CODES)
+    parser.add_argument("--version", action=_Version,
+                        help="print mmbench's version (git describe of "
+                             "this checkout) and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser(
         "run", help="run the suite on Debian's 6.12 kernel in a QEMU guest",
@@ -248,4 +307,5 @@ def parser():
                    help="run checkpatch.pl --strict on each patch and "
                         "kernel-doc on the module; exit 1 on any report")
     p.set_defaults(func=export.cmd_export)
+    _list_commands(parser, sub)
     return parser, sub

@@ -1,0 +1,70 @@
+"""The command line itself: ./mmbench --help's two lists of commands,
+--version, and the front end's modules, none of which imports another
+that imports it."""
+import ast
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import support
+from mmbench_tool import verbs
+
+
+class Help(unittest.TestCase):
+    def test_users_commands_apart_from_own_checks(self):
+        rc, out = support.options_only("--help")
+        self.assertEqual(rc, 0, out)
+        users, _, own = out.partition("mmbench's own checks:")
+        self.assertIn("These check mmbench itself", own)
+        listed = {w.split()[0] for w in users.partition("commands:")[2]
+                  .splitlines() if w.startswith("  ") and w.split()}
+        self.assertEqual(listed, set(verbs.USER_COMMANDS))
+        for name in verbs.OWN_CHECKS:
+            self.assertRegex(own, rf"\n  {name} ")
+        for name in verbs.USER_COMMANDS:
+            self.assertNotRegex(own, rf"\n  {name} ")
+
+    def test_every_command_has_its_help(self):
+        for name in verbs.USER_COMMANDS + verbs.OWN_CHECKS:
+            with self.subTest(name=name):
+                rc, out = support.options_only(name, "--help")
+                self.assertEqual(rc, 0, out)
+                self.assertIn(f"usage: mmbench {name} ", out)
+
+
+class Version(unittest.TestCase):
+    def test_the_checkouts(self):
+        rc, out = support.options_only("--version")
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r"^mmbench \S+\n$")
+        if (support.REPO / ".git").exists():
+            self.assertNotIn(verbs.VERSION, out)
+
+    def test_a_copy_that_is_no_checkout(self):
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(verbs, "REPO", Path(d)):
+            rc, out = support.options_only("--version")
+        self.assertEqual((rc, out), (0, f"mmbench {verbs.VERSION}\n"))
+
+
+class Imports(unittest.TestCase):
+    def test_no_two_modules_import_each_other(self):
+        # A relative import each way, at the top or in a function.
+        pkg = support.TOOLING / "mmbench_tool"
+        mods = {p.stem: p for p in pkg.glob("*.py")}
+        imports = {m: set() for m in mods}
+        for m, p in mods.items():
+            for n in ast.walk(ast.parse(p.read_text())):
+                if isinstance(n, ast.ImportFrom) and n.level >= 1:
+                    names = ([n.module.split(".")[0]] if n.module else
+                             [a.name for a in n.names])
+                    imports[m].update(d for d in names
+                                      if d in mods and d != m)
+        both = sorted((a, b) for a in imports for b in imports[a]
+                      if a < b and a in imports[b])
+        self.assertEqual(both, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
