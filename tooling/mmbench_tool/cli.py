@@ -2,6 +2,7 @@
 command's function run (run.py, selftest.py, lava.py, selfbench.py,
 verdicts.py, measure.py, export.py), its failures turned into exit
 statuses."""
+import importlib
 import os
 import signal
 import sys
@@ -36,7 +37,7 @@ def main(argv):
         except OSError as e:
             raise Failure(f"MMBENCH_OUT={OUT}: cannot make that folder: "
                           f"{e.strerror or e}") from e
-        return args.func(args)
+        return command(args.func)(args)
     except (Failure, OSError) as e:
         # An OSError no step turned into a Failure (a file that cannot be
         # read, a folder that cannot be made): 2, not a traceback and 1,
@@ -55,6 +56,15 @@ def main(argv):
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def command(name):
+    """The function @name ("module.function" of this package) that runs
+    a command, imported now: verbs.py names them rather than import
+    them."""
+    module, function = name.rsplit(".", 1)
+    return getattr(importlib.import_module(f".{module}", __package__),
+                   function)
 
 
 def _interrupt(signum, frame):

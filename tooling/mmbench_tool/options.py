@@ -8,6 +8,9 @@ from pathlib import Path
 from . import arch as archmod, build, compare, names
 from .common import Failure
 
+# Memory of the small guest of ./mmbench test, in MiB.
+SMALL_MEMORY = 192
+
 # ./mmbench measure's defaults: under 2 minutes of guest time a kernel
 # under TCG here, 8 boots of 4 s and 8 loads of about 1.2 s; loads of one
 # boot share more than loads of different boots, and a boot costs little

@@ -10,15 +10,13 @@ from pathlib import Path
 from . import (build, deps, guest, intree, ktap, lava, measure, revcheck,
                series, verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
-from .options import check_options
+from .options import SMALL_MEMORY, check_options
 from .setup import Setup, judge_suite, literal_checks, report, spoilt
 
 # The front end's unit tests, run on the host by ./mmbench test.
 UNIT_TESTS = REPO / "tooling" / "tests"
 # Runs of the suite under load in ./mmbench test.
 LOADED_RUNS = 3
-# Memory of the small guest of ./mmbench test, in MiB.
-SMALL_MEMORY = 192
 CHECKPATCH_FILES = ["lib/test_mmbench.c",
                     "tools/testing/selftests/mm/mmbench/mmbench_test.c"]
 

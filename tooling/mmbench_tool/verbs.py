@@ -2,12 +2,13 @@
 import argparse
 import subprocess
 
-from . import (compare, export, fleet, lava, measure, revisions, run,
-               selfbench, selftest, verdicts)
+# The commands' modules are not imported here but named ("module.function",
+# imported by cli.main() when its command runs): the checks of ./mmbench
+# test parse a measure command line, and would import themselves.
+from . import compare, fleet, revisions, verdicts
 from .common import OUT, REPO
-from .options import (EXIT_CODES, _add_arch_option, _add_guest_options,
-                      _add_measure_options, path_arg)
-from .selftest import SMALL_MEMORY
+from .options import (EXIT_CODES, SMALL_MEMORY, _add_arch_option,
+                      _add_guest_options, _add_measure_options, path_arg)
 
 # The commands of ./mmbench --help's two lists: what a user runs, and
 # what checks mmbench itself (CI's, and a developer's).
@@ -126,7 +127,7 @@ def _add_compare_commands(sub):
                    help="with --tree: let A and B be the same commit (an "
                         "A/A: no row should get a verdict)")
     _add_measure_options(p)
-    p.set_defaults(func=measure.cmd_measure)
+    p.set_defaults(func="measure.cmd_measure")
     p = sub.add_parser(
         "compare", help="compare two results archives row by row",
         description="For every row: the medians, the change of B against "
@@ -153,7 +154,7 @@ def _add_compare_commands(sub):
                         "plots (default: the measure folder, or a new "
                         "results folder)")
     p.add_argument("--no-plots", action="store_true")
-    p.set_defaults(func=measure.cmd_compare)
+    p.set_defaults(func="measure.cmd_compare")
     p = sub.add_parser(
         "compare-check", help="how far compare's verdicts hold (a "
         "benchmark, not a test)",
@@ -183,7 +184,7 @@ def _add_compare_commands(sub):
                    help="recompute from the archives of an earlier "
                         "compare-check folder, booting nothing (aa: with "
                         "each boot's first --loads loads)")
-    p.set_defaults(func=measure.cmd_compare_check)
+    p.set_defaults(func="measure.cmd_compare_check")
     p = sub.add_parser(
         "fleet", help="an archive's figures for LAVA, KCIDB or LKP",
         description="Print an archive's rows in a fleet's format (tooling/doc/"
@@ -195,7 +196,7 @@ def _add_compare_commands(sub):
     p.add_argument("archive", type=path_arg)
     p.add_argument("--format", choices=fleet.FORMATS, default="lava",
                    help="default lava")
-    p.set_defaults(func=measure.cmd_fleet)
+    p.set_defaults(func="measure.cmd_fleet")
 
 
 def parser():
@@ -220,7 +221,7 @@ def parser():
                    help="after the suite, load the module this many times "
                         "more (2..50) and write every row of every load to "
                         "the results archive, archive.jsonl")
-    p.set_defaults(func=run.cmd_run)
+    p.set_defaults(func="run.cmd_run")
     p = sub.add_parser(
         "test", help="run mmbench's own tests",
         description="Run the front end's unit tests (tooling/tests) on "
@@ -246,7 +247,7 @@ def parser():
                         "guest (which takes about a minute)")
     p.add_argument("--arm64-guest", dest="arm64_guest", action="store_true",
                    default=True, help=argparse.SUPPRESS)
-    p.set_defaults(func=selftest.cmd_test)
+    p.set_defaults(func="selftest.cmd_test")
     p = sub.add_parser(
         "lava", help="run the suite as a LAVA job with lava-run",
         description="Install lava-dispatcher, build what ./mmbench run "
@@ -258,7 +259,7 @@ def parser():
         "mmbench.<row>.ns_per_op (the median, in ns). Prints LAVA's "
         "results and checks that every row arrived.", epilog=EXIT_CODES)
     _add_guest_options(p)
-    p.set_defaults(func=lava.cmd_lava)
+    p.set_defaults(func="lava.cmd_lava")
     p = sub.add_parser(
         "bench", help="measure how far the figures can be trusted",
         description="A benchmark, not a test: in the guest, time the "
@@ -269,7 +270,7 @@ def parser():
     _add_arch_option(p)
     p.add_argument("--loads", type=int, default=5,
                    help="separate module loads, 2..50 (default 5)")
-    p.set_defaults(func=selfbench.cmd_bench)
+    p.set_defaults(func="selfbench.cmd_bench")
     p = sub.add_parser(
         "verdicts", help="how often the verdicts hold, idle and under load",
         description="Boot once and run the suite --runs times, on an idle "
@@ -288,7 +289,7 @@ def parser():
                    default="both",
                    help="the host idle, every host CPU busy, or one boot "
                         "each (default both)")
-    p.set_defaults(func=verdicts.cmd_verdicts)
+    p.set_defaults(func="verdicts.cmd_verdicts")
     _add_compare_commands(sub)
     p = sub.add_parser(
         "export", help="write the upstream patch series",
@@ -306,6 +307,6 @@ def parser():
     p.add_argument("--check", action="store_true",
                    help="run checkpatch.pl --strict on each patch and "
                         "kernel-doc on the module; exit 1 on any report")
-    p.set_defaults(func=export.cmd_export)
+    p.set_defaults(func="export.cmd_export")
     _list_commands(parser, sub)
     return parser, sub
