@@ -381,6 +381,8 @@ class Judged(unittest.TestCase):
         for row, verdict, insn in rows:
             r = compare.RowResult(row)
             r.verdict, r.change_insn = verdict, insn
+            if insn is not None:
+                r.lo_insn, r.hi_insn = insn - 1.5, insn + 1.5
             r.change = None if insn is None else insn / 2
             out.append(r)
         return mock.Mock(rows=out, judged=lambda: out)
@@ -393,9 +395,23 @@ class Judged(unittest.TestCase):
                 ("alloc_pages_order0", I, 2.0)]
         self.assertTrue(all(ok for ok, _, _ in revcheck.nops_checks(
             self.comparison(good), "d")))
+        # kfree_bulk's noisy rows: INCONCLUSIVE, or a REGRESSION whose
+        # interval holds 4, pass.
+        self.assertTrue(all(ok for ok, _, _ in revcheck.nops_checks(
+            self.comparison(good[:2] + [("kfree_bulk_64", I, 0.2),
+                                        ("kfree_bulk_256", R, 5.2)]),
+            "d")))
+        # An interval of +4.00 [+4.00, +4.00] a few 1e-7 off 4 (seen).
+        tight = self.comparison(good[:2] + [("kfree_bulk_16", R, 4.0000003)])
+        tight.rows[-1].lo_insn = tight.rows[-1].hi_insn = 4.0000003
+        self.assertTrue(all(ok for ok, _, _ in revcheck.nops_checks(
+            tight, "d")))
         for bad, which in (
                 ([("kmalloc_64", N, 0.2)] + good[1:], 0),
                 ([("kmalloc_64", R, 8.0)] + good[1:], 0),
+                ([("kmalloc_64", I, 4.0)] + good[1:], 0),
+                (good[:2] + [("kfree_bulk_16", N, 0.1)], 0),
+                (good[:2] + [("kfree_bulk_16", R, 9.0)], 0),
                 (good[:3] + [("kmem_cache_bulk_16", R, 4.0)], 1),
                 ([("inc_dec_zone_page_state",
                    compare.IMPROVEMENT, -1.0)] + good, 1)):
