@@ -68,9 +68,14 @@ def _list_commands(parser, sub):
 
 def _add_compare_commands(sub):
     p = sub.add_parser(
-        "measure", help="measure two kernels in alternating boots and "
-        "compare them",
-        description="Boot kernel A and kernel B in turn (A, B, A, B, ...: "
+        "measure", help="measure two kernels, or two revisions of a "
+        "tree, and compare",
+        description="With --tree DIR REV_A REV_B: build both revisions of "
+        "a kernel git tree (x86_64, out of tree, in the build cache "
+        "MMBENCH_CACHE, default /var/cache/mmbench; the tree is only read, "
+        "commit first), each in --layouts code layouts, and measure them "
+        "so; results in out/results/<date-time>-measure/. "
+        "Boot kernel A and kernel B in turn (A, B, A, B, ...: "
         "host drift falls on both), --boots times each, loading the module "
         "--loads times a boot, with samples=3 unless --param says other "
         "(loads, not samples, narrow a comparison); save each kernel's "
