@@ -21,7 +21,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from . import compare, revisions
+from . import compare
 from .common import OUT, REPO, Failure, say
 
 PATCHES = REPO / "tooling" / "kernel" / "patches"

@@ -21,7 +21,6 @@ rows by 10-13 %); measure spreads each kernel's boots over its variants,
 and compare takes the layout as the unit, so that no verdict claims what
 layout alone does.
 """
-import os
 import re
 import shutil
 import subprocess
