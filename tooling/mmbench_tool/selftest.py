@@ -535,5 +535,9 @@ def cmd_test(args):
     npass = sum(1 for ok, _, _ in checks if ok)
     nfail = len(checks) - npass
     say(f"results in {results}")
+    # Again at the end, where a log cut to its tail still shows them.
+    for ok, what, why in checks:
+        if not ok:
+            say(f"failed: {what}" + (f" ({why})" if why else ""))
     print(f"{npass} passed, {nfail} failed", flush=True)
     return 0 if nfail == 0 else 1
