@@ -101,44 +101,67 @@ def _said(rows):
         for r in rows) or "none"
 
 
+# Benjamini-Hochberg holds the false discovery rate at 5 %: when no row
+# moved, one control in twenty flags a row by chance (1 of 20 A/A
+# comparisons here, tooling/doc/measured.md).  A check of "nothing
+# moved" therefore allows one flagged row; the failure these controls
+# exist to catch flagged 19 rows at once.
+CHANCE = 1
+
+
 def nops_checks(c, where):
     """The icount comparison @c of base against nops.  The kmalloc and
     kmem_cache rows (one allocation an op) come out REGRESSION, within
-    an instruction of NOPS_INSN; kfree_bulk's, whose op is one
-    allocation and a share of a bulk free, are noisier (+4.00 [+4.00,
-    +4.00] for 16 objects, INCONCLUSIVE or +6.9 [+3.2, +10.7] for 256 in
-    two runs here): never called unchanged or faster, and a REGRESSION's
-    interval holds NOPS_INSN; no row that does not reach
-    slab_alloc_node() is flagged."""
+    an instruction of NOPS_INSN, but for one that may be INCONCLUSIVE by
+    chance if its interval holds NOPS_INSN; kfree_bulk's, whose op is
+    one allocation and a share of a bulk free, are noisier (+4.00
+    [+4.00, +4.00] for 16 objects, INCONCLUSIVE or +6.9 [+3.2, +10.7]
+    for 256 in two runs here): never called unchanged or faster, and a
+    REGRESSION's interval holds NOPS_INSN; of the rows that do not reach
+    slab_alloc_node(), at most CHANCE is flagged."""
     moved = [r for r in c.rows if NOPS_ROWS.fullmatch(r.row)]
     core = [r for r in moved if not r.row.startswith("kfree_bulk_")]
     bulk = [r for r in moved if r.row.startswith("kfree_bulk_")]
     still = [r for r in c.judged() if not NOPS_ROWS.fullmatch(r.row)]
-    off = [r for r in core if r.verdict != compare.REGRESSION or
-           r.change_insn is None or
-           not NOPS_INSN - 1 <= r.change_insn <= NOPS_INSN + 1]
+
+    def holds(r):
+        return (r.lo_insn is not None and
+                r.lo_insn - SLACK <= NOPS_INSN <= r.hi_insn + SLACK)
+
+    undecided = [r for r in core if r.verdict == compare.INCONCLUSIVE
+                 and holds(r)]
+    off = [r for r in core if (r.verdict != compare.REGRESSION or
+                               r.change_insn is None or
+                               not NOPS_INSN - 1 <= r.change_insn <=
+                               NOPS_INSN + 1)
+           and (r not in undecided or len(undecided) > CHANCE)]
     off += [r for r in bulk if r.verdict in (compare.NO_CHANGE,
                                              compare.IMPROVEMENT) or
-            r.verdict == compare.REGRESSION and
-            not r.lo_insn - SLACK <= NOPS_INSN <= r.hi_insn + SLACK]
+            r.verdict == compare.REGRESSION and not holds(r)]
+    flagged = _flagged(still)
     return [
         (bool(core) and not off,
          f"measure --tree, icount: each row reaching slab_alloc_node() "
-         f"{NOPS_INSN} instructions longer ({len(core)} kmalloc and "
-         f"kmem_cache rows REGRESSION, {len(bulk)} kfree_bulk rows not "
-         "contradicting it)",
+         f"{NOPS_INSN} instructions longer ({len(core) - len(undecided)} "
+         f"of {len(core)} kmalloc and kmem_cache rows REGRESSION, "
+         f"{len(undecided)} undecided holding it, {len(bulk)} kfree_bulk "
+         "rows not contradicting it)",
          f"off: {_said(off)}; see {where}/compare.txt"),
-        (not _flagged(still),
-         "measure --tree, icount: no row that does not reach it moved",
-         f"flagged: {_said(_flagged(still))}; see {where}/compare.txt"),
+        (len(flagged) <= CHANCE,
+         f"measure --tree, icount: no row that does not reach it moved "
+         f"({len(flagged)} of {len(still)} flagged, {CHANCE} allowed "
+         "by chance)",
+         f"flagged: {_said(flagged)}; see {where}/compare.txt"),
     ]
 
 
 def layout_checks(c, where, mode):
-    flagged = _flagged(c.judged())
-    return [(not flagged,
+    judged = c.judged()
+    flagged = _flagged(judged)
+    return [(len(flagged) <= CHANCE,
              f"measure --tree, {mode}: the layout-only control (the same "
-             "code shifted by 64 bytes) gives no verdict",
+             f"code shifted by 64 bytes) gives no verdict ({len(flagged)} "
+             f"of {len(judged)} rows flagged, {CHANCE} allowed by chance)",
              f"flagged: {_said(flagged)}; see {where}/compare.txt")]
 
 
