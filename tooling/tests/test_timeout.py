@@ -58,3 +58,35 @@ class Timeout(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Settings(unittest.TestCase):
+    """The kselftest's settings file holds every case's own time limit:
+    it said 600 s while the cases' limits added up to 3180 s, so a case
+    that hung early lost the results of every later one."""
+
+    def test_settings_hold_every_case_timeout(self):
+        import re
+        from pathlib import Path
+        top = Path(__file__).resolve().parents[2]
+        src = top / "tools/testing/selftests/mm/mmbench"
+        text = (src / "mmbench_test.c").read_text()
+        defines = dict(re.findall(r"^#define\s+(\w+)\s+(\d+)\s*$", text,
+                                  re.M))
+        variants = {}
+        for fixture in re.findall(r"^FIXTURE_VARIANT_ADD\((\w+),", text,
+                                  re.M):
+            variants[fixture] = variants.get(fixture, 0) + 1
+        cases = re.findall(r"^TEST_F(?:_TIMEOUT)?\((\w+),\s*\w+(?:,\s*(\w+))?\)",
+                           text, re.M)
+        self.assertGreater(len(cases), 2)
+        total = 0
+        for fixture, limit in cases:
+            # The harness's default is 30 s a case.
+            limit = int(defines.get(limit, limit or 30))
+            total += limit * variants.get(fixture, 1)
+        settings = dict(line.split("=", 1) for line in
+                        (src / "settings").read_text().split())
+        self.assertLessEqual(total, int(settings["timeout"]),
+                             "the cases' time limits add up past the "
+                             "settings file's timeout")
