@@ -89,6 +89,23 @@ def drops(klog_lines, row):
     return found
 
 
+def compose_fingerprint(test_program, host_facts, module=None, guest=None):
+    """The fingerprint of a boot: the test program's fingerprint lines
+    (when the suite ran), the module's fingerprint files, what the guest
+    said of itself and @host_facts, each over the ones before; emulated
+    "yes" under TCG where the guest did not say."""
+    fp = {}
+    fp.update(test_program)
+    fp.update(module or {})
+    fp.update({k: v for k, v in (guest or {}).items() if k != "boot_id"})
+    fp.update(host_facts)
+    if "emulated" not in fp or fp["emulated"] == "unknown":
+        fp["emulated"] = "yes" if host_facts.get("accel") in \
+            ("tcg", ICOUNT_ACCEL) else \
+            fp.get("emulated", "unknown")
+    return fp
+
+
 def records(lines, host_facts, params, boot=None):
     """The archive records of one guest boot from its MMBENCH-BENCH lines.
 
@@ -101,15 +118,7 @@ def records(lines, host_facts, params, boot=None):
     module = bench.parse_prefixed(lines, "module ")
     for ld in loads:
         module.update(ld.get(bench.MODULE_FP, {}))
-    fp = {}
-    fp.update(fingerprint)          # the test program's, when the suite ran
-    fp.update(module)               # the module's fingerprint files
-    fp.update({k: v for k, v in guest_facts.items() if k != "boot_id"})
-    fp.update(host_facts)
-    if "emulated" not in fp or fp["emulated"] == "unknown":
-        fp["emulated"] = "yes" if host_facts.get("accel") in \
-            ("tcg", ICOUNT_ACCEL) else \
-            fp.get("emulated", "unknown")
+    fp = compose_fingerprint(fingerprint, host_facts, module, guest_facts)
     # One of the host's for a guest that did not say it (no
     # /proc/sys/kernel/random/boot_id): two such boots are not one.
     boot_id = guest_facts.get("boot_id") or boot or f"host-{uuid.uuid4()}"

@@ -65,20 +65,57 @@ def results(ktap_lines):
     return found
 
 
-def figures(ktap_lines):
-    """{benchmark: {key: value}} from the "# name.key=value" lines.  A row
-    printed by several cases keeps what the first of them printed (the last
-    value of a key there): its own case, where it was judged, comes before
-    the cases that print it too."""
-    table, owner, case = {}, {}, 0
+def _figure_lines(ktap_lines):
+    """(case, name, key, value) of each "# name.key=value" line, case the
+    number of result lines before it: the index in results() of the case
+    that printed it (len(results()) for a case that never ended)."""
+    case = 0
     for line in ktap_lines:
         if CASE_END.match(line):
             case += 1
             continue
         m = FIGURE.match(line)
-        if m and owner.setdefault(m.group(1), case) == case:
-            table.setdefault(m.group(1), {})[m.group(2)] = m.group(3)
+        if m:
+            yield case, m.group(1), m.group(2), m.group(3)
+
+
+def figures(ktap_lines):
+    """{benchmark: {key: value}} from the "# name.key=value" lines.  A row
+    printed by several cases keeps what the first of them printed (the last
+    value of a key there): its own case, where it was judged, comes before
+    the cases that print it too."""
+    table, owner = {}, {}
+    for case, name, key, value in _figure_lines(ktap_lines):
+        if owner.setdefault(name, case) == case:
+            table.setdefault(name, {})[key] = value
     return table
+
+
+def figure_cases(ktap_lines):
+    """{name: the case whose figures of it figures() keeps}, the case as
+    an index into results(); one past its end for the case that was
+    running when the output stopped."""
+    owner = {}
+    for case, name, _, _ in _figure_lines(ktap_lines):
+        owner.setdefault(name, case)
+    return owner
+
+
+HARNESS_RUN = re.compile(r"^#  RUN\s+(\S+) \.\.\.$")
+
+
+def unfinished(ktap_lines):
+    """The case the harness started last ("#  RUN ... name ...") when no
+    result line followed it: the one running when the output stopped;
+    else None."""
+    running = None
+    for line in ktap_lines:
+        m = HARNESS_RUN.match(line)
+        if m:
+            running = m.group(1)
+        elif CASE_END.match(line):
+            running = None
+    return running
 
 
 def kunit_parse(tree, path):

@@ -57,6 +57,20 @@ class Ktap(unittest.TestCase):
                           "ceiling": "not judged (drift)"})
         self.assertEqual(table["page_frag_remote_free"]["ns_per_op_median"],
                          "150.000")
+        # The case each row's kept figures came from (results.json's
+        # "case"): an index into results().
+        self.assertEqual(ktap.figure_cases(inner),
+                         {"ptr_ring_remote": 0, "page_frag_remote_free": 1})
+
+    def test_the_case_running_when_the_output_stopped(self):
+        inner = ["#  RUN           mmbench.kmalloc.run ...",
+                 "#            OK  mmbench.kmalloc.run",
+                 "ok 1 mmbench.kmalloc.run"]
+        self.assertIsNone(ktap.unfinished(inner))
+        inner += ["#  RUN           mmbench.kmem_cache.run ...",
+                  "# kmem_cache_8.status=pass"]
+        self.assertEqual(ktap.unfinished(inner), "mmbench.kmem_cache.run")
+        self.assertEqual(ktap.figure_cases(inner), {"kmem_cache_8": 1})
 
     def test_merge_logs_keeps_order_and_each_line_once(self):
         dmesg = ["[    5.000000] b", "[    9.000000] d"]

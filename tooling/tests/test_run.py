@@ -92,6 +92,138 @@ class Selection(unittest.TestCase):
             self.assertIn("FAIL: no oops, BUG or WARN", out)
 
 
+
+# A row as the test program prints it, "none" where it kept no sample.
+ROW = """\
+# kmalloc_64.status=pass
+# kmalloc_64.reason=
+# kmalloc_64.group=slab
+# kmalloc_64.cpu=0
+# kmalloc_64.context=preempt
+# kmalloc_64.samples=3
+# kmalloc_64.noise_pct=2.500
+# kmalloc_64.ns_per_op_min=170.611
+# kmalloc_64.ns_per_op_median=171.763
+# kmalloc_64.ns_per_op_mad=6.119
+# kmalloc_64.net_ns_per_op=170.500
+# kmalloc_64.net_cycles_per_op=none
+# kmalloc_64.sample_ns=171.763 170.611 180.002
+# kmalloc_64.ceiling_ns=20000.000
+# kmalloc_64.ceiling=enforced (default for an emulated machine)
+# kmalloc_8.status=unsupported
+# kmalloc_8.reason=5 allocation calls failed
+# run1.baseline_drift_pct=4.451
+# fingerprint.release=6.12-fake
+# fingerprint.preempt=voluntary
+""".splitlines()
+
+
+class ResultsJson(unittest.TestCase):
+    """Every run leaves results.json, which json.tool reads, with the
+    rows' figures as numbers: a robot need not parse the KTAP."""
+
+    def run_guest(self, ktap_lines, *argv, verdict="ok"):
+        fake = support.FakeGuest(support.suite_lines(ktap_lines, verdict))
+        self.addCleanup(fake.close)
+        rc, out = fake.run("run", "--accel", "tcg", *argv)
+        return rc, out, fake
+
+    def results(self, fake):
+        import json
+        return json.loads((fake.results[-1] / "results.json").read_text())
+
+    def test_rows_and_figures_as_numbers(self):
+        import subprocess
+        import sys
+        rc, out, fake = self.run_guest(
+            ["TAP version 13", "1..2"] + ROW +
+            ["ok 1 mmbench.kmalloc.run",
+             "ok 2 ndelay.slope # SKIP clock too coarse"])
+        self.assertEqual(rc, 0, out)
+        path = fake.results[0] / "results.json"
+        self.assertIn(f"results.json (rows, figures, verdicts, "
+                      f"fingerprint): {path}", out)
+        # What the issue's done-when asks: json.tool reads it.
+        subprocess.run([sys.executable, "-m", "json.tool", str(path)],
+                       check=True, stdout=subprocess.DEVNULL)
+        doc = self.results(fake)
+        self.assertEqual(doc["schema"], 1)
+        self.assertEqual((doc["outcome"], doc["exit_status"],
+                          doc["verdict"], doc["finished"]),
+                         ("passed", 0, "pass", True))
+        self.assertTrue(doc["mmbench"])
+        self.assertEqual(doc["kernel"]["release"], "6.12-fake")
+        self.assertEqual(doc["kernel"]["preempt"], "voluntary")
+        self.assertEqual(doc["fingerprint"]["accel"], "tcg")
+        self.assertEqual((doc["guest"]["cpus"], doc["guest"]["memory_mib"],
+                          doc["guest"]["accel"]), (2, 1024, "tcg"))
+        self.assertEqual(doc["cases"], [
+            {"number": 1, "name": "mmbench.kmalloc.run", "result": "pass",
+             "reason": ""},
+            {"number": 2, "name": "ndelay.slope", "result": "skip",
+             "reason": "clock too coarse"}])
+        self.assertEqual(doc["counts"], {"pass": 1, "fail": 0, "skip": 1})
+        rows = {r["row"]: r for r in doc["rows"]}
+        self.assertEqual(list(rows), ["kmalloc_8", "kmalloc_64"])
+        row = rows["kmalloc_64"]
+        self.assertEqual(row["ns_per_op_median"], 171.763)
+        self.assertIsInstance(row["ns_per_op_median"], float)
+        self.assertEqual((row["samples"], row["cpu"], row["noise_pct"]),
+                         (3, 0, 2.5))
+        self.assertEqual(row["sample_ns"], [171.763, 170.611, 180.002])
+        self.assertIsNone(row["net_cycles_per_op"])
+        self.assertEqual((row["status"], row["reason"], row["ceiling_ns"],
+                          row["vs_ceiling"], row["case"]),
+                         ("pass", "", 20000.0, "under",
+                          "mmbench.kmalloc.run"))
+        self.assertEqual(rows["kmalloc_8"]["reason"],
+                         "5 allocation calls failed")
+        self.assertEqual(doc["other_figures"],
+                         {"run1": {"baseline_drift_pct": 4.451}})
+        self.assertTrue(all(c["ok"] for c in doc["checks"]), doc["checks"])
+        self.assertEqual(doc["files"]["ktap"], "mmbench_test.ktap")
+        self.assertIsNone(doc["archive"])
+
+    def test_a_failed_run(self):
+        rc, out, fake = self.run_guest(
+            ["TAP version 13", "1..1"] + ROW +
+            ["not ok 1 mmbench.kmalloc.run"], verdict="not ok")
+        self.assertEqual(rc, 1, out)
+        doc = self.results(fake)
+        self.assertEqual((doc["outcome"], doc["exit_status"],
+                          doc["verdict"]), ("failed", 1, "fail"))
+        self.assertEqual(doc["cases"][0]["result"], "fail")
+        failed = [c for c in doc["checks"] if not c["ok"]]
+        self.assertIn("mmbench_test: 0 passed, 1 failed, 0 skipped",
+                      [c["check"] for c in failed])
+
+    def test_written_when_a_step_fails(self):
+        """QEMU exits with an error: the run stops (exit 2), and
+        results.json has the error and what guest.log kept."""
+        rc, out, fake = self.run_guest(
+            ["TAP version 13", "1..1"] + ROW + ["ok 1 mmbench.kmalloc.run"])
+        for qemu in (fake.dir / "bin").glob("qemu-system-*"):
+            qemu.write_text(qemu.read_text().replace("exit 0", "exit 3"))
+        rc, out = fake.run("run", "--accel", "tcg")
+        self.assertEqual(rc, 2, out)
+        doc = self.results(fake)
+        self.assertEqual((doc["outcome"], doc["exit_status"]), ("error", 2))
+        self.assertIn("exited with 3", doc["error"])
+        self.assertEqual(doc["rows"][1]["ns_per_op_median"], 171.763)
+        self.assertEqual(doc["checks"], [])
+
+    def test_values(self):
+        from mmbench_tool import results
+        self.assertEqual(results.value("samples", "9"), 9)
+        self.assertEqual(results.value("ns_per_op_mad", "-0.5"), -0.5)
+        self.assertEqual(results.value("sample_ns", "1.5"), [1.5])
+        self.assertEqual(results.value("sample_ns", "none"), [])
+        self.assertIsNone(results.value("baseline_drift_pct", "none"))
+        self.assertEqual(results.value("reason", "5"), "5")
+        self.assertEqual(results.value("team_cpus", "0-1"), "0-1")
+        self.assertEqual(results.value("x_ns", "1e999"), "1e999")
+
+
 if __name__ == "__main__":
     unittest.main()
 

@@ -1,6 +1,7 @@
 """A guest stopped at --timeout keeps everything it printed and the run
 exits 1 saying so: it used to keep an empty console.log and exit 2, as
 for a bad option."""
+import json
 import os
 import unittest
 
@@ -33,6 +34,25 @@ class Timeout(unittest.TestCase):
         # QEMU itself is gone, not left running.
         (pid,) = fake.pids()
         self.assertFalse(os.path.exists(f"/proc/{pid}"), pid)
+        # results.json is there, with what there was and the case that
+        # was running.
+        self.assertIn("the case running when the guest was stopped: "
+                      "mmbench.kmem_cache.run", out)
+        doc = json.loads((results / "results.json").read_text())
+        self.assertEqual((doc["outcome"], doc["exit_status"],
+                          doc["finished"], doc["verdict"]),
+                         ("failed", 1, False, None))
+        self.assertEqual(doc["guest"]["timed_out_after_s"], 2)
+        self.assertTrue(doc["guest"]["started"])
+        self.assertEqual(doc["unfinished_case"], "mmbench.kmem_cache.run")
+        self.assertEqual(doc["cases_planned"], 27)
+        self.assertEqual([c["name"] for c in doc["cases"]],
+                         ["mmbench.kmalloc.run"])
+        self.assertEqual(doc["rows"][0]["ns_per_op_median"], 171.763)
+        self.assertIn({"ok": False, "check": "the guest ran to the end",
+                       "why": f"timed out after 2 s; what it printed is "
+                       f"in {results}: guest.log, mmbench_test.ktap, "
+                       "console.log"}, doc["checks"])
 
     def test_timeout_while_booting(self):
         """Stopped before the guest printed its first line (--cpus 255 under TCG, a new
@@ -54,6 +74,10 @@ class Timeout(unittest.TestCase):
         self.assertIn("PASS: no oops, BUG or WARN in the kernel log", out)
         self.assertNotIn("kunit.py parse", out)
         self.assertNotIn("the run measured something", out)
+        doc = json.loads((fake.results[0] / "results.json").read_text())
+        self.assertEqual((doc["finished"], doc["guest"]["started"],
+                          doc["guest"]["timed_out_after_s"], doc["rows"],
+                          doc["cases"]), (False, False, 2, [], []))
 
 
 if __name__ == "__main__":
