@@ -1,9 +1,25 @@
 """./mmbench run: the suite in a QEMU guest, its KTAP judged, and
 results.json written whatever the end."""
+import re
+
 from . import archive, guest, ktap, results as resultsmod
 from .common import Failure, Phase, say
 from .setup import (GuestOutput, Setup, judge_suite, report, save_archive,
                     spoilt)
+
+# The guest's lines a run shows without --raw-output: its first line,
+# each case's result as it ends (run_kselftest.sh puts "# " before the
+# test program's lines), a bail out, run_kselftest.sh's own result and,
+# with --loads, a line a load.  The rest, the figures' "# " lines among
+# them, is in the results folder: guest.log, mmbench_test.ktap.
+PROGRESS = re.compile(r"^MMBENCH-GUEST-BEGIN |^(# )?(not )?ok \d+ |"
+                      r"^(# )*Bail out!|"
+                      r"^MMBENCH-BENCH load=\d+ (run_ms=|insmod failed)")
+
+
+def progress(line):
+    return bool(PROGRESS.match(line))
+
 
 def cmd_run(args):
     setup = Setup(args)
@@ -13,7 +29,8 @@ def cmd_run(args):
         setup.extra_env = {"MMBENCH_LOADS": str(args.loads)}
     out = recs = None
     try:
-        out = setup.boot("run", results)
+        out = setup.boot("run", results,
+                         echo=None if args.raw_output else progress)
         with Phase("results"):
             checks = judge_suite(setup, out, results)
             running = ktap.unfinished(ktap.inner_ktap(out.suite or []))

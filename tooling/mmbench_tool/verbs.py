@@ -218,14 +218,25 @@ def parser():
         "run", help="run the suite on Debian's 6.12 kernel in a QEMU guest",
         description="Build test_mmbench and the mm/mmbench kselftest, boot "
         "the kernel in QEMU, run the kselftest there as LKFT does and judge "
-        f"its KTAP. Results go to {OUT}/results/<date-time>/ (MMBENCH_OUT "
-        "moves out/).", epilog=EXIT_CODES)
+        "its KTAP, showing each case's result as it ends and the figures' "
+        f"table. Results go to {OUT}/results/<date-time>/ (MMBENCH_OUT "
+        "moves out/): results.json (rows, figures, verdicts, fingerprint; "
+        "tooling/doc/results-schema.md), written however the run ends, "
+        "the raw KTAP mmbench_test.ktap and the guest's logs.",
+        epilog=EXIT_CODES)
     _add_guest_options(p)
     _add_arch_option(p)
     p.add_argument("--loads", type=int,
                    help="after the suite, load the module this many times "
                         "more (2..50) and write every row of every load to "
                         "the results archive, archive.jsonl")
+    p.add_argument("--raw-output", "--raw", dest="raw_output",
+                   action="store_true",
+                   help="show every line the guest prints (the raw KTAP, "
+                        "each figure a '# <row>.<key>=<value>' line), as "
+                        "kunit.py run --raw_output does; by default only "
+                        "each case's result line (the raw KTAP is in the "
+                        "results folder either way)")
     p.set_defaults(func="run.cmd_run")
     p = sub.add_parser(
         "test", help="run mmbench's own tests",

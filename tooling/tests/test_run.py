@@ -212,6 +212,28 @@ class ResultsJson(unittest.TestCase):
         self.assertEqual(doc["rows"][1]["ns_per_op_median"], 171.763)
         self.assertEqual(doc["checks"], [])
 
+    def test_the_terminal_shows_progress_and_the_table(self):
+        """The figures' "# " lines (a thousand in a full run) stay in the
+        results folder; the terminal has each case's result and the
+        table, and every line with --raw-output."""
+        lines = ["TAP version 13", "1..1"] + ROW + \
+            ["ok 1 mmbench.kmalloc.run"]
+        rc, out, fake = self.run_guest(lines)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("  | # ok 1 mmbench.kmalloc.run\n", out)
+        self.assertIn("  | ok 1 selftests: mm/mmbench: mmbench_test\n", out)
+        self.assertNotIn("  | # # kmalloc_64.", out)
+        self.assertNotIn("  | # TAP version 13", out)
+        self.assertRegex(out, r"\n  kmalloc_64 +pass +preempt +171\.763 ")
+        ktap = (fake.results[0] / "mmbench_test.ktap").read_text()
+        self.assertIn("# kmalloc_64.ns_per_op_median=171.763\n", ktap)
+        for option in ("--raw-output", "--raw"):
+            rc, out, fake = self.run_guest(lines, option)
+            self.assertEqual(rc, 0, out)
+            self.assertIn("  | # # kmalloc_64.ns_per_op_median=171.763\n",
+                          out)
+            self.assertRegex(out, r"\n  kmalloc_64 +pass +preempt +171\.763 ")
+
     def test_values(self):
         from mmbench_tool import results
         self.assertEqual(results.value("samples", "9"), 9)
