@@ -13,9 +13,9 @@ it (made by the kernel's own scripts/package/install-extmod-build, as
 Debian's linux-headers packages are): asked again, nothing is rebuilt.
 
 A layout variant is the same code with padding that never runs: a function
-of N bytes of NOPs appended to init/main.c, whose text the linker places
-before kernel/ and mm/, so that everything after it moves by about N
-bytes.  Under QEMU's TCG the cost of a path moves with its addresses
+of N bytes of NOPs appended to kernel/fork.c, the first object of kernel/,
+which the linker places before mm/, so that everything after it moves by
+about N bytes (checked in each build's System.map: check_layouts()).  Under QEMU's TCG the cost of a path moves with its addresses
 (translation blocks end at guest pages; a 64-byte shift moved the kmalloc
 rows by 10-13 %); measure spreads each kernel's boots over its variants,
 and compare takes the layout as the unit, so that no verdict claims what
@@ -47,17 +47,64 @@ ALIGN_FRAGMENT = "CONFIG_EXPERT=y\nCONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y\n"
 # module built against the revision's headers would not match.
 RELEASE_FRAGMENT = "# CONFIG_LOCALVERSION_AUTO is not set\n"
 EXTMOD = "scripts/package/install-extmod-build"
-PAD_FILE = "init/main.c"
+# The file the padding goes into: kernel/ and mm/ are linked after it.
+# Not init/: arch/x86's objects come between, and one of them
+# (madt_playdead.S, with ACPI) aligns to a page, which took the padding
+# back out before mm/ (kmem_cache_free at one page offset in every layout).
+PAD_FILE = "kernel/fork.c"
 STAMP = "built"
+# Symbols of the hot paths whose place in a page each layout must change:
+# the proof that the padding reaches mm/.
+PROBES = ("kmem_cache_free", "__free_pages")
 
 
 class Built:
     """One revision's builds: its commit, release, headers and, per
     layout, (label, bzImage)."""
 
-    def __init__(self, rev, sha, release, headers, layouts):
+    def __init__(self, rev, sha, release, headers, layouts, maps=()):
         self.rev, self.sha, self.release = rev, sha, release
-        self.headers, self.layouts = headers, layouts
+        self.headers, self.layouts, self.maps = headers, layouts, list(maps)
+
+
+def page_offsets(system_map):
+    """{probe: its address modulo 4096} of the PROBES a System.map
+    has."""
+    out = {}
+    for line in Path(system_map).read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] in PROBES:
+            out[parts[2]] = int(parts[0], 16) % 4096
+    return out
+
+
+def check_layouts(builds):
+    """Refuse layouts that do not move the hot paths: within a revision
+    (and across both sides of an A/A), each probe at another page offset
+    in every layout.  Says so and passes where a System.map lacks a
+    probe."""
+    groups = {}
+    for b in builds:
+        groups.setdefault(b.sha, []).extend(
+            (label, m) for (label, _), m in zip(b.layouts, b.maps))
+    for sha, layouts in groups.items():
+        if len(layouts) < 2:
+            continue
+        offsets = [(label, page_offsets(m)) for label, m in layouts]
+        for probe in PROBES:
+            seen = {}
+            if not all(probe in o for _, o in offsets):
+                say(f"{sha[:12]}: {probe} not in every System.map: "
+                    "cannot tell whether the layouts move it")
+                continue
+            for label, o in offsets:
+                other = seen.setdefault(o[probe], label)
+                if other != label:
+                    raise Failure(
+                        f"layouts {other} and {label}: {probe} at the same "
+                        f"page offset ({o[probe]:#x}) in both, so the "
+                        f"padding in {PAD_FILE} does not reach mm/ in this "
+                        "tree: layout would not be part of the comparison")
 
 
 def git(tree, *args, check=True):
@@ -168,6 +215,9 @@ def kselftest_config():
 
 
 def _pad_source(pad):
+    """The padding of a layout, in every layout (pad 0 too), so that the
+    shifts between layouts are the pads' differences alone, not those
+    and a function's frame."""
     return ("\n/* mmbench layout variant: never called; moves the code "
             "after it */\n"
             "void mmbench_layout_pad(void);\n"
@@ -191,7 +241,8 @@ class Workspace:
         self.log = self.root / "build.log"
 
     def key(self, sha, pad):
-        return kernels.digest(sha, self.cfg_key, pad)
+        return kernels.digest(sha, self.cfg_key, pad, PAD_FILE,
+                              _pad_source(pad))
 
     def artifact(self, sha, pad):
         return kernels.CACHE / "kernels" / self.key(sha, pad)
@@ -210,9 +261,8 @@ class Workspace:
         # A commit made in the tree after the clone: its objects are the
         # tree's, which the clone reads (objects/info/alternates).
         git(self.src, "checkout", "--quiet", "--force", "--detach", sha)
-        if pad:
-            with open(self.src / PAD_FILE, "a") as f:
-                f.write(_pad_source(pad))
+        with open(self.src / PAD_FILE, "a") as f:
+            f.write(_pad_source(pad))
 
     def configure(self, rev):
         """The .config of the build folder, made anew for each revision
@@ -295,7 +345,9 @@ class Workspace:
             layouts.append((label, image))
         release = (headers / "include/config/kernel.release").read_text() \
             .strip()
-        return Built(rev, sha, release, headers, layouts)
+        return Built(rev, sha, release, headers, layouts,
+                     [self.artifact(sha, pad) / "System.map"
+                      for pad in pads])
 
     def install_headers(self, dest):
         """The headers of the revision just built, for out-of-tree
@@ -387,4 +439,5 @@ def build(args):
             # that layout is not the same on both sides.
             pads = [p + PAD_STEP // 2 for p in pads]
         out.append(ws.build(rev, sha, pads))
+    check_layouts(out)
     return out

@@ -31,8 +31,8 @@ class Tree(unittest.TestCase):
         (self.tree / "Makefile").write_text("VERSION = 6\nPATCHLEVEL = 12\n")
         (self.tree / "mm").mkdir()
         (self.tree / "mm/slub.c").write_text("int a;\n")
-        (self.tree / "init").mkdir()
-        (self.tree / "init/main.c").write_text("int main_c;\n")
+        (self.tree / "kernel").mkdir()
+        (self.tree / "kernel/fork.c").write_text("int fork_c;\n")
         (self.tree / "scripts/package").mkdir(parents=True)
         (self.tree / revisions.EXTMOD).write_text("#!/bin/sh\n")
         git(self.tree, "init", "-q")
@@ -201,13 +201,14 @@ class Tree(unittest.TestCase):
             sha = revisions.resolve(self.tree, "base")
             ws.checkout(sha, 1424)
         self.assertEqual((ws.src / "mm/slub.c").read_text(), "int a;\n")
-        self.assertIn(".skip 1424", (ws.src / "init/main.c").read_text())
-        self.assertEqual((self.tree / "init/main.c").read_text(),
-                         "int main_c;\n")
-        # The next checkout takes the padding back out.
+        self.assertIn(".skip 1424", (ws.src / "kernel/fork.c").read_text())
+        self.assertEqual((self.tree / "kernel/fork.c").read_text(),
+                         "int fork_c;\n")
+        # The next checkout takes the padding back out; pad 0 has the
+        # function too, so that layouts differ by the pads alone.
         ws.checkout(sha, 0)
-        self.assertEqual((ws.src / "init/main.c").read_text(),
-                         "int main_c;\n")
+        self.assertEqual((ws.src / "kernel/fork.c").read_text(),
+                         "int fork_c;\n" + revisions._pad_source(0))
         self.assertFalse((self.tree / ".git/worktrees").exists())
         after = subprocess.run(
             ["git", "-C", str(self.tree), "status", "--porcelain",
@@ -231,6 +232,14 @@ class Keys(unittest.TestCase):
             self.assertEqual(ws.key("a" * 40, 0), revisions.Workspace(
                 Path(d), None, False).key("a" * 40, 0))
             self.assertNotEqual(ws.root, aligned.root)
+
+    def test_the_padding_is_in_the_key(self):
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(kernels, "CACHE", Path(d)):
+            ws = revisions.Workspace(Path(d), None, False)
+            before = ws.key("a" * 40, 1424)
+            with mock.patch.object(revisions, "PAD_FILE", "init/main.c"):
+                self.assertNotEqual(ws.key("a" * 40, 1424), before)
 
     def test_padding_is_code_that_never_runs(self):
         src = revisions._pad_source(1424)
@@ -298,6 +307,42 @@ class Building(unittest.TestCase):
         again = ws.build("A", "a" * 40, [0, 1424])
         self.assertEqual(self.made, [])
         self.assertEqual(again.layouts, a.layouts)
+
+    @staticmethod
+    def system_map(path, offsets):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(
+            f"ffffffff81{0x20000 + off:06x} T {sym}\n"
+            for sym, off in offsets.items()) + "ffffffff81000000 T _text\n")
+        return path
+
+    def test_layouts_that_do_not_move_mm_are_refused(self):
+        """What a page-aligned object between the padding and mm/ did:
+        every layout put kmem_cache_free at one page offset."""
+        maps = [self.system_map(self.dir / f"m{k}", {
+            "kmem_cache_free": 0x340, "__free_pages": 0x9a0 + 16 * k})
+            for k in range(3)]
+        built = revisions.Built("A", "a" * 40, "r", None,
+                                [(f"a-pad{k}", None) for k in range(3)],
+                                maps)
+        with self.assertRaisesRegex(revisions.Failure,
+                                    "kmem_cache_free at the same "
+                                    "page offset"):
+            revisions.check_layouts([built])
+        moved = [self.system_map(self.dir / f"n{k}", {
+            "kmem_cache_free": 0x340 + 1424 * k,
+            "__free_pages": 0x9a0 + 1424 * k}) for k in range(3)]
+        built.maps = moved
+        revisions.check_layouts([built])
+        # An A/A: B's layouts must not sit where A's do.
+        twin = revisions.Built("B", "a" * 40, "r", None,
+                               [("b-pad0", None)], [moved[0]])
+        with self.assertRaises(revisions.Failure):
+            revisions.check_layouts([built, twin])
+        # Two revisions may well put a path at one offset.
+        other = revisions.Built("B", "b" * 40, "r", None,
+                                [("b-pad0", None)], [moved[0]])
+        revisions.check_layouts([built, other])
 
     def test_a_layout_whose_release_is_not_its_headers_is_refused(self):
         ws = revisions.Workspace(self.dir / "tree", None, False)
