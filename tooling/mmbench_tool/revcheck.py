@@ -57,8 +57,13 @@ def tree():
     pristine()
     where = OUT / "revision-tree"
     if not (where / ".git").exists():
-        subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout",
-                        str(PRISTINE), str(where)], check=True)
+        proc = subprocess.run(["git", "clone", "-q", "--shared",
+                               "--no-checkout", str(PRISTINE), str(where)],
+                              text=True, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT)
+        if proc.returncode:
+            raise Failure(f"git clone {PRISTINE} {where}: "
+                          f"{proc.stdout[-300:]}")
     env = dict(os.environ, **IDENTITY)
     git(where, "branch", "-f", "base", f"refs/tags/{TAG}")
     for branch, patch in (("nops", NOPS), ("layout", LAYOUT)):
@@ -72,7 +77,10 @@ def tree():
             raise Failure(f"git apply {patch} on {where}: "
                           f"{proc.stdout[-300:]}")
         subject = re.search(r"^Subject: (?:\[PATCH\] )?(.*)$",
-                            (PATCHES / patch).read_text(), re.M).group(1)
+                            (PATCHES / patch).read_text(), re.M)
+        if not subject:
+            raise Failure(f"{PATCHES / patch}: no Subject: line")
+        subject = subject.group(1)
         top = git(where, "write-tree", env=env).strip()
         commit = git(where, "commit-tree", top, "-p", f"refs/tags/{TAG}",
                      "-m", subject, env=env).strip()

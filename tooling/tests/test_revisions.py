@@ -308,6 +308,24 @@ class Building(unittest.TestCase):
         self.assertEqual(self.made, [])
         self.assertEqual(again.layouts, a.layouts)
 
+    def test_a_build_is_published_whole(self):
+        """Two runs sharing the cache (a user's clone and CI's) make the
+        same key: the first stamped is kept, a half-copied folder of a
+        run that died is replaced, never taken as built."""
+        art = self.dir / "kernels" / "k"
+        src = self.dir / "bzImage"
+        src.write_text("mine")
+        art.mkdir(parents=True)
+        (art / "bzImage").write_text("half")
+        revisions.publish(art, [(src, "bzImage")], "A\n")
+        self.assertEqual((art / "bzImage").read_text(), "mine")
+        self.assertEqual((art / revisions.STAMP).read_text(), "A\n")
+        src.write_text("theirs")
+        revisions.publish(art, [(src, "bzImage")], "B\n")
+        self.assertEqual((art / "bzImage").read_text(), "mine")
+        self.assertEqual(sorted(p.name for p in art.parent.iterdir()),
+                         ["k", "k.lock"])
+
     @staticmethod
     def system_map(path, offsets):
         path.parent.mkdir(parents=True, exist_ok=True)
