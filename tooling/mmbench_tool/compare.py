@@ -17,6 +17,7 @@ instructions.  tooling/doc/compare-method.md explains the choices and
 the figures behind them.
 """
 import math
+import re
 import statistics
 import sys
 
@@ -74,6 +75,15 @@ INCONCLUSIVE = "INCONCLUSIVE"
 NOT_COMPARABLE = "NOT COMPARABLE"
 # The load factor's change between the kernels, judged as a row.
 SHIFT_ROW = "(every row alike)"
+# The longest kernel name in a column's header; the full names are said
+# once, above the table.
+NAME_WIDTH = 16
+# The rows the summary names a kind of (slower, faster); the table has
+# every one.
+SUMMARY_ROWS = 4
+# The release of measure --tree's builds: the revision's own, with
+# -mmb and its commit's first 8 hex digits (revisions.py).
+TREE_RELEASE = re.compile(r"(.*)-mmb([0-9a-f]{8})")
 
 
 def special():
@@ -445,11 +455,91 @@ def more_boots(r, m):
     return min(MORE_BOOTS_CAP, max(1, math.ceil(min(need)) - n))
 
 
+def _short(text, width=NAME_WIDTH):
+    """@text cut to @width characters, ".." saying it was."""
+    return text if len(text) <= width else text[:width - 2] + ".."
+
+
+def _releases(arch):
+    """The releases @arch's run records name, in the order first seen."""
+    return list(dict.fromkeys(
+        str(run["fingerprint"]["release"]) for run in arch.runs
+        if isinstance(run.get("fingerprint"), dict) and
+        run["fingerprint"].get("release")))
+
+
+def _module_params(arch):
+    """The module parameters of @arch's run records, in order."""
+    out = {}
+    for run in arch.runs:
+        params = run.get("params")
+        module = params.get("module") if isinstance(params, dict) else None
+        for p in module if isinstance(module, list) else ():
+            out[str(p)] = None
+    return list(out)
+
+
+def kernel_names(a, b, labels=(None, None)):
+    """{"A": (full name, short name), "B": ...} of archives @a and @b:
+    the @labels given, else their releases; the short one, at most
+    NAME_WIDTH characters, names a column.  Releases that are the same
+    (an A/A), or measure --tree's that differ only in the commit
+    (-mmb<commit>), are told apart by "A" and "B" (and the commit); the
+    module parameters only one side has (--b-param) join its full
+    name."""
+    rel = {}
+    for side, arch in (("A", a), ("B", b)):
+        found = _releases(arch)
+        rel[side] = found[0] + (f" and {len(found) - 1} more"
+                                if len(found) > 1 else "") \
+            if found else "release unknown"
+    params = {"A": _module_params(a), "B": _module_params(b)}
+    own = {s: [p for p in params[s] if p not in params["AB"[s == "A"]]]
+           for s in "AB"}
+    label = dict(zip("AB", labels))
+    tree = {s: TREE_RELEASE.fullmatch(rel[s]) for s in "AB"}
+    short = {}
+    if all(label.values()):
+        short = {s: label[s] for s in "AB"}
+    elif rel["A"] == rel["B"]:
+        short = {"A": "A", "B": "B"}
+    elif all(tree.values()) and tree["A"].group(1) == tree["B"].group(1):
+        short = {s: f"{s} {tree[s].group(2)}" for s in "AB"}
+    else:
+        short = dict(rel)
+        if _short(rel["A"]) == _short(rel["B"]):
+            # Alike in their first characters: their ends tell them
+            # apart.
+            common = len(_common_prefix(rel["A"], rel["B"]))
+            short = {s: ".." + rel[s][max(0, common - 2):] for s in "AB"}
+    for s in "AB":
+        if label[s]:
+            short[s] = label[s]
+    if _short(short["A"]) == _short(short["B"]):
+        short = {s: f"{s} {short[s]}" for s in "AB"}
+    out = {}
+    for s in "AB":
+        full = f"{label[s]} ({rel[s]})" if label[s] else rel[s]
+        if own[s]:
+            full += " with " + " ".join(own[s])
+        out[s] = (full, _short(short[s]))
+    return out
+
+
+def _common_prefix(x, y):
+    n = 0
+    while n < min(len(x), len(y)) and x[n] == y[n]:
+        n += 1
+    return x[:n]
+
+
 class Comparison:
     """Every row of A against B."""
 
-    def __init__(self, a, b, norm=DEFAULT_NORM):
+    def __init__(self, a, b, norm=DEFAULT_NORM, labels=(None, None)):
         self.a, self.b = a, b
+        self.labels = tuple(labels)
+        self.names = kernel_names(a, b, self.labels)
         self.not_comparable, self.warnings = differences(a, b)
         self.icount = all(arch.fingerprint().get("accel") == {ICOUNT_ACCEL}
                           for arch in (a, b))
@@ -607,14 +697,140 @@ class Comparison:
         return "layouts" if set(self.replication.values()) == \
             {"layout"} else "boots"
 
-    def report(self):
-        """The verdict table, as text lines."""
+    def undecided(self):
+        """The rows, and the load factor's change, INCONCLUSIVE: no
+        answer for them."""
+        return [r for r in self.judged() if r.verdict == INCONCLUSIVE]
+
+    @staticmethod
+    def size(r):
+        """Row @r's change as it is said: in instructions an op under
+        icount, else in %; None without figures."""
+        return r.change_insn if r.change_insn is not None else r.change
+
+    def ordered(self):
+        """The rows in the table's order: those with a verdict
+        (REGRESSION, IMPROVEMENT) first, the largest change first, then
+        NO CHANGE, then INCONCLUSIVE (each by name); the load factor's
+        change last."""
+        rank = {REGRESSION: 0, IMPROVEMENT: 0, NO_CHANGE: 1,
+                INCONCLUSIVE: 2}
+
+        def key(r):
+            # The change as the table shows it: rows alike there go by
+            # name.
+            k = rank.get(r.verdict, 3)
+            size = round(abs(self.size(r)), 2 if self.icount else 1) \
+                if k == 0 else 0
+            return (k, -size, r.row)
+        return sorted(self.rows, key=key) + \
+            ([self.shift] if self.shift else [])
+
+    def who(self, side):
+        """@side ("A" or "B") and its short name: "B (nops)"."""
+        short = self.names[side][1]
+        if short == side:
+            return side
+        if short.startswith(side + " "):
+            short = short[2:]
+        return f"{side} ({short})"
+
+    def figure(self, r):
+        """Row @r's change and its 95 % interval, as said."""
+        if r.change_insn is not None:
+            return (f"{r.change_insn:+.2f} insn [{r.lo_insn:+.2f}, "
+                    f"{r.hi_insn:+.2f}]")
+        return f"{r.change:+.1f} % [{r.lo:+.1f}, {r.hi:+.1f}]"
+
+    def summary(self):
+        """The answer, before the table: the rows B made slower and
+        faster (the largest change first), how many did not change and
+        what change would have been found, how many are undecided and
+        what would decide them; or why there is no answer."""
+        if self.not_comparable:
+            return []
+        if self.one_boot:
+            return [f"no answer: {' and '.join(self.one_boot)}: every "
+                    "load from one boot, so the spread between boots is "
+                    "unknown: every row INCONCLUSIVE; measure 2 boots or "
+                    "more a kernel (more loads of one boot do not help)"]
         out = []
+        rows = self.ordered()
+        b = self.who("B")
+        for word, verdict in (("slower", REGRESSION),
+                              ("faster", IMPROVEMENT)):
+            found = [r for r in rows if r.verdict == verdict]
+            said = ", ".join(f"{r.row} {self.figure(r)}"
+                             for r in found[:SUMMARY_ROWS])
+            if len(found) > SUMMARY_ROWS:
+                said = (f"{len(found)} rows: {said} and "
+                        f"{len(found) - SUMMARY_ROWS} more (the table)")
+            out.append(f"{word} in {b}: {said or 'none'}")
+        same = [r for r in rows if r.verdict == NO_CHANGE]
+        if same:
+            # The least change a row's verdict would have said: its MDE,
+            # but never under its minimum effect.
+            least = statistics.median(
+                max(r.mde_insn, r.min_effect_insn)
+                if r.mde_insn is not None else max(r.mde, r.min_effect)
+                for r in same)
+            unit = " insn" if self.icount else " %"
+            out.append(f"no change: {_count(len(same), 'row')} (a change "
+                       f"of {least:.{2 if self.icount else 1}f}{unit} "
+                       "would have been found: their median MDE, the "
+                       "minimum effect at least)")
+        else:
+            out.append("no change: none")
+        undecided = [r for r in rows if r.verdict == INCONCLUSIVE]
+        if undecided:
+            out.append(f"undecided: {_count(len(undecided), 'row')}, no "
+                       "answer for them" + self._deciding(undecided))
+        only = len(self.only_a) + len(self.only_b)
+        if only:
+            out.append(f"measured in one kernel only: {_count(only, 'row')}"
+                       ", no answer for them (below)")
+        return out
+
+    def _deciding(self, undecided):
+        """What would decide the @undecided rows, in brackets."""
+        more = self._more()
+        most = MOST_UNITS[more]
+        hinted = [r for r in undecided
+                  if r.change is not None and r.more_boots is not None]
+        near = [r for r in hinted if min(r.na, r.nb) + r.more_boots <= most]
+        far = len(hinted) - len(near)
+        layout = sum(1 for r in undecided if r.more_boots is None and
+                     r.why.startswith("layout alone"))
+        few = sum(1 for r in undecided if r.change is None)
+        parts = []
+        if near:
+            k = max(r.more_boots for r in near)
+            parts.append(f"about {k} more "
+                         f"{more if k != 1 else more[:-1]} a kernel would "
+                         "decide " + ("them" if len(near) == len(undecided)
+                                      else f"{len(near)} of them"))
+        if far:
+            parts.append(f"{far} would need more {more} than measure "
+                         f"takes ({most})")
+        if layout:
+            parts.append(f"{layout}: layout alone moves "
+                         f"{'it' if layout == 1 else 'them'} as much as "
+                         "the change")
+        if few:
+            parts.append(f"{few}: fewer than {MIN_UNITS} {more} a kernel "
+                         "with quiet passing loads")
+        return f" ({'; '.join(parts)})" if parts else ""
+
+    def report(self):
+        """The names of the kernels, the answer, then the verdict table,
+        as text lines."""
+        out = [f"A: {self.names['A'][0]}, B: {self.names['B'][0]}"]
         if self.not_comparable:
             out.append("NOT COMPARABLE: the fingerprints or the "
                        "sampling differ in what changes costs:")
             for k, va, vb in self.not_comparable:
                 out.append(f"  {k}: A {', '.join(va)}; B {', '.join(vb)}")
+        out += self.summary()
         for k, va, vb in self.warnings:
             out.append(f"note: {k} differs: A {', '.join(va)}; B "
                        f"{', '.join(vb)}")
@@ -638,58 +854,13 @@ class Comparison:
         if any(self.layouts.values()):
             out.append("a change no larger than layout alone moves a row "
                        "(between two layouts of one kernel) is no verdict")
-        if self.one_boot and not self.not_comparable:
-            out.append(f"{' and '.join(self.one_boot)}: every load from "
-                       "one boot, so the spread between boots is unknown: "
-                       "every row INCONCLUSIVE, no answer; measure 2 boots "
-                       "or more a kernel (more loads of one boot do not "
-                       "help)")
         if any(self.dropped_loads.values()):
             out.append(f"loads a busy host slowed (their rows disagree), "
                        f"left out: "
                        f"A {self.dropped_loads['A']}, B "
                        f"{self.dropped_loads['B']}")
-        width = max([len(r.row) for r in self.rows] + [len(SHIFT_ROW)])
-        unit = "insn/op" if self.icount else "ns/op"
-        change = "change (insn)" if self.icount else "change"
-        out.append(f"{'row':<{width}}  {'A ' + unit:>10} {'B ' + unit:>10} "
-                   f"{change:>13} {'95 % CI':>17} {'p':>8} {'q':>8} "
-                   f"{'min':>6} {'MDE':>6}  verdict")
+        out += self._table()
         more = self._more()
-        for r in self.judged():
-            notes = []
-            if self.one_boot and r.verdict == INCONCLUSIVE:
-                notes.append("one boot a kernel: measure more boots")
-            elif r.verdict == INCONCLUSIVE:
-                notes.append(r.why)
-                if r.change is not None and r.more_boots is not None:
-                    most = MOST_UNITS[more]
-                    notes.append(
-                        f"more {more} than measure takes ({most}) would "
-                        "be needed: undecided at this noise"
-                        if min(r.na, r.nb) + r.more_boots > most
-                        else f"about {r.more_boots} more "
-                        f"{more if r.more_boots != 1 else more[:-1]} a "
-                        "kernel would decide")
-            notes = "; ".join(n for n in notes if n)
-            verdict = r.verdict + (f" ({notes})" if notes else "")
-            if r.change is None:
-                out.append(f"{r.row:<{width}}  "
-                           f"{_num(r.a_median):>10} {_num(r.b_median):>10} "
-                           f"{'':>13} {'':>17} {'':>8} {'':>8} {'':>6} "
-                           f"{'':>6}  {verdict}")
-                continue
-            if r.change_insn is not None:
-                figs = (f"{r.change_insn:+13.2f} "
-                        f"{f'[{r.lo_insn:+7.2f},{r.hi_insn:+7.2f}]':>17}",
-                        f"{r.min_effect_insn:6.2f} {r.mde_insn:6.2f}")
-            else:
-                figs = (f"{r.change:+12.1f}% "
-                        f"{f'[{r.lo:+6.1f},{r.hi:+6.1f}]%':>17}",
-                        f"{r.min_effect:5.1f}% {r.mde:5.1f}%")
-            out.append(f"{r.row:<{width}}  {_num(r.a_median):>10} "
-                       f"{_num(r.b_median):>10} {figs[0]} {r.p:8.2g} "
-                       f"{r.q:8.2g} {figs[1]}  {verdict}")
         if self.shift:
             out.append(f"{SHIFT_ROW}: the load factor (what the "
                        f"normalisation takes out of every row), "
@@ -711,10 +882,75 @@ class Comparison:
             if c.get(v)))
         return out
 
+    def _table(self):
+        """The table: a column of each kernel's medians, named by its
+        short name; the change of B against A, an undecided row's in
+        brackets (no finding)."""
+        out = []
+        width = max([len(r.row) for r in self.rows] + [len(SHIFT_ROW)])
+        unit = "insn/op" if self.icount else "ns/op"
+        short = [self.names[s][1] for s in "AB"]
+        heads = [f"{n} {unit}" for n in short]
+        if all(len(h) <= NAME_WIDTH for h in heads):
+            col = max([10] + [len(h) for h in heads])
+        else:
+            # The names over the unit.
+            col = max([10, len(unit)] + [len(n) for n in short])
+            out.append(f"{'':<{width}}  {short[0]:>{col}} "
+                       f"{short[1]:>{col}}")
+            heads = [unit, unit]
+        change = "change (insn)" if self.icount else "change"
+        out.append(f"{'row':<{width}}  {heads[0]:>{col}} {heads[1]:>{col}} "
+                   f"{change:>13} {'95 % CI':>17} {'p':>8} {'q':>8} "
+                   f"{'min':>6} {'MDE':>6}  verdict")
+        more = self._more()
+        for r in self.ordered():
+            notes = []
+            if self.one_boot and r.verdict == INCONCLUSIVE:
+                notes.append("one boot a kernel: measure more boots")
+            elif r.verdict == INCONCLUSIVE:
+                notes.append(r.why)
+                if r.change is not None and r.more_boots is not None:
+                    most = MOST_UNITS[more]
+                    notes.append(
+                        f"more {more} than measure takes ({most}) would "
+                        "be needed: undecided at this noise"
+                        if min(r.na, r.nb) + r.more_boots > most
+                        else f"about {r.more_boots} more "
+                        f"{more if r.more_boots != 1 else more[:-1]} a "
+                        "kernel would decide")
+            notes = "; ".join(n for n in notes if n)
+            verdict = r.verdict + (f" ({notes})" if notes else "")
+            medians = f"{_num(r.a_median):>{col}} {_num(r.b_median):>{col}}"
+            if r.change is None:
+                out.append(f"{r.row:<{width}}  {medians} "
+                           f"{'':>13} {'':>17} {'':>8} {'':>8} {'':>6} "
+                           f"{'':>6}  {verdict}")
+                continue
+            # An undecided row's change is no finding: in brackets.
+            mark = "({})" if r.verdict == INCONCLUSIVE else "{}"
+            if r.change_insn is not None:
+                shown = mark.format(f"{r.change_insn:+.2f}")
+                figs = (f"{shown:>13} "
+                        f"{f'[{r.lo_insn:+7.2f},{r.hi_insn:+7.2f}]':>17}",
+                        f"{r.min_effect_insn:6.2f} {r.mde_insn:6.2f}")
+            else:
+                shown = mark.format(f"{r.change:+.1f}%")
+                figs = (f"{shown:>13} "
+                        f"{f'[{r.lo:+6.1f},{r.hi:+6.1f}]%':>17}",
+                        f"{r.min_effect:5.1f}% {r.mde:5.1f}%")
+            out.append(f"{r.row:<{width}}  {medians} {figs[0]} {r.p:8.2g} "
+                       f"{r.q:8.2g} {figs[1]}  {verdict}")
+        return out
+
     def as_json(self):
         shapes = {side: dict(zip(("loads", "boots", "layouts"),
                                  self.shape(side))) for side in "AB"}
-        return {"norm": self.norm,
+        return {"names": {s: self.names[s][0] for s in "AB"},
+                "short_names": {s: self.names[s][1] for s in "AB"},
+                "labels": dict(zip("AB", self.labels)),
+                "summary": self.summary(),
+                "norm": self.norm,
                 "unit": "insn" if self.icount else "ns",
                 "replication": self.replication, "shape": shapes,
                 "one_boot": self.one_boot,

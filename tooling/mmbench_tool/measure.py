@@ -345,24 +345,32 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
     todo = [(i, s) for i in range(first, first + boots) for s in sides]
     spare = {s.name: REPLACEMENTS for s in sides}
     last = first + boots - 1
+    # Boots begun, and the seconds those done took: the time left.
+    total, begun_n, took = len(todo), 0, []
     while todo:
         i, s = todo.pop(0)
         d = results / f"{s.name}-boot{i}"
         d.mkdir(parents=True, exist_ok=True)
         s.setup.extra_env = {"MMBENCH_LOADS": str(loads)}
         layouts = getattr(s, "layouts", None)
+        where = ""
         if layouts:
             # A kernel's boots go round its layout variants.
-            s.setup.layout, s.setup.kernel = layouts[(i - 1) % len(layouts)]
-        say((f"boot {i} of {last}, kernel {s.name}: " if i <= last else
-             f"boot {i}, kernel {s.name}, in place of one left out: ") +
-            f"{s.setup.release} {' '.join(s.args.param)}" +
-            (f" (layout {s.setup.layout})" if layouts else ""))
+            k = (i - 1) % len(layouts)
+            s.setup.layout, s.setup.kernel = layouts[k]
+            where = f", layout {k + 1} of {len(layouts)}"
+        begun_n += 1
+        say(f"boot {begun_n} of {total} ({s.name}-boot{i}{where}"
+            + ("" if i <= last else ", in place of one left out") + "): "
+            + time_left(took, total - begun_n + 1)
+            + f"{s.setup.release} {' '.join(s.args.param)}")
+        start = time.monotonic()
         if s.args.accel == "auto" and hasattr(s.setup, "kvm"):
             # Probed at its first boot: the probe's answer is kept for
             # one kernel at a time, and A and B take turns.
             s.args.accel = "kvm" if s.setup.kvm else "tcg"
         out = _boot_sound(s, i, d, loads, retry, guest_s)
+        took.append(time.monotonic() - start)
         if out is None:
             if not spare[s.name]:
                 raise EmulatorFault(
@@ -370,6 +378,7 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
                     f"QEMU's fault at every try; see {results}")
             spare[s.name] -= 1
             todo.append((max([last, i] + [j for j, _ in todo]) + 1, s))
+            total += 1
             continue
         lines = out.lines if isinstance(out.lines, list) else []
         unknown_kernel_args(s, lines, d)
@@ -387,6 +396,21 @@ def alternate(sides, boots, loads, results, first=1, retry=False):
             f"{loads} loads)")
     (results / GUEST_TIME).write_text(json.dumps(guest_s) + "\n")
     return files
+
+
+def time_left(took, boots):
+    """"about N min left; " for @boots more boots (this one too), each
+    taking the mean of the seconds in @took (the boots done); "" before
+    the first is done."""
+    if not took:
+        return ""
+    secs = _mean(took) * boots
+    return (f"about {max(1, round(secs / 60))} min left; " if secs >= 90
+            else f"about {max(1, round(secs))} s left; ")
+
+
+def _mean(values):
+    return math.fsum(values) / len(values)
 
 
 def guest_time(folders):
@@ -453,20 +477,23 @@ def same_selection(sides):
                       "only an error: give benchmarks= to both (--param)")
 
 
-def run_compare(a_files, b_files, norm, outdir, plot=True, quiet=False):
+def run_compare(a_files, b_files, norm, outdir, plot=True, quiet=False,
+                labels=(None, None)):
     """Compare the archives of @a_files and @b_files: see
     compare_archives()."""
     return compare_archives(archive.Archive.read(*a_files),
                             archive.Archive.read(*b_files), norm, outdir,
-                            plot, quiet)
+                            plot, quiet, labels)
 
 
-def compare_archives(a, b, norm, outdir, plot=True, quiet=False):
+def compare_archives(a, b, norm, outdir, plot=True, quiet=False,
+                     labels=(None, None)):
     """Compare, write compare.txt/.json and the plots in @outdir, then
     print the table; return the Comparison.  Written first: a verdict
     printed, then an error writing it, would end with the error's exit
-    status (2), hiding a REGRESSION's 1."""
-    c = compare.Comparison(a, b, norm)
+    status (2), hiding a REGRESSION's 1.  @labels: the kernels' names
+    (--label-a, --label-b), None for their releases."""
+    c = compare.Comparison(a, b, norm, labels)
     text = c.report()
     result = c.as_json()
     made, unplotted = [], None
@@ -544,14 +571,28 @@ def _earlier_plots(outdir):
             if isinstance(name, str) and _PLOT.fullmatch(name)]
 
 
+# compare's and measure's exit status: a REGRESSION; no answer (NOT
+# COMPARABLE, one boot a kernel, a row measured in one kernel only); no
+# regression found, but a row undecided (INCONCLUSIVE): no answer for it.
+EXIT_REGRESSION = 1
+EXIT_NO_ANSWER = 2
+EXIT_UNDECIDED = 3
+
+
 def exit_status(c):
     """2 not comparable; 1 a regression; 2 a kernel measured in one boot
-    or a row measured in one kernel only (no answer for it); else 0."""
+    or a row measured in one kernel only (no answer for it); 3 a row (or
+    the load factor's change) undecided: no regression found, but none
+    could be told for it; else 0, every row NO CHANGE or IMPROVEMENT:
+    the comparison answered.  A CI gate is not green where nothing could
+    have been seen."""
     if c.not_comparable:
-        return 2
+        return EXIT_NO_ANSWER
     if c.regressions():
-        return 1
-    return 2 if c.one_boot or c.only_a or c.only_b else 0
+        return EXIT_REGRESSION
+    if c.one_boot or c.only_a or c.only_b:
+        return EXIT_NO_ANSWER
+    return EXIT_UNDECIDED if c.undecided() else 0
 
 
 # Words of the kernel's command line the guests' own settings hold:
@@ -643,10 +684,21 @@ def measure(args, results=None, plot=True):
         files = alternate(sides, args.boots, args.loads, results)
     Phase.report()
     c = run_compare([files["A"]], [files["B"]], args.norm, results,
-                    plot=plot)
+                    plot=plot, labels=labels(args))
     say(f"results in {results} (A.jsonl, B.jsonl, compare.txt, "
         "forest.png)")
     return c
+
+
+def labels(args):
+    """The kernels' names measure's table gives: --label-a and
+    --label-b, else with --tree the revisions as given (v6.12,
+    my-patch), else their releases (None)."""
+    revs = list(getattr(args, "revisions", None) or []) \
+        if getattr(args, "tree", None) else []
+    revs += [None] * (2 - len(revs))
+    return tuple(getattr(args, f"label_{s}", None) or rev
+                 for s, rev in zip("ab", revs[:2]))
 
 
 def cmd_measure(args):
@@ -747,7 +799,8 @@ def cmd_compare(args):
     deps.ensure(COMPARE_PACKAGES)
     try:
         c = compare_archives(a, b, args.norm, outdir,
-                             plot=not args.no_plots)
+                             plot=not args.no_plots,
+                             labels=(args.label_a, args.label_b))
     except (ValueError, KeyError, TypeError, AttributeError, OSError,
             ArithmeticError) as e:
         raise Failure(f"compare: {e}") from e
@@ -757,7 +810,7 @@ def cmd_compare(args):
 
 
 def say_no_answer(c):
-    """Say why comparison @c exits 2, when it does."""
+    """Say why comparison @c exits 2 or 3, when it does."""
     if c.not_comparable:
         say("NOT COMPARABLE: exit status 2")
     elif c.one_boot:
@@ -765,6 +818,11 @@ def say_no_answer(c):
             "status 2")
     elif not c.regressions() and (c.only_a or c.only_b):
         say("rows measured in one kernel only: exit status 2")
+    elif exit_status(c) == EXIT_UNDECIDED:
+        n = len(c.undecided())
+        say(f"no regression found, but {n} row{'s' if n != 1 else ''} "
+            f"undecided: no answer for {'them' if n != 1 else 'it'}, "
+            f"exit status {EXIT_UNDECIDED}")
 
 
 def cmd_fleet(args):
@@ -1579,12 +1637,15 @@ def test_checks(args, results):
          f"{r.verdict} {r.change:+.1f} % [{r.lo:+.1f}, {r.hi:+.1f}]; {where}"
          if r and r.change is not None else f"no figures; {where}"),
         # Undecided, another row's false discovery (one is let pass
-        # below) still makes a regression found.
-        (exit_status(c) == (1 if not undecided or c.regressions() else
-                            2 if c.one_boot else 0),
+        # below) still makes a regression found; else the row undecided
+        # is no answer for it (3), never "no regression" (0).
+        (exit_status(c) == (EXIT_REGRESSION
+                            if not undecided or c.regressions() else
+                            EXIT_NO_ANSWER if c.one_boot or c.only_a or
+                            c.only_b else EXIT_UNDECIDED),
          "compare: exit status 1 (a regression)" if not undecided else
-         "compare: exit status 1 if a row is a REGRESSION, else 0 (2 "
-         "when a kernel's loads all came from one boot)",
+         "compare: exit status 1 if a row is a REGRESSION, else 3 (a row "
+         "undecided; 2 when a kernel's loads all came from one boot)",
          f"{exit_status(c)}; {where}"),
         (undecided or (r is not None and r.change is not None and
          all(x.change is None or x.change < r.change for x in others)),

@@ -19,6 +19,15 @@ DEFAULT_BOOTS = 8
 DEFAULT_LOADS = 8
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
               "options or a step could not be done, 130 interrupted")
+# compare's and measure's (measure.exit_status()): a CI gate is not green
+# where nothing could have been seen.
+COMPARE_EXIT_CODES = (
+    "exit status: 0 answered, no regression: every row NO CHANGE or "
+    "IMPROVEMENT; 1 a REGRESSION; 2 no answer: bad options or archives, a "
+    "step that could not be done, NOT COMPARABLE, a kernel measured in one "
+    "boot, a row measured in one kernel only; 3 no regression found, but "
+    "rows INCONCLUSIVE: no answer for them (the summary says about how "
+    "many more boots would decide); 130 interrupted.")
 # Environment of the test program that --env may set: numbers, and
 # MMBENCH_CEILINGS (a host file, copied into the guest) and MMBENCH_PARAMS
 # (taken with the --param ones).
@@ -389,6 +398,18 @@ def check_ceilings_file(path, benches, ceiled):
                           f"{CEILING_MAX_NS} ns")
         names.check_ceiling_name(words[0], benches, ceiled,
                                  where=f"{path}:{n}:")
+
+
+def add_label_options(p, tree=False):
+    """--label-a and --label-b: the kernels' names in compare's table
+    and plot."""
+    for side in "ab":
+        S = side.upper()
+        p.add_argument(f"--label-{side}", metavar="NAME",
+                       help=f"{S}'s name in the table's column, the "
+                            "summary and the forest plot (default: its "
+                            "release" + (f"; with --tree, REV_{S}"
+                                         if tree else "") + ")")
 
 
 def _add_measure_options(p):

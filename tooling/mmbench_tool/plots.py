@@ -33,13 +33,15 @@ def _figures(r, insn):
 def forest(c, path, made):
     """Every row's change B against A (in %; under icount in
     instructions an op), its 95 % interval and its minimum effect;
-    coloured by verdict.  Adds @path to the list @made before writing
-    it, and returns @made."""
+    coloured by verdict, in the table's order (the verdicts first, the
+    largest first), the kernels named in the title; every interval
+    inside the axis.  Adds @path to the list @made before writing it,
+    and returns @made."""
     plt = _pyplot()
     insn = c.icount
-    rows = [r for r in c.rows if r.change is not None]
+    rows = [r for r in c.ordered() if r.change is not None]
     figs = [_figures(r, insn) for r in rows]
-    height = max(3.0, 0.22 * len(rows) + 1.2)
+    height = max(3.0, 0.22 * len(rows) + 1.6)
     fig, ax = plt.subplots(figsize=(8, height))
     for i, (r, (mid, lo, hi, eff)) in enumerate(zip(reversed(rows),
                                                     reversed(figs))):
@@ -52,27 +54,44 @@ def forest(c, path, made):
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([r.row for r in reversed(rows)], fontsize=7)
     ax.set_xlabel("change of B against A, "
-                  + ("instructions an op (" if insn else "% (")
-                  + "95 % interval; grey: the "
-                  "minimum effect)")
+                  + ("instructions an op" if insn else "%")
+                  + " (right: B slower)\n95 % interval; grey: the "
+                  "minimum effect", fontsize=9)
     counts = c.counts()
-    ax.set_title("mmbench compare: " + ", ".join(
-        f"{k} {v}" for k, v in sorted(counts.items())), fontsize=9)
-    lo = min([f[1] for f in figs] + [-5 if not insn else -2])
-    hi = max([f[2] for f in figs] + [5 if not insn else 2])
-    if insn:
-        pad = 0.05 * (hi - lo)
-        ax.set_xlim(lo - pad, hi + pad)
-    else:
-        ax.set_xlim(max(lo, -60) - 2, min(hi, 100) + 2)
+    ax.set_title(f"mmbench compare: B {_name(c, 'B')} against A "
+                 f"{_name(c, 'A')}\n" + ", ".join(
+                     f"{k} {counts[k]}" for k in COLOURS if counts.get(k)),
+                 fontsize=9)
+    lo, hi = limits(figs, insn)
+    ax.set_xlim(lo, hi)
     for v, col in COLOURS.items():
         ax.plot([], [], color=col, label=v)
-    ax.legend(fontsize=6, loc="lower right")
+    ax.legend(fontsize=6, loc="best")
     fig.tight_layout()
     made.append(path)
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return made
+
+
+# The longest kernel name in the forest plot's title.
+TITLE_NAME = 40
+
+
+def _name(c, side):
+    full = c.names[side][0]
+    return full if len(full) <= TITLE_NAME else full[:TITLE_NAME - 2] + ".."
+
+
+def limits(figs, insn):
+    """The forest plot's x axis: every interval, and every minimum
+    effect, inside it, with a margin; at least +-5 % (+-2
+    instructions)."""
+    least = 2 if insn else 5
+    lo = min([f[1] for f in figs] + [-f[3] for f in figs] + [-least])
+    hi = max([f[2] for f in figs] + [f[3] for f in figs] + [least])
+    pad = 0.05 * (hi - lo)
+    return lo - pad, hi + pad
 
 
 def samples(c, a, b, folder, made):

@@ -7,8 +7,9 @@ import subprocess
 # test parse a measure command line, and would import themselves.
 from . import compare, fleet, revisions, verdicts
 from .common import OUT, REPO
-from .options import (EXIT_CODES, SMALL_MEMORY, _add_arch_option,
-                      _add_guest_options, _add_measure_options, path_arg)
+from .options import (COMPARE_EXIT_CODES, EXIT_CODES, SMALL_MEMORY,
+                      _add_arch_option, _add_guest_options,
+                      _add_measure_options, add_label_options, path_arg)
 
 # The commands of ./mmbench --help's two lists: what a user runs, and
 # what checks mmbench itself (CI's, and a developer's).
@@ -87,11 +88,9 @@ def _add_compare_commands(sub):
         "or Debian's stock 6.12 kernel; "
         "--a-param and --b-param are module parameters of one side only "
         "(e.g. --b-param slow_into=kmalloc_64:40, a known regression).",
-        epilog="exit status: 0 no REGRESSION (INCONCLUSIVE rows do not "
-        "change it: read the table), 1 a REGRESSION, 2 bad options, a step "
-        "that could not be done or NOT COMPARABLE, 130 interrupted. Under "
-        "TCG, time moves with code layout: with --tree use --accel icount "
-        "to see a change in path length.")
+        epilog=COMPARE_EXIT_CODES + " Under TCG, time moves with code "
+        "layout: with --tree use --accel icount to see a change in path "
+        "length.")
     _add_guest_options(p)
     _add_arch_option(p)
     for side in ("a", "b"):
@@ -132,12 +131,18 @@ def _add_compare_commands(sub):
                    help="with --tree: let A and B be the same commit (an "
                         "A/A: no row should get a verdict)")
     _add_measure_options(p)
+    add_label_options(p, tree=True)
     p.set_defaults(func="measure.cmd_measure")
     p = sub.add_parser(
         "compare", help="compare two results archives row by row",
-        description="For every row: the medians, the change of B against "
-        "A in % with its 95 % interval (under icount in instructions an "
-        "op: path length, not time), a p-value of Welch's t test on the "
+        description="First the kernels' names and the answer: the rows B "
+        "made slower and faster, the largest change first, how many did "
+        "not change, how many are undecided and what would decide them. "
+        "Then, for every row (those with a verdict first, the largest "
+        "first; an undecided row's change in brackets): the medians, the "
+        "change of B against A in % with its 95 % interval (under icount "
+        "in instructions an op: path length, not time), a p-value of "
+        "Welch's t test on the "
         "medians of each boot's loads (on the means of each layout's boots "
         "where a kernel was measured in several layouts), "
         "Benjamini-Hochberg over the rows (q = 0.05) and one verdict: "
@@ -146,8 +151,7 @@ def _add_compare_commands(sub):
         "the row as much) or NOT COMPARABLE; a forest plot and each row's "
         "samples (PNG). A and B: archives (.jsonl) or results folders with "
         "an archive.jsonl; or one folder of ./mmbench measure.",
-        epilog="exit status: 0 no regression, 1 a REGRESSION, 2 bad "
-        "archives or NOT COMPARABLE")
+        epilog=COMPARE_EXIT_CODES)
     p.add_argument("a", type=path_arg, metavar="A")
     p.add_argument("b", type=path_arg, nargs="?", metavar="B")
     p.add_argument("--norm", choices=compare.NORMS,
@@ -159,6 +163,7 @@ def _add_compare_commands(sub):
                         "plots (default: the measure folder, or a new "
                         "results folder)")
     p.add_argument("--no-plots", action="store_true")
+    add_label_options(p)
     p.set_defaults(func="measure.cmd_compare")
     p = sub.add_parser(
         "compare-check", help="how far compare's verdicts hold (a "

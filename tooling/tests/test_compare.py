@@ -9,6 +9,7 @@ import json
 import math
 import os
 import random
+import re
 import stat
 import tempfile
 import types
@@ -412,7 +413,7 @@ class Layouts(unittest.TestCase):
                 self.assertRegex(r.why, r"^layout alone moves this row by "
                                  r"about \d+\.\d % \(change [-+]\d+\.\d %\)$")
             text = "\n".join(c.report())
-            self.assertRegex(text, r"^A: 6\d loads in 8 boots, 2 layouts "
+            self.assertRegex(text, r"(?m)^A: 6\d loads in 8 boots, 2 layouts "
                              r"\(the unit: the layout\); B: 6\d loads in 8 "
                              r"boots, 2 layouts \(the unit: the layout\)")
             self.assertIn("INCONCLUSIVE (layout alone moves this row by "
@@ -690,8 +691,13 @@ class Verdicts(unittest.TestCase):
         c = compare.Comparison(synthetic(rng, **kw),
                                synthetic(rng, shift={"row01": 40}, **kw))
         self.assertEqual(measure.exit_status(c), 1)
+        # An A/A of noisy rows: no regression, but rows undecided, no
+        # answer for them: 3, not 0 (it was 0, a green gate that could
+        # have seen nothing).
         c = compare.Comparison(synthetic(rng, **kw), synthetic(rng, **kw))
-        self.assertEqual(measure.exit_status(c), 0)
+        self.assertFalse(c.regressions())
+        self.assertTrue(c.undecided())
+        self.assertEqual(measure.exit_status(c), 3)
 
     def test_a_slowdown_every_row_shares_is_found(self):
         # The normalisation takes it out of each row: the load factor's
@@ -728,6 +734,224 @@ class Verdicts(unittest.TestCase):
             rec["status"] = "error"
         with self.assertRaisesRegex(ValueError, "B .*no row passed"):
             compare.Comparison(a, b)
+
+
+class Answers(unittest.TestCase):
+    """What a mm developer reads first: the kernels by name, the answer
+    before the table, the findings first and the largest first, an
+    undecided row's change no finding, and an exit status that is not
+    0 when a row could not be decided (issue 45)."""
+
+    QUIET = {"rows": {f"row{i:02d}": 50.0 + 10 * i for i in range(10)},
+             "row_boot_sd": 0.001, "load_sd": 0.001, "mid": 0,
+             "factor_sd": 0.002, "boots": 4, "loads": 4}
+    B_FP = dict(FP, release="6.13.0-rc1-cloud-amd64")
+
+    def found(self, seed=90, labels=(None, None)):
+        rng = random.Random(seed)
+        a = booted(rng, **self.QUIET)
+        b = booted(rng, fp=self.B_FP, shift={"row03": 8, "row07": 20,
+                                             "row05": -6}, **self.QUIET)
+        return compare.Comparison(a, b, labels=labels)
+
+    def table(self, text):
+        """The rows of the table of report @text, in order."""
+        lines = text.splitlines()
+        head = next(i for i, line in enumerate(lines)
+                    if line.startswith("row "))
+        return [line.split("  ")[0].strip() for line in lines[head + 1:]
+                if not line.startswith(("verdicts:", "only in ",
+                                        f"{compare.SHIFT_ROW}:"))]
+
+    def test_the_summary_first_the_kernels_by_name(self):
+        c = self.found()
+        out = c.report()
+        self.assertEqual(out[0], "A: 6.12.117+deb12-cloud-amd64, B: "
+                         "6.13.0-rc1-cloud-amd64")
+        self.assertRegex(out[1], r"^slower in B \(6\.13\.0-rc1-clo\.\.\): "
+                         r"row07 \+20\.\d % \[\+\d+\.\d, \+\d+\.\d\], "
+                         r"row03 \+8\.\d % \[")
+        self.assertRegex(out[2], r"^faster in B \(.*\): row05 -6\.\d % ")
+        self.assertRegex(out[3], r"^no change: 8 rows \(a change of "
+                         r"\d\.\d % would have been found")
+        head = next(i for i, line in enumerate(out)
+                    if line.startswith("row "))
+        self.assertGreater(head, 3)
+        # The columns: the releases, cut to 16 characters, over the unit.
+        self.assertRegex(out[head - 1], r"^ +6\.12\.117\+deb12\.\. "
+                         r"6\.13\.0-rc1-clo\.\.$")
+        self.assertRegex(out[head], r"^row +ns/op +ns/op +change ")
+        self.assertEqual(c.as_json()["names"],
+                         {"A": "6.12.117+deb12-cloud-amd64",
+                          "B": "6.13.0-rc1-cloud-amd64"})
+        # Names the user gives: in the column, the summary, the header.
+        c = self.found(labels=("base", "my-patch"))
+        out = c.report()
+        self.assertEqual(out[0], "A: base (6.12.117+deb12-cloud-amd64), B: "
+                         "my-patch (6.13.0-rc1-cloud-amd64)")
+        self.assertTrue(out[1].startswith("slower in B (my-patch): row07"))
+        self.assertRegex("\n".join(out), r"\nrow +base ns/op my-patch "
+                         r"ns/op +change ")
+
+    def test_names_that_tell_the_kernels_apart(self):
+        def names(ra, rb, labels=(None, None), pa=(), pb=()):
+            def arch(release, params):
+                return archive.Archive([{
+                    "type": "run", "boot": "b", "fingerprint":
+                    dict(FP, release=release),
+                    "params": {"module": list(params)}}], [], [])
+            return compare.kernel_names(arch(ra, pa), arch(rb, pb), labels)
+        # An A/A: "A" and "B", the full names said once.
+        got = names("6.12.117+deb12-cloud-amd64", "6.12.117+deb12-cloud-amd64")
+        self.assertEqual({s: n[1] for s, n in got.items()},
+                         {"A": "A", "B": "B"})
+        # measure --tree's builds: the commit tells them apart.
+        got = names("6.12.118-mmb716c5d8d", "6.12.118-mmbbece29ef")
+        self.assertEqual((got["A"][1], got["B"][1]),
+                         ("A 716c5d8d", "B bece29ef"))
+        # Alike in their first 16 characters: their ends.
+        got = names("6.12.0-rc1-00001-gabcdef", "6.12.0-rc1-00001-g012345")
+        self.assertNotEqual(got["A"][1], got["B"][1])
+        self.assertTrue(all(len(n[1]) <= compare.NAME_WIDTH
+                            for n in got.values()))
+        # The same label twice: A and B before it.
+        got = names("6.1", "6.2", labels=("v6.12", "v6.12"))
+        self.assertEqual((got["A"][1], got["B"][1]), ("A v6.12", "B v6.12"))
+        # A side's own module parameters join its full name.
+        got = names("6.12", "6.12", pa=["samples=3"],
+                    pb=["samples=3", "slow_into=kmalloc_64:40"])
+        self.assertEqual(got["B"][0], "6.12 with slow_into=kmalloc_64:40")
+        self.assertEqual(got["A"][0], "6.12")
+
+    def test_findings_first_the_largest_first(self):
+        rng = random.Random(10)
+        kw = {"boots": 3, "loads": 3, "outliers": 0.0}
+        c = compare.Comparison(
+            synthetic(rng, **kw),
+            synthetic(rng, shift={"row20": 4, "row30": 40, "row31": 60,
+                                  "row32": -40}, **kw))
+        verdict = {r.row: r.verdict for r in c.judged()}
+        rows = self.table("\n".join(c.report()))
+        self.assertEqual(sorted(rows), sorted(verdict))
+        rank = {compare.REGRESSION: 0, compare.IMPROVEMENT: 0,
+                compare.NO_CHANGE: 1, compare.INCONCLUSIVE: 2}
+        ranks = [rank[verdict[r]] for r in rows[:-1]]
+        self.assertEqual(ranks, sorted(ranks))
+        self.assertEqual(rows[-1], compare.SHIFT_ROW)
+        by = {r.row: r for r in c.rows}
+        found = [r for r in rows if rank[verdict[r]] == 0]
+        self.assertEqual(found[0], "row31")
+        self.assertEqual(set(found[:3]), {"row30", "row31", "row32"})
+        sizes = [round(abs(by[r].change), 1) for r in found]
+        self.assertEqual(sizes, sorted(sizes, reverse=True))
+        # The other kinds by name.
+        for kind in (1, 2):
+            named = [r for r in rows[:-1] if rank[verdict[r]] == kind]
+            self.assertEqual(named, sorted(named))
+
+    def test_an_undecided_change_is_no_finding(self):
+        rng = random.Random(10)
+        kw = {"boots": 3, "loads": 3, "outliers": 0.0}
+        c = compare.Comparison(synthetic(rng, **kw),
+                               synthetic(rng, shift={"row20": 4,
+                                                     "row30": 40}, **kw))
+        by = {r.row: r for r in c.rows}
+        self.assertEqual(by["row20"].verdict, compare.INCONCLUSIVE)
+        self.assertEqual(by["row30"].verdict, compare.REGRESSION)
+        text = "\n".join(c.report())
+        undecided = re.escape(f"({by['row20'].change:+.1f}%)")
+        self.assertRegex(text, rf"\nrow20 .* {undecided}  \[.*INCONCLUSIVE "
+                         r"\(about \d+ more boots? a kernel would "
+                         r"decide\)\n")
+        found = re.escape(f" {by['row30'].change:+.1f}%  [")
+        self.assertRegex(text, rf"\nrow30 .*{found}.*REGRESSION\n")
+        # The summary counts them, naming boots, and says no answer.
+        n = len(c.undecided())
+        self.assertRegex(text, rf"\nundecided: {n} rows, no answer for "
+                         r"them \(about \d+ more boots a kernel would "
+                         r"decide ")
+        # Under icount the change is in instructions, said so.
+        a, b = Icount().archives(61, add={"row00": 1.0, "row01": -1.0})
+        c = compare.Comparison(a, b)
+        out = c.report()
+        self.assertRegex(out[1], r"^slower in B: row00 \+1\.\d\d insn "
+                         r"\[\+\d\.\d\d, \+\d\.\d\d\]$")
+        self.assertRegex(out[2], r"^faster in B: row01 -[01]\.\d\d insn ")
+
+    def test_exit_3_when_nothing_was_decided(self):
+        rng = random.Random(91)
+        kw = {"boots": 2, "loads": 3}
+        c = compare.Comparison(synthetic(rng, **kw), synthetic(rng, **kw))
+        self.assertEqual(set(c.counts()), {compare.INCONCLUSIVE})
+        self.assertEqual(measure.exit_status(c), 3)
+        with contextlib.redirect_stdout(io.StringIO()) as said, \
+                contextlib.redirect_stderr(said):
+            measure.say_no_answer(c)
+        self.assertIn(f"no regression found, but {len(c.undecided())} rows "
+                      "undecided: no answer for them, exit status 3",
+                      said.getvalue())
+
+    def test_exit_0_only_when_answered(self):
+        # Every row, and the load factor's change, NO CHANGE: answered.
+        rng = random.Random(92)
+        c = compare.Comparison(booted(rng, **self.QUIET),
+                               booted(rng, **self.QUIET))
+        self.assertEqual(set(c.counts()), {compare.NO_CHANGE})
+        self.assertEqual(measure.exit_status(c), 0)
+        # An IMPROVEMENT beside them: answered too.
+        c = self.found()
+        self.assertEqual(measure.exit_status(c), 1)
+        for r in c.regressions():
+            r.verdict = compare.NO_CHANGE
+        self.assertEqual(measure.exit_status(c), 0)
+        # One row undecided among them: no answer for it.
+        c.rows[0].verdict = compare.INCONCLUSIVE
+        self.assertEqual(measure.exit_status(c), 3)
+        # The load factor's change undecided: a change every row shares
+        # is not answered either.
+        c.rows[0].verdict = compare.NO_CHANGE
+        c.shift.verdict = compare.INCONCLUSIVE
+        self.assertEqual(measure.exit_status(c), 3)
+        # A regression still says 1, no answer (one boot) 2.
+        c.rows[1].verdict = compare.REGRESSION
+        self.assertEqual(measure.exit_status(c), 1)
+        c.rows[1].verdict = compare.NO_CHANGE
+        c.one_boot = ["A"]
+        self.assertEqual(measure.exit_status(c), 2)
+
+    def test_labels_from_the_command_line(self):
+        from mmbench_tool import cli
+        a, b = self.found().a, self.found().b
+        with tempfile.TemporaryDirectory() as d:
+            for name, arch in zip("AB", (a, b)):
+                archive.write(Path(d) / f"{name}.jsonl", arch.runs + arch.rows)
+            with unittest.mock.patch.object(measure.deps, "ensure"), \
+                    contextlib.redirect_stdout(io.StringIO()) as out, \
+                    contextlib.redirect_stderr(io.StringIO()):
+                rc = cli.main(["compare", d, "-o", f"{d}/out", "--no-plots",
+                               "--label-a", "base", "--label-b", "nops"])
+            self.assertEqual(rc, 1)
+            self.assertTrue(out.getvalue().startswith(
+                "A: base (6.12.117+deb12-cloud-amd64), B: nops "
+                "(6.13.0-rc1-cloud-amd64)\nslower in B (nops): row07 "))
+            got = json.loads((Path(d) / "out" / "compare.json").read_text())
+            self.assertEqual(got["labels"], {"A": "base", "B": "nops"})
+        # measure --tree names the kernels by the revisions given.
+        args = cli.parse(["measure", "--tree", "/nonexistent", "v6.12",
+                          "my-patch"])
+        self.assertEqual(measure.labels(args), ("v6.12", "my-patch"))
+        args = cli.parse(["measure", "--tree", "/nonexistent", "v6.12",
+                          "HEAD", "--label-b", "the fix"])
+        self.assertEqual(measure.labels(args), ("v6.12", "the fix"))
+        self.assertEqual(measure.labels(cli.parse(["measure"])),
+                         (None, None))
+
+    def test_the_time_left(self):
+        self.assertEqual(measure.time_left([], 16), "")
+        self.assertEqual(measure.time_left([10.0, 20.0], 3),
+                         "about 45 s left; ")
+        self.assertEqual(measure.time_left([60.0, 60.0], 7),
+                         "about 7 min left; ")
 
 
 # count_vm_event+ndelay_50: a row of modules before 078583c (an injected
@@ -1008,6 +1232,39 @@ class Plots(unittest.TestCase):
         self.assertEqual(plots._figures(c.rows[2], True)[3], 0.5)
         self.assertAlmostEqual(plots._figures(c.rows[2], True)[0], 1.0,
                                delta=0.1)
+
+    def test_forest_names_the_kernels_and_clips_nothing(self):
+        try:
+            from mmbench_tool import plots
+            plt = plots._pyplot()
+        except ImportError:
+            self.skipTest("python3-matplotlib not installed")
+        # A row 150 % slower, and a noisy one: each interval whole.
+        rng = random.Random(10)
+        kw = {"boots": 3, "loads": 3, "outliers": 0.0}
+        c = compare.Comparison(
+            synthetic(rng, **kw),
+            synthetic(rng, fp=dict(FP, release="6.13.0-rc1-cloud-amd64"),
+                      shift={"row30": 150, "row31": -70}, **kw),
+            labels=("base", None))
+        with tempfile.TemporaryDirectory() as tmp, \
+                unittest.mock.patch.object(plt, "close") as close:
+            plots.forest(c, Path(tmp) / "forest.png", [])
+        fig = close.call_args.args[0]
+        ax = fig.axes[0]
+        self.assertIn("B 6.13.0-rc1-cloud-amd64 against A base "
+                      "(6.12.117+deb12-cloud-amd64)", ax.get_title())
+        self.assertIn("right: B slower", ax.get_xlabel())
+        lo, hi = ax.get_xlim()
+        shown = [r for r in c.judged() if r.change is not None]
+        self.assertLess(lo, min(r.lo for r in shown))
+        self.assertGreater(hi, max(r.hi for r in shown))
+        self.assertGreater(max(r.hi for r in shown), 100)
+        # The table's order, top down.
+        self.assertEqual([t.get_text() for t in ax.get_yticklabels()],
+                         [r.row for r in reversed(c.ordered())
+                          if r.change is not None])
+        plt.close(fig)
 
 
 class KnownRegression(unittest.TestCase):
@@ -1820,8 +2077,8 @@ class DiedGuest(unittest.TestCase):
             self.assertRegex(text.getvalue(), "boot 1: left out: the guest "
                              r"did not finish \(.*double fault.*EFLAGS "
                              "04d68bfa.*4 tries; QEMU's icount fault")
-            self.assertIn("boot 3, kernel A, in place of one left out",
-                          text.getvalue())
+            self.assertRegex(text.getvalue(), r"boot 3 of 3 \(A-boot3, in "
+                             r"place of one left out\): about \d+ s left; ")
             self.assertIn("(2 boots of 2 loads)", text.getvalue())
             self.assertFalse((Path(d) / "A-boot1").exists())
             self.assertTrue((Path(d) / "A-boot1-died4").is_dir())
