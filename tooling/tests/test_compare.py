@@ -411,7 +411,8 @@ class Layouts(unittest.TestCase):
                 # factor took of it (a quarter of the rows moved).
                 self.assertTrue(5 < r.layout_spread < 16, r.layout_spread)
                 self.assertRegex(r.why, r"^layout alone moves this row by "
-                                 r"about \d+\.\d % \(change [-+]\d+\.\d %\)$")
+                                 r"about \d+\.\d % \(change [-+]\d+\.\d %\): "
+                                 r"more layouts would not decide it$")
             text = "\n".join(c.report())
             self.assertRegex(text, r"(?m)^A: 6\d loads in 8 boots, 2 layouts "
                              r"\(the unit: the layout\); B: 6\d loads in 8 "
@@ -430,17 +431,47 @@ class Layouts(unittest.TestCase):
                                 (4.9, compare.REGRESSION)):
             r = compare.RowResult("kmalloc_64")
             r.change, r.lo, r.hi, r.significant = 5.0, 3.0, 7.0, True
+            r.diff = math.log1p(r.change / 100)
             r.layout_spread = spread
             compare.decide(r, 10)
             self.assertEqual(r.verdict, verdict)
             self.assertIsNone(r.more_boots)
         r = compare.RowResult("kmalloc_64")
         r.change, r.lo, r.hi, r.significant = -5.0, -7.0, -3.0, True
+        r.diff = math.log1p(r.change / 100)
         r.layout_spread = 12.25
         compare.decide(r, 10)
         self.assertEqual((r.verdict, r.why), (
             compare.INCONCLUSIVE, "layout alone moves this row by about "
-            "12.2 % (change -5.0 %)"))
+            "12.2 % (change -5.0 %): more layouts would not decide it"))
+
+    def test_the_layout_rule_reads_alike_both_ways(self):
+        """One change of the logs, +6.2 % from A to B and -5.8 % from B
+        to A, against a layout spread of 6 %: both found, or neither
+        (the rule compared +6.2 and 5.8 with 6)."""
+        verdicts = []
+        for change in (6.2, 100 * (1 / 1.062 - 1)):
+            r = compare.RowResult("kmalloc_64")
+            r.change, r.significant = change, True
+            r.lo, r.hi = change - 2, change + 2
+            r.diff = math.log1p(change / 100)
+            r.layout_spread = 6.0
+            compare.decide(r, 10)
+            verdicts.append(r.verdict)
+        self.assertEqual(verdicts, [compare.REGRESSION, compare.IMPROVEMENT])
+
+    def test_no_hint_where_layout_decides(self):
+        """An undecided row within the layout spread gets no "about N
+        more layouts": more layouts would not decide it."""
+        r = compare.RowResult("kmalloc_64")
+        r.change, r.lo, r.hi, r.significant = 6.2, -1.0, 13.9, False
+        r.diff = math.log1p(r.change / 100)
+        r.na = r.nb = 4
+        r.se, r.df = 0.03, 6
+        r.layout_spread = 7.2
+        compare.decide(r, 10)
+        self.assertEqual(r.verdict, compare.INCONCLUSIVE)
+        self.assertIsNone(r.more_boots)
 
     def test_a_change_past_layout_is_found(self):
         # Four layouts a side, two boots each: a row B made 30 % slower,
