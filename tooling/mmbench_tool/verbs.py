@@ -128,8 +128,9 @@ def _add_compare_commands(sub):
                         "CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B, as the "
                         "kernel test robot re-tests a suspected regression")
     p.add_argument("--aa", action="store_true",
-                   help="with --tree: let A and B be the same commit (an "
-                        "A/A: no row should get a verdict)")
+                   help="with --tree: let A and B be the same commit, "
+                        "in layouts of their own (an A/A: about one in "
+                        "twenty flags a row by chance)")
     _add_measure_options(p)
     add_label_options(p, tree=True)
     p.set_defaults(func="measure.cmd_measure")
