@@ -458,11 +458,12 @@ class Judged(unittest.TestCase):
                 ("alloc_pages_order0", I, 2.0)]
         self.assertTrue(all(ok for ok, _, _ in revcheck.nops_checks(
             self.comparison(good), "d")))
-        # kfree_bulk's noisy rows: INCONCLUSIVE, or a REGRESSION whose
-        # interval holds 4, pass.
+        # kfree_bulk's noisy rows: INCONCLUSIVE, or a REGRESSION not
+        # below 4 (+6.97 [+4.80, +9.16] for 256 objects, seen), pass.
         self.assertTrue(all(ok for ok, _, _ in revcheck.nops_checks(
             self.comparison(good[:2] + [("kfree_bulk_64", I, 0.2),
-                                        ("kfree_bulk_256", R, 5.2)]),
+                                        ("kfree_bulk_256", R, 5.2),
+                                        ("kfree_bulk_16", R, 7.0)]),
             "d")))
         # An interval of +4.00 [+4.00, +4.00] a few 1e-7 off 4 (seen).
         tight = self.comparison(good[:2] + [("kfree_bulk_16", R, 4.0000003)])
@@ -482,7 +483,7 @@ class Judged(unittest.TestCase):
                 ([("kmalloc_64", I, 4.0), ("kmem_cache_256", I, 3.9)]
                  + good[2:], 0),
                 (good[:2] + [("kfree_bulk_16", N, 0.1)], 0),
-                (good[:2] + [("kfree_bulk_16", R, 9.0)], 0),
+                (good[:2] + [("kfree_bulk_16", R, 1.0)], 0),
                 (good[:3] + [("kmem_cache_bulk_16", R, 4.0),
                              ("kmem_cache_bulk_64", R, 4.0)], 1),
                 ([("inc_dec_zone_page_state", compare.IMPROVEMENT, -1.0),
