@@ -15,10 +15,11 @@ Debian's linux-headers packages are): asked again, nothing is rebuilt.
 A layout variant is the same code with padding that never runs: a function
 of N bytes of NOPs appended to kernel/fork.c, the first object of kernel/,
 which the linker places before mm/, so that everything after it moves by
-about N bytes (checked in each build's System.map: check_layouts()).  Under QEMU's TCG the cost of a path moves with its addresses
-(translation blocks end at guest pages; a 64-byte shift moved the kmalloc
-rows by 10-13 %); measure spreads each kernel's boots over its variants,
-and compare takes the layout as the unit, so that no verdict claims what
+about N bytes (checked in each build's System.map: check_layouts()).
+Under QEMU's TCG the cost of a path moves with its addresses (translation
+blocks end at guest pages; a 64-byte shift moved the kmalloc rows by
+10-13 %); measure spreads each kernel's boots over its variants, and
+compare takes the layout as the unit, so that no verdict claims what
 layout alone does.
 """
 import os
