@@ -24,8 +24,47 @@ def parse(argv):
     return args
 
 
+class _ClosedPipeProof:
+    """sys.stdout that, once its reader has gone (compare ... | head),
+    drops what is written instead of failing: the command runs to its
+    end and exits with its own status (1 is a REGRESSION), not with an
+    error of its output."""
+
+    def __init__(self, stream):
+        self._stream, self._gone = stream, False
+
+    def _drop(self):
+        self._gone = True
+        try:
+            fd = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(fd, self._stream.fileno())
+            os.close(fd)
+        except (OSError, ValueError):
+            pass
+
+    def write(self, text):
+        if not self._gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._drop()
+        return len(text)
+
+    def flush(self):
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._drop()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv):
     args = parse(argv)
+    if not isinstance(sys.stdout, _ClosedPipeProof):
+        sys.stdout = _ClosedPipeProof(sys.stdout)
     # A kill is an interrupt: the guest and any busy loop are stopped.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:

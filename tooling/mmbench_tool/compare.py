@@ -355,6 +355,7 @@ class RowResult:
         self.more_boots = None
         self.why = ""
         self.diff = self.se = self.df = None
+        self.level = None      # icount: A's mean, instructions an op
 
     def as_dict(self):
         return {k: v for k, v in vars(self).items()}
@@ -394,7 +395,7 @@ def compare_row(row, xa, xb, insn=False, words=("boot", "boot")):
     if insn:
         # The log-scale estimate at A's level, in instructions (decide()
         # judges these); the minimum effect also as the % it is there.
-        level = math.exp(ma)
+        level = r.level = math.exp(ma)
         r.change_insn = level * math.expm1(diff)
         r.lo_insn = level * math.expm1(diff - t975 * se)
         r.hi_insn = level * math.expm1(diff + t975 * se)
@@ -430,27 +431,44 @@ def decide(r, m):
     # A minimum effect, not a test: what layout alone moves the row
     # by does not shrink with more layouts.  In logs, so that a change
     # reads the same from A to B as from B to A.
-    if r.verdict != NO_CHANGE and r.layout_spread is not None and \
-            abs(r.diff) <= math.log1p(r.layout_spread / 100):
-        r.why = (f"layout alone moves this row by about "
-                 f"{r.layout_spread:.1f} % (change {r.change:+.1f} %): "
-                 "more layouts would not decide it")
+    # An undecided row within it: only NO CHANGE is still to be had, and
+    # the hint counts towards that alone.
+    within = r.layout_spread is not None and \
+        abs(r.diff) <= math.log1p(r.layout_spread / 100)
+    if within and r.verdict in (REGRESSION, IMPROVEMENT):
+        r.why = _layout_why(r) + ": more layouts would not decide it"
         r.verdict, r.more_boots = INCONCLUSIVE, None
+    elif within and r.verdict == INCONCLUSIVE and not r.why:
+        r.more_boots = more_boots(r, m, detect=False)
+        if r.more_boots >= MORE_BOOTS_CAP:
+            r.why = _layout_why(r) + ": more layouts would not decide it"
+            r.more_boots = None
     return r
 
 
-def more_boots(r, m):
+def _layout_why(r):
+    """What layout alone does to @r, in its unit."""
+    if r.change_insn is not None and r.level:
+        return (f"layout alone moves this row by about "
+                f"{r.level * r.layout_spread / 100:.2f} insn (change "
+                f"{r.change_insn:+.2f} insn)")
+    return (f"layout alone moves this row by about "
+            f"{r.layout_spread:.1f} % (change {r.change:+.1f} %)")
+
+
+def more_boots(r, m, detect=True):
     """About how many more boots (or layouts) a kernel would decide the
     row: enough for the interval to lie inside the minimum effect (NO
     CHANGE) or for the change to pass a Bonferroni bound of the rows'
     test (which Benjamini-Hochberg's never exceeds), whichever comes
-    first; the interval's width taken to shrink as 1/sqrt(units)."""
+    first (only the first unless @detect); the interval's width taken
+    to shrink as 1/sqrt(units)."""
     n = min(r.na, r.nb)
     eff_log = math.log1p(r.min_effect / 100)
     est = abs(r.diff)
     need = []
     z_detect = z_quantile(1 - Q / 2 / max(1, m))
-    if est > 0 and abs(r.change) >= r.min_effect:
+    if detect and est > 0 and abs(r.change) >= r.min_effect:
         need.append(n * (z_detect * r.se / est) ** 2)
     if est < eff_log:
         need.append(n * (1.96 * r.se / (eff_log - est)) ** 2)
@@ -780,9 +798,9 @@ class Comparison:
                 for r in same)
             unit = " insn" if self.icount else " %"
             out.append(f"no change: {_count(len(same), 'row')} (a change "
-                       f"of {least:.{2 if self.icount else 1}f}{unit} "
-                       "would have been found: their median MDE, the "
-                       "minimum effect at least)")
+                       f"of {least:.{2 if self.icount else 1}f}{unit} or "
+                       "more would have been found there: their median "
+                       "MDE, or the minimum effect where larger)")
         else:
             out.append("no change: none")
         undecided = [r for r in rows if r.verdict == INCONCLUSIVE]
@@ -848,7 +866,8 @@ class Comparison:
         out.append("; ".join(sides) + f"; normalised by {self.norm}"
                    + (f" ({len(self.norm_rows)} rows)" if self.norm_rows
                       else "")
-                   + (f", {len(self.excluded)} changed rows left out"
+                   + (f", {_count(len(self.excluded), 'changed row')} "
+                      "left out"
                       if self.excluded else ""))
         if self.icount:
             out.append("icount: ns/op are instructions an op (1 ns = 1 "

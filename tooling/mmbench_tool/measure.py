@@ -642,8 +642,10 @@ def measure(args, results=None, plot=True):
     """./mmbench measure's work: the kernels of @args built or found,
     booted in turn, their archives written in @results (default a new
     results folder) and compared; returns the Comparison."""
-    from .options import check_options, loads_only_options, module_params
+    from .options import (check_labels, check_options, loads_only_options,
+                          module_params)
     check_counts(args)
+    check_labels(args)
     if getattr(args, "tree", None):
         revisions.check(args)
     elif args.revisions or args.config or args.aa or \
@@ -785,6 +787,8 @@ def _remove_folders(made):
 
 
 def cmd_compare(args):
+    from .options import check_labels
+    check_labels(args)
     a, b, where = _pair([args.a] + ([args.b] if args.b else []))
     made = _output_folder(args.output, "-o") if args.output else []
     try:

@@ -400,12 +400,27 @@ def check_ceilings_file(path, benches, ceiled):
                                  where=f"{path}:{n}:")
 
 
+def label(text):
+    """A kernel's name for --label-a/-b: something to read."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name")
+    return text
+
+
+def check_labels(args):
+    """Refuse --label-a and --label-b that cannot tell A from B."""
+    a, b = getattr(args, "label_a", None), getattr(args, "label_b", None)
+    if a is not None and a == b:
+        raise Failure(f"--label-a and --label-b are both {a!r}: the table "
+                      "could not tell A from B")
+
+
 def add_label_options(p, tree=False):
     """--label-a and --label-b: the kernels' names in compare's table
     and plot."""
     for side in "ab":
         S = side.upper()
-        p.add_argument(f"--label-{side}", metavar="NAME",
+        p.add_argument(f"--label-{side}", metavar="NAME", type=label,
                        help=f"{S}'s name in the table's column, the "
                             "summary and the forest plot (default: its "
                             "release" + (f"; with --tree, REV_{S}"

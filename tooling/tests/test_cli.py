@@ -79,3 +79,56 @@ class Imports(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ClosedPipe(unittest.TestCase):
+    """compare ... | head -1: the reader gone, the command still runs to
+    its end and exits with its own status (3 here), not 2 for an error
+    of its output, as it did 2 times in 6."""
+
+    def test_status_kept_when_stdout_closes(self):
+        import os
+        import sys
+        from unittest import mock
+        from mmbench_tool import cli
+
+        r, w = os.pipe()
+        os.close(r)
+        out = os.fdopen(w, "w", buffering=1)
+
+        def verb(args):
+            for i in range(10000):
+                print(f"line {i}")
+            sys.stdout.flush()
+            return 3
+
+        saved = sys.stdout
+        try:
+            sys.stdout = out
+            with mock.patch.object(cli, "command", lambda name: verb):
+                rc = cli.main(["compare", "a.jsonl", "b.jsonl"])
+            sys.stdout.flush()
+        finally:
+            sys.stdout = saved
+        self.assertEqual(rc, 3)
+
+
+class Labels(unittest.TestCase):
+    """--label-a "" was taken silently, and two equal labels made a
+    table that could not tell A from B."""
+
+    def test_empty_and_equal_labels_are_refused(self):
+        import contextlib
+        import io
+        from mmbench_tool import cli, options
+        from mmbench_tool.common import Failure
+        with self.assertRaises(SystemExit), \
+                contextlib.redirect_stderr(io.StringIO()):
+            cli.parse(["compare", "a.jsonl", "b.jsonl", "--label-a", " "])
+        args = cli.parse(["compare", "a.jsonl", "b.jsonl", "--label-a",
+                          "x", "--label-b", "x"])
+        with self.assertRaisesRegex(Failure, "both 'x'"):
+            options.check_labels(args)
+        options.check_labels(cli.parse(["compare", "a.jsonl", "b.jsonl",
+                                         "--label-a", "x", "--label-b",
+                                         "y"]))
