@@ -18,7 +18,9 @@ SMALL_MEMORY = 192
 DEFAULT_BOOTS = 8
 DEFAULT_LOADS = 8
 EXIT_CODES = ("exit status: 0 passed, 1 a check or test failed, 2 bad "
-              "options or a step could not be done, 130 interrupted")
+              "options or a step could not be done, 130 interrupted; "
+              "measure and compare: 1 a REGRESSION, 3 no regression but "
+              "rows undecided (their --help)")
 # compare's and measure's (measure.exit_status()): a CI gate is not green
 # where nothing could have been seen.
 COMPARE_EXIT_CODES = (

@@ -153,8 +153,13 @@ def _add_compare_commands(sub):
         "samples (PNG). A and B: archives (.jsonl) or results folders with "
         "an archive.jsonl; or one folder of ./mmbench measure.",
         epilog=COMPARE_EXIT_CODES)
-    p.add_argument("a", type=path_arg, metavar="A")
-    p.add_argument("b", type=path_arg, nargs="?", metavar="B")
+    p.add_argument("a", type=path_arg, metavar="A",
+                   help="the base kernel's archive (.jsonl), results "
+                        "folder, or one folder of ./mmbench measure "
+                        "(then no B)")
+    p.add_argument("b", type=path_arg, nargs="?", metavar="B",
+                   help="the kernel compared with A: its archive or "
+                        "results folder")
     p.add_argument("--norm", choices=compare.NORMS,
                    default=compare.DEFAULT_NORM,
                    help=f"default {compare.DEFAULT_NORM}, none when both "
@@ -163,7 +168,9 @@ def _add_compare_commands(sub):
                    help="folder for compare.txt, compare.json and the "
                         "plots (default: the measure folder, or a new "
                         "results folder)")
-    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--no-plots", action="store_true",
+                   help="write no PNG plots (compare.txt and "
+                        "compare.json only)")
     add_label_options(p)
     p.set_defaults(func="measure.cmd_compare")
     p = sub.add_parser(
@@ -185,7 +192,10 @@ def _add_compare_commands(sub):
         "split and --reuse boot nothing: they refuse the options that "
         "say how to boot a guest.",
         epilog="exit status (aa: the goal of at most 1 false verdict; the MDE and +2 % figures are printed, not judged): 0 goal met, 1 missed, 2 a step failed or NOT COMPARABLE")
-    p.add_argument("what", choices=("aa", "known", "split"))
+    p.add_argument("what", choices=("aa", "known", "split"),
+                   help="aa: the kernel against itself; known: against "
+                        "known slowdowns; split: A/A comparisons drawn "
+                        "from one kernel's earlier boots (--reuse)")
     _add_guest_options(p)
     _add_arch_option(p)
     _add_measure_options(p)
@@ -204,9 +214,12 @@ def _add_compare_commands(sub):
         epilog="exit status: 0 printed, 2 not an archive, an archive "
         "without rows, or one of --accel icount (its ns/op are "
         "instructions)")
-    p.add_argument("archive", type=path_arg)
+    p.add_argument("archive", type=path_arg,
+                   help="an archive.jsonl (./mmbench run --loads N) or the "
+                        "results folder holding it")
     p.add_argument("--format", choices=fleet.FORMATS, default="lava",
-                   help="default lava")
+                   help="lava: lava-test-case commands; kcidb: KCIDB "
+                        "JSON; lkp: key: value lines (default lava)")
     p.set_defaults(func="measure.cmd_fleet")
 
 
