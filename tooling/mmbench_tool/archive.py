@@ -311,6 +311,20 @@ def _bad_record(rec):
     return None
 
 
+
+def _one_document(path):
+    """Whether @path holds one JSON document over several lines (a
+    compare.json, a results.json) rather than an archive's records."""
+    try:
+        path = Path(path)
+        # Never a large or endless file read whole (a tarball, /dev/zero).
+        if not path.is_file() or path.stat().st_size > 16 << 20:
+            return False
+        json.loads(path.read_text())
+    except (ValueError, RecursionError, OSError):
+        return False
+    return True
+
 class Archive:
     """The records of one or more archive files (or results folders)."""
 
@@ -334,6 +348,11 @@ class Archive:
                     try:
                         rec = json.loads(raw.decode())
                     except (ValueError, RecursionError) as e:
+                        if n == 1 and _one_document(path):
+                            raise ValueError(
+                                f"{path}: a JSON document, not an archive "
+                                "(one record a line, as ./mmbench run "
+                                "--loads N and measure write them)") from e
                         raise ValueError(f"{path}:{n}: not JSON: "
                                          f"{str(e)[:100]}") from e
                     if not isinstance(rec, dict):

@@ -630,8 +630,8 @@ def check_counts(args):
     check_kernel_args(args)
     if not 2 <= args.boots <= 50:
         raise Failure("--boots must be from 2 to 50: a comparison's unit "
-                      "is the boot, and the spread between boots needs two "
-                      "a kernel")
+                      "is the boot (with --tree, the layout), and the "
+                      "spread between them needs two a kernel")
     if not 1 <= getattr(args, "comparisons", 1) <= 100:
         raise Failure("--comparisons must be from 1 to 100")
     if args.loads is not None and not 2 <= args.loads <= 50:
@@ -807,6 +807,7 @@ def cmd_compare(args):
                              labels=(args.label_a, args.label_b))
     except (ValueError, KeyError, TypeError, AttributeError, OSError,
             ArithmeticError) as e:
+        _remove_folders(made)
         raise Failure(f"compare: {e}") from e
     say(f"results in {outdir}")
     say_no_answer(c)

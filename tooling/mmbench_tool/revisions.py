@@ -124,6 +124,8 @@ def check_tree(tree):
     """The top of the kernel git tree @tree, or a Failure naming what it
     is not."""
     tree = Path(tree)
+    if not tree.exists():
+        raise Failure(f"--tree {tree}: does not exist")
     if not tree.is_dir():
         raise Failure(f"--tree {tree}: not a folder")
     proc = git(tree, "rev-parse", "--show-toplevel", check=False)
@@ -415,7 +417,6 @@ def check(args):
     if args.boots < args.layouts:
         raise Failure(f"--boots {args.boots} is fewer than --layouts "
                       f"{args.layouts}: a layout would never boot")
-    kernels.check_cache()
     top = check_tree(args.tree)
     shas = [resolve(top, r) for r in revs]
     for rev, sha in zip(revs, shas):
@@ -432,8 +433,8 @@ def check(args):
     # (A tree with no checkout, an empty index, has no changes to lose.)
     checked_out = git(top, "ls-files", check=False).stdout.strip()
     if head in shas and checked_out:
-        dirty = git(top, "--no-optional-locks", "status", "--porcelain", "--untracked-files=no",
-                    check=False).stdout.split("\n")
+        dirty = git(top, "--no-optional-locks", "status", "--porcelain",
+                    "--untracked-files=no", check=False).stdout.split("\n")
         dirty = [line[3:] for line in dirty if line.strip()]
         if dirty:
             raise Failure(f"{top} has changes not committed ("
@@ -450,6 +451,8 @@ def check(args):
         raise Failure(f"--aa: {revs[0]} and {revs[1]} are different "
                       "commits; --aa is for one commit against itself")
     config_fragments(args.config, args.align_functions)
+    # Last: it makes the cache folder, which a refusal above should not.
+    kernels.check_cache()
     return top, list(zip(revs, shas))
 
 

@@ -1716,6 +1716,20 @@ class NotAnAA(unittest.TestCase):
                 self.assertEqual(rc, 2, out)
                 self.assertIn(says, out)
 
+    def test_a_json_document_is_said_to_be_no_archive(self):
+        """compare.json given for an archive was "not JSON"."""
+        with tempfile.TemporaryDirectory() as d:
+            p = Path(d) / "compare.json"
+            p.write_text('{\n  "rows": []\n}\n')
+            rc, out = support.options_only("fleet", str(p))
+            self.assertEqual(rc, 2, out)
+            self.assertIn("a JSON document, not an archive", out)
+            o = Path(d) / "out"
+            rc, out = support.options_only("compare", str(p), str(p),
+                                           "-o", str(o))
+            self.assertEqual(rc, 2, out)
+            self.assertFalse(o.exists())
+
     def test_a_file_without_line_ends_is_not_read_whole(self):
         # /dev/zero once grew compare to 23 GB until the OOM killer came;
         # a tarball given by mistake was read whole before it was refused.

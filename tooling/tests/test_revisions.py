@@ -57,7 +57,17 @@ class Tree(unittest.TestCase):
         plain.mkdir()
         self.refused("--tree", str(plain), "a", "b", says="not a git tree")
         self.refused("--tree", str(self.dir / "none"), "a", "b",
-                     says="not a folder")
+                     says="none: does not exist")
+        (self.dir / "file").write_text("")
+        self.refused("--tree", str(self.dir / "file"), "a", "b",
+                     says="file: not a folder")
+
+    def test_a_refusal_makes_no_cache_folder(self):
+        cache = self.dir / "relative-cache"
+        with mock.patch.object(kernels, "CACHE", cache):
+            self.refused("--tree", str(self.tree), "base", "base",
+                         says="same commit")
+        self.assertFalse(cache.exists())
 
     def test_not_a_kernel(self):
         (self.tree / "Makefile").write_text("all:\n")
