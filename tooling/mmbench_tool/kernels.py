@@ -86,6 +86,11 @@ def check_cache():
     if os.environ.get("MMBENCH_CACHE") == "":
         raise Failure("MMBENCH_CACHE is empty: name a folder, or unset it "
                       "for /var/cache/mmbench")
+    # Kbuild refuses a source or build folder whose path has these.
+    if any(c in str(CACHE.resolve()) for c in " :"):
+        raise Failure(f"the kernel build cache {CACHE}: the kernel cannot "
+                      "be built in a path with a space or a colon "
+                      "(MMBENCH_CACHE=DIR names another)")
     try:
         CACHE.mkdir(parents=True, exist_ok=True)
     except OSError as e:

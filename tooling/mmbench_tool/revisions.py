@@ -255,17 +255,33 @@ class Workspace:
     def headers(self, sha):
         return kernels.CACHE / "kernels" / self.key(sha, "headers")
 
+    def clone(self):
+        """The clone of the tree, made whole beside its place and moved
+        there: a clone killed half way is never taken for one."""
+        if self.src.exists():
+            shutil.rmtree(self.src)
+        tmp = self.root / "src.new"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        self.root.mkdir(parents=True, exist_ok=True)
+        say(f"cloning {self.tree} (shared objects) into {self.src}")
+        git(self.root, "clone", "--quiet", "--shared", "--no-checkout",
+            str(self.tree), str(tmp))
+        os.replace(tmp, self.src)
+
     def checkout(self, sha, pad):
         if not (self.src / ".git").exists():
-            if self.src.exists():
-                shutil.rmtree(self.src)
-            self.root.mkdir(parents=True, exist_ok=True)
-            say(f"cloning {self.tree} (shared objects) into {self.src}")
-            git(self.root, "clone", "--quiet", "--shared", "--no-checkout",
-                str(self.tree), str(self.src))
+            self.clone()
         # A commit made in the tree after the clone: its objects are the
-        # tree's, which the clone reads (objects/info/alternates).
-        git(self.src, "checkout", "--quiet", "--force", "--detach", sha)
+        # tree's, which the clone reads (objects/info/alternates).  A
+        # clone that lost them (git gc in the tree after a rebase) is
+        # made again, once.
+        if git(self.src, "checkout", "--quiet", "--force", "--detach", sha,
+               check=False).returncode:
+            say(f"the clone in {self.src} cannot check out {sha[:12]}: "
+                "cloning again")
+            self.clone()
+            git(self.src, "checkout", "--quiet", "--force", "--detach", sha)
         with open(self.src / PAD_FILE, "a") as f:
             f.write(_pad_source(pad))
 

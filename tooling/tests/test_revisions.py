@@ -202,6 +202,29 @@ class Tree(unittest.TestCase):
                     if revisions.needed(m)]
                 self.assertEqual(lost, [])
 
+    def test_a_cache_path_kbuild_refuses_is_refused_first(self):
+        for name in ("with space", "with:colon"):
+            with self.subTest(name=name), \
+                    mock.patch.object(kernels, "CACHE", self.dir / name):
+                self.refused("--tree", str(self.tree), "base", "HEAD",
+                             says="a path with a space or a colon")
+                self.assertFalse((self.dir / name).exists())
+
+    def test_a_clone_that_lost_its_objects_is_made_again(self):
+        """git gc in the user's tree after a rebase takes objects the
+        --shared clone needs; a checkout then failed on every run."""
+        with mock.patch.object(kernels, "CACHE", self.dir / "cache"):
+            ws = revisions.Workspace(self.tree, None, False)
+            ws.checkout(revisions.resolve(self.tree, "base"), 0)
+            # A commit the clone has never heard of, as after a rebase.
+            (self.tree / "mm/slub.c").write_text("int c;\n")
+            git(self.tree, "commit", "-q", "-am", "new")
+            alternates = ws.src / ".git/objects/info/alternates"
+            alternates.write_text("/nonexistent\n")
+            ws.checkout(revisions.resolve(self.tree, "HEAD"), 0)
+            self.assertEqual((ws.src / "mm/slub.c").read_text(), "int c;\n")
+            self.assertFalse((ws.root / "src.new").exists())
+
     def test_the_users_tree_is_only_read(self):
         before = subprocess.run(
             ["git", "-C", str(self.tree), "status", "--porcelain",
