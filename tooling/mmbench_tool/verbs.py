@@ -126,7 +126,9 @@ def _add_compare_commands(sub):
     p.add_argument("--align-functions", action="store_true",
                    help="with --tree: build both with "
                         "CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B, as the "
-                        "kernel test robot re-tests a suspected regression")
+                        "kernel test robot re-tests a suspected "
+                        "regression (under TCG layout moved rows as much "
+                        "with it: tooling/doc/measured.md)")
     p.add_argument("--aa", action="store_true",
                    help="with --tree: let A and B be the same commit, "
                         "in layouts of their own (an A/A: about one in "
