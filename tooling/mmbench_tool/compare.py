@@ -17,6 +17,7 @@ instructions.  tooling/doc/compare-method.md explains the choices and
 the figures behind them.
 """
 import math
+import os
 import re
 import statistics
 import sys
@@ -532,7 +533,7 @@ def kernel_names(a, b, labels=(None, None)):
         if _short(rel["A"]) == _short(rel["B"]):
             # Alike in their first characters: their ends tell them
             # apart.
-            common = len(_common_prefix(rel["A"], rel["B"]))
+            common = len(os.path.commonprefix([rel["A"], rel["B"]]))
             short = {s: ".." + rel[s][max(0, common - 2):] for s in "AB"}
     for s in "AB":
         if label[s]:
@@ -546,13 +547,6 @@ def kernel_names(a, b, labels=(None, None)):
             full += " with " + " ".join(own[s])
         out[s] = (full, _short(short[s]))
     return out
-
-
-def _common_prefix(x, y):
-    n = 0
-    while n < min(len(x), len(y)) and x[n] == y[n]:
-        n += 1
-    return x[:n]
 
 
 class Comparison:

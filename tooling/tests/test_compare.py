@@ -79,6 +79,17 @@ def synthetic(rng, boots=3, loads=8, shift=None, fp=None, factor_sd=0.03,
     return archive.Archive(runs, recs, [])
 
 
+def fleet_refuses(test, content, says, name="a.jsonl"):
+    """./mmbench fleet on a file of @content (bytes) exits 2 saying
+    @says."""
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / name
+        p.write_bytes(content)
+        rc, out = support.options_only("fleet", str(p))
+        test.assertEqual(rc, 2, out)
+        test.assertIn(says, out)
+
+
 def flagged(c):
     return [r for r in c.rows + ([c.shift] if c.shift else [])
             if r.verdict in (compare.REGRESSION, compare.IMPROVEMENT)]
@@ -1709,21 +1720,16 @@ class NotAnAA(unittest.TestCase):
                 self.assertIn(also, err.getvalue())
         for raw, says in ((b"[" * 100000 + b"]" * 100000, "a.jsonl:2: not JSON"),
                           (b'{"type": "run", "boot": "\xff"}', "a.jsonl:2: not JSON")):
-            with tempfile.TemporaryDirectory() as d:
-                p = Path(d) / "a.jsonl"
-                p.write_bytes(b"\n" + raw + b"\n")
-                rc, out = support.options_only("fleet", str(p))
-                self.assertEqual(rc, 2, out)
-                self.assertIn(says, out)
+            fleet_refuses(self, b"\n" + raw + b"\n", says)
 
     def test_a_json_document_is_said_to_be_no_archive(self):
         """compare.json given for an archive was "not JSON"."""
+        doc = b'{\n  "rows": []\n}\n'
+        fleet_refuses(self, doc, "a JSON document, not an archive",
+                      "compare.json")
         with tempfile.TemporaryDirectory() as d:
             p = Path(d) / "compare.json"
-            p.write_text('{\n  "rows": []\n}\n')
-            rc, out = support.options_only("fleet", str(p))
-            self.assertEqual(rc, 2, out)
-            self.assertIn("a JSON document, not an archive", out)
+            p.write_bytes(doc)
             o = Path(d) / "out"
             rc, out = support.options_only("compare", str(p), str(p),
                                            "-o", str(o))
@@ -1790,12 +1796,8 @@ class NotAnAA(unittest.TestCase):
             return support.options_only("fleet", str(p))
 
     def test_fleet_refuses_an_archive_without_rows(self):
-        with tempfile.TemporaryDirectory() as d:
-            p = Path(d) / "a.jsonl"
-            p.write_text('{"type": "run", "boot": "b"}\n')
-            rc, out = support.options_only("fleet", str(p))
-            self.assertEqual(rc, 2, out)
-            self.assertIn("no row record", out)
+        fleet_refuses(self, b'{"type": "run", "boot": "b"}\n',
+                      "no row record")
 
 
 def measure_exit(c):
