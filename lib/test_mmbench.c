@@ -2,120 +2,80 @@
 /*
  * test_mmbench.c - time memory-management hot paths from inside the kernel
  *
- * While the module loads, a kernel thread bound to one CPU runs each row of
- * the selected benchmarks (a row per value of a benchmark's list parameter):
- * it sizes a sample, warms up, then times samples of that many ops, and
- * drops those preempted, migrated or with steal time.  An allocator's row
- * then checks the blocks its path hands out, a vmstat row that its counter
- * is back.  Until it is removed the module publishes what it ran and the
- * raw samples under /sys/kernel/mmbench/ (see
- * Documentation/ABI/testing/sysfs-kernel-mmbench); it judges no figure:
- * tools/testing/selftests/mm/mmbench/ does.
+ * While it loads, the module runs each row of the selected benchmarks (a
+ * row per value of a list parameter) in a kernel thread bound to one CPU:
+ * it sizes a sample, warms up, times samples of that many ops and drops
+ * those preempted, migrated or with steal time.  An allocator's row then
+ * checks the blocks its path hands out, a vmstat row that its counter is
+ * back.  What each row ran and measured stays under /sys/kernel/mmbench/
+ * (Documentation/ABI/testing/sysfs-kernel-mmbench) until the module is
+ * removed; tools/testing/selftests/mm/mmbench/ judges the figures.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/completion.h>
-#include <linux/cpumask.h>
 #include <linux/delay.h>
-#include <linux/gfp.h>
 /* series: page_alloc */
 #include <linux/hash.h>
 /* series: end */
 #include <linux/kernel_stat.h>
 #include <linux/kobject.h>
 #include <linux/kthread.h>
-#include <linux/ktime.h>
-#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 /* series: page_frag */
 #include <linux/page_frag_cache.h>
 /* series: end */
-#include <linux/preempt.h>
 /* series: cpus */
 #include <linux/ptr_ring.h>
 /* series: end */
-#include <linux/sched.h>
 #include <linux/sched/isolation.h>
 #include <linux/slab.h>
-#include <linux/string.h>
 #include <linux/sysfs.h>
-#include <linux/timex.h>
 #include <linux/vmstat.h>
-/* series: cpus */
-#include <linux/wait.h>
-/* series: end */
 
 /* May fail, and is counted: no warning, no hard reclaim, no OOM killer. */
 #define MMBENCH_GFP		(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY)
-
 #define MMBENCH_MAX_OPS		100000000U
-#define MMBENCH_MAX_SAMPLES	250U
-/* Samples a row may take to keep @n; the dropped ones fit a page. */
+#define MMBENCH_MAX_SAMPLES	250
+/* Samples a row may take to keep @n; the names of those dropped fit a page */
 #define MMBENCH_ATTEMPTS(n)	(2 * (n) + 8)
-#define MMBENCH_MAX_SAMPLE_NS	(100 * NSEC_PER_MSEC)
 #define MMBENCH_MAX_LIST	8
 #define MMBENCH_MAX_NAMES	32
 /* Most ops with irqs off at once, or between two restores of a counter. */
 #define MMBENCH_STRETCH		1024U
-#define MMBENCH_NAME_LEN	48
-#define MMBENCH_REASON_LEN	200
 /* series: page_alloc */
 #define MMBENCH_CHECK_BLOCKS	256U	/* most blocks a check takes */
 /* series: end */
 /* series: cpus */
-#define MMBENCH_TEAM_MIN_OPS	256U	/* a team's fixed costs hide */
+#define MMBENCH_TEAM_MIN_OPS	256U	/* so that a team's costs hide */
 /* series: end */
 
-/* A row's status, each telling more than the one before. */
+/* A row's status, each outranking those before it. */
 enum mmbench_status {
-	MMBENCH_PASS,		/* it ran; its checks held */
-	MMBENCH_UNSUPPORTED,	/* the kernel or machine lacks what it needs */
-	MMBENCH_ERROR,		/* it could not run to its end */
-	MMBENCH_FAIL,		/* a functional check failed */
+	MMBENCH_PASS, MMBENCH_UNSUPPORTED, MMBENCH_ERROR, MMBENCH_FAIL,
 };
 
 static const char * const mmbench_status_names[] = {
 	"pass", "unsupported", "error", "fail",
 };
 
-/* Why a sample is dropped, each outweighing the one before. */
+/* Why a sample was dropped, each outranking those before it. */
 enum mmbench_drop {
-	MMBENCH_KEPT,
-	MMBENCH_STOLEN,		/* the CPU had steal time */
-	MMBENCH_PREEMPTED,	/* the task switched out */
-	MMBENCH_MIGRATED,	/* it moved to another CPU */
+	MMBENCH_KEPT, MMBENCH_STOLEN, MMBENCH_PREEMPTED, MMBENCH_MIGRATED,
 };
 
 static const char * const mmbench_drop_names[] = {
 	"", "steal", "preempt", "migrate",
 };
 
-/**
- * struct mmbench_list - a list parameter: a benchmark has a row per value
- * @vals: the values, distinct
- * @nr: how many of @vals are given
- * @min: the smallest value allowed
- * @max: the largest value allowed
- * @param: the parameter's name
- * @prefix: before the value in a row's name: "order" makes
- *	alloc_pages_order3
- */
+/* A list parameter: a row per value, named <benchmark>_<prefix><value>. */
 struct mmbench_list {
 	unsigned int vals[MMBENCH_MAX_LIST];
-	unsigned int nr;
-	unsigned int min;
-	unsigned int max;
+	unsigned int nr, min, max;	/* values given; their range */
 	const char *param;
 	const char *prefix;
 };
-
-struct mmbench_row;
-/* series: cpus */
-struct mmbench_team;
-/* series: end */
 
 /* What a row's ops work on: on the run's CPU, or a worker's own. */
 struct mmbench_ctx {
@@ -125,7 +85,7 @@ struct mmbench_ctx {
 	u32 arg;			/* the row's value of its list */
 	u32 size;			/* bytes of a block */
 	u32 unit;			/* a sample has whole batches of this */
-	struct page *page;		/* of the zone and node a vmstat op hits */
+	struct page *page;		/* of the zone and node vmstat ops hit */
 	struct zone *zone;
 	struct pglist_data *pgdat;
 	long delta;			/* 1, not a constant to the compiler */
@@ -152,18 +112,17 @@ struct mmbench_ctx {
 
 /**
  * struct mmbench_bench - a benchmark: a row, or a row per value of @list
- * @name: its name in benchmarks= and, with the value, the row's in sysfs
+ * @name: its name in benchmarks=, and its rows' in sysfs
  * @list: the list parameter it has a row per value of, or NULL
- * @irqoff: its ops run with interrupts disabled, in stretches of at most
- *	MMBENCH_STRETCH ops; else preemptible
- * @size: bytes of a block its ops take, where the row's value is not that
- * @setup: untimed, before the samples: 0; -EOPNOTSUPP, "unsupported",
- *	having said why with mmbench_set(); or another error
+ * @irqoff: its ops run with irqs off, MMBENCH_STRETCH at most at once
+ * @size: bytes of a block its ops take, if the row's value is not that
+ * @setup: untimed: 0; -EOPNOTSUPP, having said why with mmbench_set();
+ *	or another error
  * @teardown: undoes @setup
  * @prep: untimed, before each stretch of ops
  * @op: the timed region: ctx->ops ops
  * @restore: untimed, after each stretch: undoes what its ops did
- * @read: the vmstat counter its ops change, checked to be back at the end
+ * @read: the vmstat counter its ops change, which must come back
  */
 struct mmbench_bench {
 	const char *name;
@@ -179,52 +138,49 @@ struct mmbench_bench {
 /* series: page_alloc */
 	/** @pages: its blocks are struct page pointers */
 	bool pages;
-	/** @get: takes up to @n blocks into @p by @op's path; returns how many */
+	/** @get: takes up to @n blocks into @p by @op's path; how many */
 	unsigned int (*get)(struct mmbench_ctx *ctx, void **p, unsigned int n);
 	/** @put: gives @n blocks of @p back by @op's path */
 	void (*put)(struct mmbench_ctx *ctx, void **p, unsigned int n);
 /* series: end */
 /* series: cpus */
-	/** @team: on several CPUs, each timing @op; a pair if @pop is set */
+	/** @team: on several CPUs at once; a pair, @op then @pop, if @pop */
 	bool team;
-	/** @pop: the op of a pair's pop_cpu, @op that of its push_cpu */
+	/** @pop: the op of a pair's pop_cpu */
 	void (*pop)(struct mmbench_ctx *ctx);
 /* series: end */
 };
 
 /**
- * struct mmbench_row - what a row ran and measured, shown in its directory
+ * struct mmbench_row - what a row ran and measured: its directory's files
  * @bench: its benchmark
  * @arg: its value of the benchmark's list
- * @name: e.g. "kmalloc_64", its directory's
+ * @name: its directory's, e.g. "kmalloc_64"
  * @kobj: that directory
  * @status: an enum mmbench_status
  * @reason: why it is not "pass", or remarks on a pass
  * @cpus: the CPUs its ops ran on
  * @ops: ops per sample
  * @kept: samples kept
+ * @nr_dropped: samples dropped
  * @ns: the kept samples' ns, in the order taken
  * @cycles: their get_cycles() ticks
- * @nr_dropped: samples dropped
- * @dropped: why each was, an enum mmbench_drop
+ * @dropped: why each dropped one was, an enum mmbench_drop
  */
 struct mmbench_row {
 	const struct mmbench_bench *bench;
 	u32 arg;
-	char name[MMBENCH_NAME_LEN];
+	char name[48];
 	struct kobject *kobj;
 	enum mmbench_status status;
-	char reason[MMBENCH_REASON_LEN];
-	cpumask_var_t cpus;
-	u32 ops;
-	u32 kept;
-	u64 *ns;
-	u64 *cycles;
-	u32 nr_dropped;
-	u8 *dropped;
+	char reason[200];
+	struct cpumask cpus;
+	u32 ops, kept, nr_dropped;
+	u64 ns[MMBENCH_MAX_SAMPLES];
+	u64 cycles[MMBENCH_MAX_SAMPLES];
+	u8 dropped[MMBENCH_ATTEMPTS(MMBENCH_MAX_SAMPLES)];
 };
 
-/* A sample: what its stretches took, and why to drop it. */
 struct mmbench_sample {
 	u64 ns;
 	u64 cycles;
@@ -256,7 +212,10 @@ static int mmbench_cpu = -1;
 module_param_array_named(benchmarks, mmbench_names, charp, &mmbench_nr_names,
 			 0444);
 MODULE_PARM_DESC(benchmarks,
-		 "Comma-separated benchmark names, up to 32, or \"all\" (default all); the baseline always runs");
+		 "Comma-separated benchmarks, up to 32, or \"all\" (default all); the baseline always runs");
+module_param_named(cpu, mmbench_cpu, int, 0444);
+MODULE_PARM_DESC(cpu,
+		 "CPU of the run, or -1 for the first online CPU that isolcpus= leaves to the scheduler (default -1)");
 
 static int mmbench_set_uint(const char *val, const struct kernel_param *kp,
 			    unsigned int min, unsigned int max)
@@ -268,8 +227,8 @@ static int mmbench_set_uint(const char *val, const struct kernel_param *kp,
 	return -EINVAL;
 }
 
-/* A read-only parameter from @lo to @hi; the load fails past them. */
-#define MMBENCH_PARAM_UINT(name, var, lo, hi, desc)			\
+/* A read-only parameter from @lo to @hi: the load fails past them. */
+#define MMBENCH_PARAM_UINT(name, lo, hi)				\
 static int name##_set(const char *val, const struct kernel_param *kp)	\
 {									\
 	return mmbench_set_uint(val, kp, lo, hi);			\
@@ -278,40 +237,20 @@ static const struct kernel_param_ops name##_ops = {			\
 	.set = name##_set,						\
 	.get = param_get_uint,						\
 };									\
-module_param_cb(name, &name##_ops, &var, 0444);				\
-MODULE_PARM_DESC(name, desc)
+module_param_cb(name, &name##_ops, &mmbench_##name, 0444)
 
-MMBENCH_PARAM_UINT(iterations, mmbench_iterations, 0, MMBENCH_MAX_OPS,
-		   "Ops per sample, 1..100000000, or 0 to size samples to sample_us (default 0)");
-MMBENCH_PARAM_UINT(samples, mmbench_samples, 1, MMBENCH_MAX_SAMPLES,
-		   "Samples kept per row after a warm-up, 1..250 (default 9)");
-MMBENCH_PARAM_UINT(sample_us, mmbench_sample_us, 100, 100000,
-		   "Length of a sample when iterations=0, 100..100000 us (default 2000)");
-MMBENCH_PARAM_UINT(budget_ms, mmbench_budget_ms, 100, 600000,
-		   "Time the rows share, 100..600000 ms (default 60000)");
-
-static int cpu_set(const char *val, const struct kernel_param *kp)
-{
-	int cpu;
-
-	if (kstrtoint(val, 10, &cpu) || cpu < -1 || cpu >= (int)nr_cpu_ids ||
-	    (cpu >= 0 && !cpu_online(cpu))) {
-		pr_err("%s: '%s' is not an online CPU (%*pbl), nor -1\n",
-		       kp->name, val, cpumask_pr_args(cpu_online_mask));
-		return -EINVAL;
-	}
-	*(int *)kp->arg = cpu;
-	return 0;
-}
-
-static const struct kernel_param_ops cpu_ops = {
-	.set = cpu_set,
-	.get = param_get_int,
-};
-
-module_param_cb(cpu, &cpu_ops, &mmbench_cpu, 0444);
-MODULE_PARM_DESC(cpu,
-		 "CPU of the run, or -1 for the first online CPU that isolcpus= leaves to the scheduler (default -1)");
+MMBENCH_PARAM_UINT(iterations, 0, MMBENCH_MAX_OPS);
+MODULE_PARM_DESC(iterations,
+		 "Ops per sample, 1..100000000, or 0 to size samples to sample_us (default 0)");
+MMBENCH_PARAM_UINT(samples, 1, MMBENCH_MAX_SAMPLES);
+MODULE_PARM_DESC(samples,
+		 "Samples kept per row after a warm-up, 1..250 (default 9)");
+MMBENCH_PARAM_UINT(sample_us, 100, 100000);
+MODULE_PARM_DESC(sample_us,
+		 "Length of a sample when iterations=0, 100..100000 us (default 2000)");
+MMBENCH_PARAM_UINT(budget_ms, 100, 600000);
+MODULE_PARM_DESC(budget_ms,
+		 "Time the rows share, 100..600000 ms (default 60000)");
 
 /* ---- timing engine ---- */
 
@@ -320,15 +259,14 @@ static __printf(3, 4) void mmbench_set(struct mmbench_row *row,
 				       enum mmbench_status status,
 				       const char *fmt, ...)
 {
-	size_t len = strlen(row->reason);
+	size_t len = strlen(row->reason), size = sizeof(row->reason);
 	va_list args;
 
 	row->status = max(row->status, status);
 	if (len)
-		len += scnprintf(row->reason + len, MMBENCH_REASON_LEN - len,
-				 "; ");
+		len += scnprintf(row->reason + len, size - len, "; ");
 	va_start(args, fmt);
-	vscnprintf(row->reason + len, MMBENCH_REASON_LEN - len, fmt, args);
+	vscnprintf(row->reason + len, size - len, fmt, args);
 	va_end(args);
 }
 
@@ -353,51 +291,15 @@ static void mmbench_stop_thread(struct task_struct *task)
 static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s);
 
 /* series: end */
-static u64 mmbench_steal(int cpu)
-{
-	return READ_ONCE(kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL]);
-}
-
-/* Time ctx->ops ops, with irqs off if the benchmark says so; add to @s. */
-static void mmbench_stretch(const struct mmbench_bench *b,
-			    struct mmbench_ctx *ctx, struct mmbench_sample *s,
-			    int cpu)
-{
-	unsigned long flags = 0, switches;
-	cycles_t c0, c1;
-	u64 t0, t1;
-
-	if (b->prep)
-		b->prep(ctx);
-	if (b->irqoff)
-		local_irq_save(flags);
-	/* Read inside: a switch once irqs are back on is not the sample's. */
-	switches = current->nvcsw + current->nivcsw;
-	t0 = ktime_get_ns();
-	c0 = get_cycles();
-	b->op(ctx);
-	c1 = get_cycles();
-	t1 = ktime_get_ns();
-	if (current->nvcsw + current->nivcsw != switches &&
-	    s->drop < MMBENCH_PREEMPTED)
-		s->drop = MMBENCH_PREEMPTED;
-	if (raw_smp_processor_id() != cpu)
-		s->drop = MMBENCH_MIGRATED;
-	if (b->irqoff)
-		local_irq_restore(flags);
-	if (b->restore)
-		b->restore(ctx);
-	s->ns += t1 - t0;
-	s->cycles += c1 - c0;
-}
-
-/* One sample of ctx->ops ops, in stretches for a restore or irqs off. */
+/* One sample: ctx->ops ops, in stretches for a restore or irqs off. */
 static void mmbench_sample(const struct mmbench_bench *b,
 			   struct mmbench_ctx *ctx, struct mmbench_sample *s)
 {
-	u32 ops = ctx->ops, left = ops;
 	int cpu = raw_smp_processor_id();
-	u64 steal = mmbench_steal(cpu);
+	u64 steal = kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL], t0;
+	unsigned long flags = 0, switches;
+	u32 ops = ctx->ops, left = ops;
+	cycles_t c0;
 
 	memset(s, 0, sizeof(*s));
 /* series: cpus */
@@ -409,26 +311,43 @@ static void mmbench_sample(const struct mmbench_bench *b,
 	do {
 		ctx->ops = b->prep || b->restore || b->irqoff ?
 			   min(left, MMBENCH_STRETCH) : left;
-		mmbench_stretch(b, ctx, s, cpu);
+		if (b->prep)
+			b->prep(ctx);
+		if (b->irqoff)
+			local_irq_save(flags);
+		/* Read inside: a switch once irqs are back on is not ours. */
+		switches = current->nvcsw + current->nivcsw;
+		t0 = ktime_get_ns();
+		c0 = get_cycles();
+		b->op(ctx);
+		s->cycles += get_cycles() - c0;
+		s->ns += ktime_get_ns() - t0;
+		if (current->nvcsw + current->nivcsw != switches && !s->drop)
+			s->drop = MMBENCH_PREEMPTED;
+		if (raw_smp_processor_id() != cpu)
+			s->drop = MMBENCH_MIGRATED;
+		if (b->irqoff)
+			local_irq_restore(flags);
+		if (b->restore)
+			b->restore(ctx);
 		left -= ctx->ops;
 	} while (left);
 	ctx->ops = ops;
-	if (mmbench_steal(cpu) != steal && s->drop < MMBENCH_STOLEN)
+	if (kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL] != steal && !s->drop)
 		s->drop = MMBENCH_STOLEN;
 }
 
 /* Ops per sample: sample_us of them, or iterations=, in the row's share. */
-static u32 mmbench_size(struct mmbench_ctx *ctx)
+static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 {
-	const struct mmbench_bench *b = ctx->bench;
-	u64 target = (u64)mmbench_sample_us * NSEC_PER_USEC, ps, ops, cap;
-	u64 share = min(div_u64(mmbench_row_ns, mmbench_samples + 3),
-			MMBENCH_MAX_SAMPLE_NS);
+	u64 target = (u64)mmbench_sample_us * NSEC_PER_USEC, ps, ops;
+	/* A sample lasts 100 ms at most, or its share of the row's. */
+	u64 most = min(div_u64(mmbench_row_ns, mmbench_samples + 3),
+		       100 * NSEC_PER_MSEC);
 	struct mmbench_sample s;
 	u32 least = 1;
 
 /* series: cpus */
-	/* Enough ops to hide a team's fixed costs. */
 	if (b->team)
 		least = MMBENCH_TEAM_MIN_OPS;
 /* series: end */
@@ -444,27 +363,16 @@ static u32 mmbench_size(struct mmbench_ctx *ctx)
 	} while (ctx->row->status == MMBENCH_PASS && !mmbench_stopped());
 	ps = max(div_u64(s.ns * 1000, ctx->ops), 1ULL);
 	ops = mmbench_iterations ?: max(div64_u64(target * 1000, ps), least);
-	cap = max(div64_u64(share * 1000, ps), 1ULL);
-	if (ops > cap) {
-		ops = cap;
-		if (mmbench_iterations)
-			mmbench_set(ctx->row, MMBENCH_PASS,
-				    "iterations clamped to %llu: a sample lasts at most %llu ms",
-				    ops, div_u64(share, NSEC_PER_MSEC));
-	}
-	ops = roundup(min_t(u32, ops, MMBENCH_MAX_OPS), ctx->unit);
-	if (mmbench_iterations && ops > mmbench_iterations)
-		mmbench_set(ctx->row, MMBENCH_PASS,
-			    "iterations rounded up to %llu: whole batches of %u",
-			    ops, ctx->unit);
-	return ops;
+	ops = min3(ops, max(div64_u64(most * 1000, ps), 1ULL),
+		   (u64)MMBENCH_MAX_OPS);
+	return roundup((u32)ops, ctx->unit);
 }
 
 /* series: page_alloc */
 /*
  * Write (@write) or check the tag of block @i of a batch at @p: made from
  * the block's address and @i, at both ends.  A block handed out twice in a
- * batch holds the later tag, so the earlier check fails.
+ * batch holds the later tag, so the check of the earlier fails.
  */
 static bool mmbench_tag(const struct mmbench_ctx *ctx, void *p,
 			unsigned int i, bool write)
@@ -482,29 +390,40 @@ static bool mmbench_tag(const struct mmbench_ctx *ctx, void *p,
 	       (!ctx->align || IS_ALIGNED((unsigned long)b, ctx->align));
 }
 
-/*
- * Untimed: a batch by the row's path, each block tagged as it comes, every
- * tag checked once all are out, then freed.  A wrong one is counted and
- * not freed: it may be another's, freed with that one.
- */
-static void mmbench_check_batch(struct mmbench_ctx *ctx)
+/* Untimed: a batch by the row's path, each block tagged as it comes. */
+static unsigned int mmbench_get_tagged(struct mmbench_ctx *ctx)
 {
-	const struct mmbench_bench *b = ctx->bench;
-	unsigned int n, i, good = 0;
+	unsigned int n = ctx->bench->get(ctx, ctx->ptrs, ctx->batch), i;
 
-	n = b->get(ctx, ctx->ptrs, ctx->batch);
 	for (i = 0; i < n; i++)
 		mmbench_tag(ctx, ctx->ptrs[i], i, true);
-	for (i = 0; i < n; i++) {
-		if (mmbench_tag(ctx, ctx->ptrs[i], i, false))
-			ctx->ptrs[good++] = ctx->ptrs[i];
-		else
-			ctx->bad++;
-	}
-	b->put(ctx, ctx->ptrs, good);
+	return n;
 }
 
-/* The row's check: on the run's CPU, or by the team. */
+/*
+ * Once all are out, check the tags of the @n blocks (or NULLs) of
+ * ctx->ptrs, then free them.  A wrong one is counted and not freed: it may
+ * be another's, freed with that one.
+ */
+static void mmbench_check_put(struct mmbench_ctx *ctx, unsigned int n)
+{
+	unsigned int i, good = 0;
+
+	for (i = 0; i < n; i++) {
+		if (ctx->ptrs[i] && mmbench_tag(ctx, ctx->ptrs[i], i, false))
+			ctx->ptrs[good++] = ctx->ptrs[i];
+		else if (ctx->ptrs[i])
+			ctx->bad++;
+	}
+	ctx->bench->put(ctx, ctx->ptrs, good);
+}
+
+static void mmbench_check_batch(struct mmbench_ctx *ctx)
+{
+	mmbench_check_put(ctx, mmbench_get_tagged(ctx));
+}
+
+/* The row's check: by its team, or here. */
 static void mmbench_check(struct mmbench_ctx *ctx)
 {
 /* series: end */
@@ -526,7 +445,7 @@ static void mmbench_check(struct mmbench_ctx *ctx)
 /* The counter back where it was; read again as per-CPU deltas fold. */
 static void mmbench_check_counter(struct mmbench_ctx *ctx)
 {
-	long delta = 0;
+	long delta;
 	int i;
 
 	for (i = 0; i < 4; i++) {
@@ -568,32 +487,31 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 			    "budget_ms ran out before it started");
 		return;
 	}
-	cpumask_set_cpu(cpu, row->cpus);
-	ctx->bench = b;
+	cpumask_set_cpu(cpu, &row->cpus);
 	ctx->row = row;
+	ctx->bench = b;
 	ctx->arg = row->arg;
 	ctx->size = b->size ?: row->arg;
 	ctx->unit = 1;
 	ctx->delta = 1;
+	if (b->read)
+		ctx->before = b->read(ctx);
 /* series: page_alloc */
 	ctx->batch = MMBENCH_CHECK_BLOCKS;
 	ctx->align = 0;
 	ctx->failed = 0;
 	ctx->bad = 0;
 /* series: end */
-	if (b->read)
-		ctx->before = b->read(ctx);
 	ret = b->setup ? b->setup(ctx) : 0;
 	if (ret) {
 		if (row->status == MMBENCH_PASS)
 			mmbench_set(row, MMBENCH_ERROR, "setup failed: %d", ret);
 		return;
 	}
-	row->ops = mmbench_size(ctx);
+	row->ops = mmbench_size(b, ctx);
 	ctx->ops = row->ops;
 	mmbench_sample(b, ctx, &s);	/* a warm-up at that size */
-	while (mmbench_more(row, start, attempts)) {
-		attempts--;
+	for (; mmbench_more(row, start, attempts); attempts--) {
 		cond_resched();
 		mmbench_sample(b, ctx, &s);
 		if (s.drop) {
@@ -603,11 +521,6 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 		row->ns[row->kept] = s.ns;
 		row->cycles[row->kept++] = s.cycles;
 	}
-	if (row->kept < mmbench_samples && row->status == MMBENCH_PASS &&
-	    !mmbench_stopped())
-		mmbench_set(row, MMBENCH_PASS, "%u of %u samples kept: %s",
-			    row->kept, mmbench_samples, attempts ?
-			    "budget_ms ran out" : "too many dropped");
 /* series: page_alloc */
 	if (b->get && row->status == MMBENCH_PASS && !mmbench_stopped())
 		mmbench_check(ctx);
@@ -662,6 +575,7 @@ static int mmbench_thread(void *data)
 			   (u64)mmbench_budget_ms * NSEC_PER_MSEC;
 	for (i = 0; i < mmbench_nr_rows && !mmbench_stopped(); i++)
 		mmbench_row_run(&mmbench_rows[i], &ctx);
+	/* What the rows ran under; a PREEMPT_DYNAMIC kernel may switch. */
 	if (strcmp(mmbench_preempt, mmbench_preempt_model()))
 		mmbench_preempt = "changed";
 	complete(&mmbench_done);
@@ -681,85 +595,45 @@ static struct mmbench_row *to_row(struct kobject *kobj)
 	return &mmbench_rows[i];
 }
 
-/* A row's file that shows one value. */
-#define MMBENCH_SHOW(_name, fmt, ...)					\
+/* A row's file: one value, or a list of @n, fmt having "%s" first. */
+#define MMBENCH_SHOW(_name, n, fmt, ...)				\
 static ssize_t _name##_show(struct kobject *kobj,			\
 			    struct kobj_attribute *attr, char *buf)	\
 {									\
 	const struct mmbench_row *row = to_row(kobj);			\
+	int len = 0;							\
+	u32 i;								\
 									\
-	return sysfs_emit(buf, fmt "\n", __VA_ARGS__);			\
+	for (i = 0; i < (n); i++)					\
+		len += sysfs_emit_at(buf, len, fmt, i ? " " : "",	\
+				     __VA_ARGS__);			\
+	return len + sysfs_emit_at(buf, len, "\n");			\
 }									\
 static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
 
-MMBENCH_SHOW(status, "%s", mmbench_status_names[row->status]);
-MMBENCH_SHOW(reason, "%s", row->reason);
-MMBENCH_SHOW(cpus, "%*pbl", cpumask_pr_args(row->cpus));
-MMBENCH_SHOW(context, "%s", row->bench->irqoff ? "irqoff" : "preempt");
-MMBENCH_SHOW(ops_per_sample, "%u", row->ops);
-
-static ssize_t emit_list(char *buf, const u64 *v, u32 n)
-{
-	int len = 0;
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "", v[i]);
-	return len + sysfs_emit_at(buf, len, "\n");
-}
-
-static ssize_t sample_ns_show(struct kobject *kobj,
-			      struct kobj_attribute *attr, char *buf)
-{
-	return emit_list(buf, to_row(kobj)->ns, to_row(kobj)->kept);
-}
-
-static ssize_t sample_cycles_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	return emit_list(buf, to_row(kobj)->cycles, to_row(kobj)->kept);
-}
-
-static ssize_t samples_dropped_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
-{
-	const struct mmbench_row *row = to_row(kobj);
-	int len = 0;
-	u32 i;
-
-	for (i = 0; i < row->nr_dropped; i++)
-		len += sysfs_emit_at(buf, len, "%s%s", i ? " " : "",
-				     mmbench_drop_names[row->dropped[i]]);
-	return len + sysfs_emit_at(buf, len, "\n");
-}
-
-static struct kobj_attribute sample_ns_attr = __ATTR_RO(sample_ns);
-static struct kobj_attribute sample_cycles_attr = __ATTR_RO(sample_cycles);
-static struct kobj_attribute samples_dropped_attr = __ATTR_RO(samples_dropped);
+MMBENCH_SHOW(status, 1, "%s%s", mmbench_status_names[row->status]);
+MMBENCH_SHOW(reason, 1, "%s%s", row->reason);
+MMBENCH_SHOW(cpus, 1, "%s%*pbl", cpumask_pr_args(&row->cpus));
+MMBENCH_SHOW(context, 1, "%s%s", row->bench->irqoff ? "irqoff" : "preempt");
+MMBENCH_SHOW(ops_per_sample, 1, "%s%u", row->ops);
+MMBENCH_SHOW(sample_ns, row->kept, "%s%llu", row->ns[i]);
+MMBENCH_SHOW(sample_cycles, row->kept, "%s%llu", row->cycles[i]);
+MMBENCH_SHOW(samples_dropped, row->nr_dropped, "%s%s",
+	     mmbench_drop_names[row->dropped[i]]);
 
 static struct attribute *mmbench_row_attrs[] = {
-	&status_attr.attr,
-	&reason_attr.attr,
-	&cpus_attr.attr,
-	&context_attr.attr,
-	&ops_per_sample_attr.attr,
-	&sample_ns_attr.attr,
-	&sample_cycles_attr.attr,
+	&status_attr.attr, &reason_attr.attr, &cpus_attr.attr,
+	&context_attr.attr, &ops_per_sample_attr.attr, &sample_ns_attr.attr,
 	&samples_dropped_attr.attr,
+#ifdef CONFIG_X86_TSC
+	/* get_cycles() counts the TSC; elsewhere no CPU cycles, or 0. */
+	&sample_cycles_attr.attr,
+#endif
 	NULL,
 };
 
-/* get_cycles() counts the TSC on x86; elsewhere no CPU cycles, or 0. */
-static umode_t mmbench_row_visible(struct kobject *kobj,
-				   struct attribute *attr, int n)
-{
-	return attr != &sample_cycles_attr.attr || IS_ENABLED(CONFIG_X86_TSC) ?
-	       attr->mode : 0;
-}
-
 static const struct attribute_group mmbench_row_group = {
 	.attrs = mmbench_row_attrs,
-	.is_visible = mmbench_row_visible,
 };
 
 static ssize_t preempt_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -770,7 +644,7 @@ static ssize_t preempt_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute preempt_attr = __ATTR_RO(preempt);
 
-/* Removed at once, waiting for readers; kobjects of the kernel's own. */
+/* Gone at once, readers waited for; the kobjects' release is the kernel's */
 static void mmbench_sysfs_remove(void)
 {
 	unsigned int i;
@@ -783,7 +657,7 @@ static void mmbench_sysfs_remove(void)
 	kobject_put(mmbench_kobj);
 }
 
-/* The files, once every row has run: they never change. */
+/* Made once every row has run: the files never change. */
 static int mmbench_sysfs_create(void)
 {
 	struct mmbench_row *row;
@@ -812,7 +686,6 @@ static int mmbench_sysfs_create(void)
 #define MMBENCH_ZONE_ITEM	NR_MLOCK
 #define MMBENCH_NODE_ITEM	NR_VMSCAN_IMMEDIATE
 #define MMBENCH_EVENT_ITEM	UNEVICTABLE_PGSTRANDED
-#define MMBENCH_CHAIN_STEPS	1000	/* of one alu_chain op */
 
 static struct mmbench_list mmbench_delays = {
 	.vals = { 0, 50, 200, 1000, 5000 }, .nr = 5, .max = 100000,
@@ -839,20 +712,16 @@ static void name##_op(struct mmbench_ctx *ctx)				\
 MMBENCH_OP(baseline, barrier())
 MMBENCH_OP(ndelay, ndelay(ctx->arg))
 
-/* @steps dependent ALU operations: a known cost, to calibrate against. */
-static __always_inline u64 mmbench_chain(u64 x, u64 steps)
+/* 1000 dependent ALU operations an op: a known cost to calibrate with. */
+static void alu_chain_op(struct mmbench_ctx *ctx)
 {
+	u64 x = ctx->chain, steps = (u64)ctx->ops * 1000;
+
 	while (steps--) {
 		x = x * 3 + 1;
 		OPTIMIZER_HIDE_VAR(x);
 	}
-	return x;
-}
-
-static void alu_chain_op(struct mmbench_ctx *ctx)
-{
-	ctx->chain = mmbench_chain(ctx->chain,
-				   (u64)ctx->ops * MMBENCH_CHAIN_STEPS);
+	ctx->chain = x;
 }
 
 static long zone_item_read(struct mmbench_ctx *ctx)
@@ -893,6 +762,8 @@ MMBENCH_OP(mod_node, mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, 1);
 /* The __ variant is for callers that already have irqs disabled. */
 MMBENCH_OP(__mod_zone, __mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
 	   __mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1))
+MMBENCH_OP(count_vm_event, count_vm_event(MMBENCH_EVENT_ITEM))
+MMBENCH_OP(count_vm_events, count_vm_events(MMBENCH_EVENT_ITEM, ctx->delta))
 
 static int vm_event_setup(struct mmbench_ctx *ctx)
 {
@@ -916,14 +787,15 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 	return (long)sum;
 }
 
-MMBENCH_OP(count_vm_event, count_vm_event(MMBENCH_EVENT_ITEM))
-MMBENCH_OP(count_vm_events, count_vm_events(MMBENCH_EVENT_ITEM, ctx->delta))
-
 /* Events only count up; adding the negated total puts the sum back. */
 static void vm_event_restore(struct mmbench_ctx *ctx)
 {
 	count_vm_events(MMBENCH_EVENT_ITEM, -(long)ctx->ops * ctx->delta);
 }
+
+#define MMBENCH_ZONE	.read = zone_item_read
+#define MMBENCH_EVENT	.setup = vm_event_setup, .restore = vm_event_restore, \
+			.read = vm_event_read
 
 /* The baseline is first: the kselftest judges the others against it. */
 static const struct mmbench_bench mmbench_vmstat[] = {
@@ -931,21 +803,18 @@ static const struct mmbench_bench mmbench_vmstat[] = {
 	{ .name = "ndelay", .list = &mmbench_delays, .op = ndelay_op },
 	{ .name = "alu_chain", .op = alu_chain_op },
 	{ .name = "inc_zone_page_state", .op = inc_zone_op,
-	  .restore = inc_zone_restore, .read = zone_item_read },
+	  .restore = inc_zone_restore, MMBENCH_ZONE },
 	{ .name = "dec_zone_page_state", .prep = dec_zone_prep,
-	  .op = dec_zone_op, .read = zone_item_read },
+	  .op = dec_zone_op, MMBENCH_ZONE },
 	{ .name = "inc_dec_zone_page_state", .op = inc_dec_zone_op,
-	  .read = zone_item_read },
+	  MMBENCH_ZONE },
 	{ .name = "mod_node_page_state", .op = mod_node_op,
 	  .read = node_item_read },
 	{ .name = "__mod_zone_page_state", .irqoff = true,
-	  .op = __mod_zone_op, .read = zone_item_read },
-	{ .name = "count_vm_event", .setup = vm_event_setup,
-	  .op = count_vm_event_op, .restore = vm_event_restore,
-	  .read = vm_event_read },
-	{ .name = "count_vm_events", .setup = vm_event_setup,
-	  .op = count_vm_events_op, .restore = vm_event_restore,
-	  .read = vm_event_read },
+	  .op = __mod_zone_op, MMBENCH_ZONE },
+	{ .name = "count_vm_event", .op = count_vm_event_op, MMBENCH_EVENT },
+	{ .name = "count_vm_events", .op = count_vm_events_op, MMBENCH_EVENT },
+	{ }
 };
 
 /* series: page_alloc */
@@ -954,11 +823,10 @@ static const struct mmbench_bench mmbench_vmstat[] = {
 #define MMBENCH_MAX_BATCH	65536U
 #define MMBENCH_MAX_BULK	1024U
 #define MMBENCH_BATCH_BYTES	(16UL << 20)
-#define MMBENCH_HIGH_ORDER	(MAX_PAGE_ORDER < 9 ? MAX_PAGE_ORDER : 9)
 
 static struct mmbench_list mmbench_orders = {
-	.vals = { 0, 1, 2, 3, MMBENCH_HIGH_ORDER }, .nr = 5,
-	.max = MAX_PAGE_ORDER, .param = "orders", .prefix = "order",
+	.vals = { 0, 1, 2, 3, MAX_PAGE_ORDER < 9 ? MAX_PAGE_ORDER : 9 },
+	.nr = 5, .max = MAX_PAGE_ORDER, .param = "orders", .prefix = "order",
 };
 
 static struct mmbench_list mmbench_bulk = {
@@ -976,50 +844,58 @@ module_param_array_named(bulk, mmbench_bulk.vals, uint, &mmbench_bulk.nr,
 			 0444);
 MODULE_PARM_DESC(bulk,
 		 "Comma-separated blocks per bulk call, up to 8, each 1..1024 (default 16,64,256)");
-MMBENCH_PARAM_UINT(batch, mmbench_batch, 1, MMBENCH_MAX_BATCH,
-		   "Blocks alloc_pages_batch takes before it frees them, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
+MMBENCH_PARAM_UINT(batch, 1, MMBENCH_MAX_BATCH);
+MODULE_PARM_DESC(batch,
+		 "Blocks alloc_pages_batch takes before it frees them, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
 
-/* name_pair_op(): each op takes a block and gives it back at once. */
-#define MMBENCH_PAIR_OP(name, one, free)				\
-static void name##_pair_op(struct mmbench_ctx *ctx)			\
+/*
+ * A path that hands out one block at a time: name_one() and name_free(),
+ * and from them name_pair_op(), each op a block taken and given back at
+ * once, name_get() and name_put(), for a batch.
+ */
+#define MMBENCH_BLOCKS(name, alloc, free)				\
+static __always_inline void *name##_one(struct mmbench_ctx *ctx)	\
+{									\
+	return alloc;							\
+}									\
+static __always_inline void name##_free(struct mmbench_ctx *ctx, void *p) \
+{									\
+	free;								\
+}									\
+static void __maybe_unused name##_pair_op(struct mmbench_ctx *ctx)	\
 {									\
 	u32 i, ops = ctx->ops;						\
 	void *p;							\
 									\
 	for (i = 0; i < ops; i++) {					\
-		p = one(ctx);						\
+		p = name##_one(ctx);					\
 		if (unlikely(!p))					\
 			ctx->failed++;					\
 		else							\
-			free(ctx, p);					\
+			name##_free(ctx, p);				\
 	}								\
-}
-
-/* name_get(): up to @n blocks, one by one, until one fails. */
-#define MMBENCH_GET(name, one)						\
-static __always_inline unsigned int					\
+}									\
+static __always_inline __maybe_unused unsigned int			\
 name##_get(struct mmbench_ctx *ctx, void **p, unsigned int n)		\
 {									\
 	unsigned int i;							\
 									\
 	for (i = 0; i < n; i++) {					\
-		p[i] = one(ctx);					\
+		p[i] = name##_one(ctx);					\
 		if (unlikely(!p[i])) {					\
 			ctx->failed++;					\
 			break;						\
 		}							\
 	}								\
 	return i;							\
-}
-
-#define MMBENCH_PUT(name, free)						\
-static __always_inline void						\
+}									\
+static __always_inline __maybe_unused void				\
 name##_put(struct mmbench_ctx *ctx, void **p, unsigned int n)		\
 {									\
 	unsigned int i;							\
 									\
 	for (i = 0; i < n; i++)						\
-		free(ctx, p[i]);					\
+		name##_free(ctx, p[i]);					\
 }
 
 /* name_op(): batches of ctx->unit blocks, taken then given back. */
@@ -1034,19 +910,10 @@ static void name##_op(struct mmbench_ctx *ctx)				\
 	}								\
 }
 
-static __always_inline void *pages_one(struct mmbench_ctx *ctx)
-{
-	return alloc_pages(MMBENCH_GFP, ctx->arg);
-}
+#define MMBENCH_GET_PUT(blocks)	.get = blocks##_get, .put = blocks##_put
 
-static __always_inline void pages_free(struct mmbench_ctx *ctx, void *p)
-{
-	__free_pages(p, ctx->arg);
-}
-
-MMBENCH_PAIR_OP(pages, pages_one, pages_free)
-MMBENCH_GET(pages, pages_one)
-MMBENCH_PUT(pages, pages_free)
+MMBENCH_BLOCKS(pages, alloc_pages(MMBENCH_GFP, ctx->arg),
+	       __free_pages(p, ctx->arg))
 MMBENCH_BATCH_OP(pages_batch, pages_get, pages_put)
 
 /* The bulk API fills only the empty slots of its array: empty them. */
@@ -1079,7 +946,6 @@ static int pages_setup(struct mmbench_ctx *ctx)
 	unsigned long room = max(free >> (ctx->arg + 2), 1UL);
 	unsigned long most = max(MMBENCH_BATCH_BYTES >> (PAGE_SHIFT + ctx->arg),
 				 1UL);
-
 	bool batch = ctx->bench->op == pages_batch_op;
 
 	ctx->size = PAGE_SIZE << ctx->arg;
@@ -1105,14 +971,13 @@ static int bulk_setup(struct mmbench_ctx *ctx)
 
 static const struct mmbench_bench mmbench_page_alloc[] = {
 	{ .name = "alloc_pages", .list = &mmbench_orders, .pages = true,
-	  .setup = pages_setup, .op = pages_pair_op, .get = pages_get,
-	  .put = pages_put },
+	  .setup = pages_setup, .op = pages_pair_op, MMBENCH_GET_PUT(pages) },
 	{ .name = "alloc_pages_batch", .list = &mmbench_orders, .pages = true,
-	  .setup = pages_setup, .op = pages_batch_op, .get = pages_get,
-	  .put = pages_put },
+	  .setup = pages_setup, .op = pages_batch_op, MMBENCH_GET_PUT(pages) },
 	{ .name = "alloc_pages_bulk", .list = &mmbench_bulk, .pages = true,
 	  .size = PAGE_SIZE, .setup = bulk_setup, .op = pages_bulk_op,
-	  .get = pages_bulk_get, .put = pages_bulk_put },
+	  MMBENCH_GET_PUT(pages_bulk) },
+	{ }
 };
 
 /* series: end */
@@ -1132,40 +997,11 @@ module_param_array_named(sizes, mmbench_sizes.vals, uint, &mmbench_sizes.nr,
 MODULE_PARM_DESC(sizes,
 		 "Comma-separated object sizes in bytes of the kmalloc and kmem_cache rows, up to 8, each 1..KMALLOC_MAX_CACHE_SIZE (default 8,64,96,192,1000,4096,KMALLOC_MAX_CACHE_SIZE)");
 
-static __always_inline void *kmalloc_one(struct mmbench_ctx *ctx)
-{
-	return kmalloc(ctx->size, MMBENCH_GFP);
-}
-
+MMBENCH_BLOCKS(kmalloc, kmalloc(ctx->size, MMBENCH_GFP), kfree(p))
 /* A constant size, as most callers have: the cache is picked at build. */
-static __always_inline void *kmalloc256_one(struct mmbench_ctx *ctx)
-{
-	return kmalloc(MMBENCH_BLOCK_SIZE, MMBENCH_GFP);
-}
-
-static __always_inline void kmalloc_free(struct mmbench_ctx *ctx, void *p)
-{
-	kfree(p);
-}
-
-MMBENCH_PAIR_OP(kmalloc, kmalloc_one, kmalloc_free)
-MMBENCH_GET(kmalloc, kmalloc_one)
-MMBENCH_PUT(kmalloc, kmalloc_free)
-MMBENCH_GET(kmalloc256, kmalloc256_one)
-
-static __always_inline void *cache_one(struct mmbench_ctx *ctx)
-{
-	return kmem_cache_alloc(ctx->cache, MMBENCH_GFP);
-}
-
-static __always_inline void cache_free(struct mmbench_ctx *ctx, void *p)
-{
-	kmem_cache_free(ctx->cache, p);
-}
-
-MMBENCH_PAIR_OP(cache, cache_one, cache_free)
-MMBENCH_GET(cache, cache_one)
-MMBENCH_PUT(cache, cache_free)
+MMBENCH_BLOCKS(kmalloc256, kmalloc(MMBENCH_BLOCK_SIZE, MMBENCH_GFP), kfree(p))
+MMBENCH_BLOCKS(cache, kmem_cache_alloc(ctx->cache, MMBENCH_GFP),
+	       kmem_cache_free(ctx->cache, p))
 
 /* All or nothing. */
 static __always_inline unsigned int
@@ -1183,8 +1019,6 @@ cache_bulk_put(struct mmbench_ctx *ctx, void **p, unsigned int n)
 	kmem_cache_free_bulk(ctx->cache, n, p);
 }
 
-MMBENCH_BATCH_OP(cache_bulk, cache_bulk_get, cache_bulk_put)
-
 /* kmalloc objects one by one, free them together. */
 static __always_inline void
 kfree_bulk_put(struct mmbench_ctx *ctx, void **p, unsigned int n)
@@ -1192,6 +1026,7 @@ kfree_bulk_put(struct mmbench_ctx *ctx, void **p, unsigned int n)
 	kfree_bulk(n, p);
 }
 
+MMBENCH_BATCH_OP(cache_bulk, cache_bulk_get, cache_bulk_put)
 MMBENCH_BATCH_OP(kfree_bulk, kmalloc256_get, kfree_bulk_put)
 
 /* A cache of its own: SLAB_NO_MERGE keeps it from aliasing kmalloc's. */
@@ -1211,17 +1046,18 @@ static void cache_teardown(struct mmbench_ctx *ctx)
 
 static const struct mmbench_bench mmbench_slab[] = {
 	{ .name = "kmalloc", .list = &mmbench_sizes, .op = kmalloc_pair_op,
-	  .get = kmalloc_get, .put = kmalloc_put },
+	  MMBENCH_GET_PUT(kmalloc) },
 	{ .name = "kmem_cache", .list = &mmbench_sizes, .setup = cache_setup,
-	  .teardown = cache_teardown, .op = cache_pair_op, .get = cache_get,
-	  .put = cache_put },
+	  .teardown = cache_teardown, .op = cache_pair_op,
+	  MMBENCH_GET_PUT(cache) },
 	{ .name = "kmem_cache_bulk", .list = &mmbench_bulk,
 	  .size = MMBENCH_BLOCK_SIZE, .setup = cache_setup,
 	  .teardown = cache_teardown, .op = cache_bulk_op,
-	  .get = cache_bulk_get, .put = cache_bulk_put },
+	  MMBENCH_GET_PUT(cache_bulk) },
 	{ .name = "kfree_bulk", .list = &mmbench_bulk,
 	  .size = MMBENCH_BLOCK_SIZE, .setup = bulk_setup,
 	  .op = kfree_bulk_op, .get = kmalloc256_get, .put = kfree_bulk_put },
+	{ }
 };
 
 /* series: end */
@@ -1240,27 +1076,12 @@ module_param_array_named(frag_sizes, mmbench_frag_sizes.vals, uint,
 MODULE_PARM_DESC(frag_sizes,
 		 "Comma-separated fragment sizes in bytes of the page_frag rows, up to 8, each 1..PAGE_SIZE (default 64,250,2048)");
 
-static __always_inline void *frag_one(struct mmbench_ctx *ctx)
-{
-	return page_frag_alloc(&ctx->frag, ctx->size, MMBENCH_GFP);
-}
-
-static __always_inline void *frag_aligned_one(struct mmbench_ctx *ctx)
-{
-	return page_frag_alloc_align(&ctx->frag, ctx->size, MMBENCH_GFP,
-				     MMBENCH_FRAG_ALIGN);
-}
-
-static __always_inline void frag_free(struct mmbench_ctx *ctx, void *p)
-{
-	page_frag_free(p);
-}
-
-MMBENCH_PAIR_OP(frag, frag_one, frag_free)
-MMBENCH_PAIR_OP(frag_aligned, frag_aligned_one, frag_free)
-MMBENCH_GET(frag, frag_one)
-MMBENCH_GET(frag_aligned, frag_aligned_one)
-MMBENCH_PUT(frag, frag_free)
+MMBENCH_BLOCKS(frag, page_frag_alloc(&ctx->frag, ctx->size, MMBENCH_GFP),
+	       page_frag_free(p))
+MMBENCH_BLOCKS(frag_aligned,
+	       page_frag_alloc_align(&ctx->frag, ctx->size, MMBENCH_GFP,
+				     MMBENCH_FRAG_ALIGN),
+	       page_frag_free(p))
 
 static int frag_setup(struct mmbench_ctx *ctx)
 {
@@ -1278,11 +1099,11 @@ static void frag_teardown(struct mmbench_ctx *ctx)
 static const struct mmbench_bench mmbench_page_frag[] = {
 	{ .name = "page_frag", .list = &mmbench_frag_sizes,
 	  .setup = frag_setup, .teardown = frag_teardown, .op = frag_pair_op,
-	  .get = frag_get, .put = frag_put },
+	  MMBENCH_GET_PUT(frag) },
 	{ .name = "page_frag_aligned", .list = &mmbench_frag_sizes,
 	  .setup = frag_setup, .teardown = frag_teardown,
-	  .op = frag_aligned_pair_op, .get = frag_aligned_get,
-	  .put = frag_put },
+	  .op = frag_aligned_pair_op, MMBENCH_GET_PUT(frag_aligned) },
+	{ }
 };
 
 /* series: end */
@@ -1292,45 +1113,12 @@ static const struct mmbench_bench mmbench_page_frag[] = {
 #define MMBENCH_RING_SIZE	1024
 /* Spins of a wait between two looks at whether others want the CPU. */
 #define MMBENCH_SPINS		1024
-/* How long the run's thread waits for a team sample. */
-#define MMBENCH_STALL_NS	(2 * NSEC_PER_SEC)
 
 /* CPUs of the rows on several CPUs: cpus=, or those not isolcpus= at load */
 static struct cpumask mmbench_cpus_mask;
-static bool mmbench_cpus_given;
+static char *mmbench_cpus_list;
 
-static int cpus_set(const char *val, const struct kernel_param *kp)
-{
-	cpumask_var_t mask;
-	int ret = -EINVAL;
-
-	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
-		return -ENOMEM;
-	if (cpulist_parse(val, mask) || cpumask_empty(mask) ||
-	    !cpumask_subset(mask, cpu_online_mask)) {
-		pr_err("%s: '%s' is not a list of online CPUs (%*pbl) such as 0-3,6\n",
-		       kp->name, val, cpumask_pr_args(cpu_online_mask));
-	} else {
-		cpumask_copy(&mmbench_cpus_mask, mask);
-		mmbench_cpus_given = true;
-		ret = 0;
-	}
-	free_cpumask_var(mask);
-	return ret;
-}
-
-static int cpus_get(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%*pbl\n",
-			  cpumask_pr_args(&mmbench_cpus_mask));
-}
-
-static const struct kernel_param_ops cpus_ops = {
-	.set = cpus_set,
-	.get = cpus_get,
-};
-
-module_param_cb(cpus, &cpus_ops, NULL, 0444);
+module_param_named(cpus, mmbench_cpus_list, charp, 0444);
 MODULE_PARM_DESC(cpus,
 		 "CPUs of the rows on several CPUs, a list such as 0-3,6; a pair takes the two lowest-numbered online ones, push_cpu then pop_cpu (default: the online CPUs that isolcpus= leaves to the scheduler, at load)");
 
@@ -1349,8 +1137,8 @@ struct mmbench_worker {
 };
 
 /*
- * The CPUs of a row.  team_sample() publishes @ops and ctx->check with
- * @gen; the last worker ready releases all through @go; the last to end
+ * The CPUs of a row.  team_sample() publishes @ops and @check with @gen;
+ * the last worker ready releases all through @go; the last to end
  * completes @done.  @stop: the run's thread waited too long, or tears down.
  */
 struct mmbench_team {
@@ -1385,7 +1173,7 @@ static void mmbench_drain(struct mmbench_ctx *ctx, void *p)
 }
 
 /* Pass @p to pop_cpu; once the team stops, give it back here. */
-static void ring_put(struct mmbench_ctx *ctx, void *p)
+static void ring_send(struct mmbench_ctx *ctx, void *p)
 {
 	u32 spins = 0;
 
@@ -1397,7 +1185,7 @@ static void ring_put(struct mmbench_ctx *ctx, void *p)
 }
 
 /* The next of push_cpu's pointers, or NULL once the team stops. */
-static void *ring_get(struct mmbench_ctx *ctx)
+static void *ring_recv(struct mmbench_ctx *ctx)
 {
 	u32 spins = 0;
 	void *p;
@@ -1410,19 +1198,19 @@ static void *ring_get(struct mmbench_ctx *ctx)
 }
 
 /* name_push(), name_pop(): push_cpu's blocks (or errors) to pop_cpu. */
-#define MMBENCH_REMOTE(name, one, free)					\
+#define MMBENCH_REMOTE(name)						\
 static void name##_push(struct mmbench_ctx *ctx)			\
 {									\
 	u32 i, ops = ctx->ops;						\
 	void *p;							\
 									\
 	for (i = 0; i < ops && !READ_ONCE(ctx->team->stop); i++) {	\
-		p = one(ctx);						\
+		p = name##_one(ctx);					\
 		if (unlikely(!p)) {					\
 			ctx->failed++;					\
 			p = ERR_PTR(-ENOMEM);				\
 		}							\
-		ring_put(ctx, p);					\
+		ring_send(ctx, p);					\
 	}								\
 }									\
 static void name##_pop(struct mmbench_ctx *ctx)			\
@@ -1431,62 +1219,44 @@ static void name##_pop(struct mmbench_ctx *ctx)			\
 	void *p;							\
 									\
 	for (i = 0; i < ops; i++) {					\
-		p = ring_get(ctx);					\
+		p = ring_recv(ctx);					\
 		if (!p)							\
 			break;						\
 		if (!IS_ERR(p))						\
-			free(ctx, p);					\
+			name##_free(ctx, p);				\
 	}								\
 }
 
 /* The ring alone: a pointer never dereferenced. */
-static __always_inline void *ring_one(struct mmbench_ctx *ctx)
-{
-	return ctx;
-}
-
-static __always_inline void ring_free(struct mmbench_ctx *ctx, void *p)
-{
-}
-
-MMBENCH_PAIR_OP(kmalloc256, kmalloc256_one, kmalloc_free)
-MMBENCH_PUT(kmalloc256, kmalloc_free)
-MMBENCH_REMOTE(pages, pages_one, pages_free)
-MMBENCH_REMOTE(kmalloc256, kmalloc256_one, kmalloc_free)
-MMBENCH_REMOTE(frag, frag_one, frag_free)
-MMBENCH_REMOTE(ring, ring_one, ring_free)
+MMBENCH_BLOCKS(ring, ctx, (void)p)
+MMBENCH_REMOTE(pages)
+MMBENCH_REMOTE(kmalloc256)
+MMBENCH_REMOTE(frag)
+MMBENCH_REMOTE(ring)
 
 /* A pair's check: push_cpu tags a batch, then passes it to pop_cpu. */
 static void pair_check_push(struct mmbench_ctx *ctx)
 {
-	unsigned int n = ctx->bench->get(ctx, ctx->ptrs, ctx->batch), i;
+	unsigned int n = mmbench_get_tagged(ctx), i;
 
-	for (i = 0; i < n; i++)
-		mmbench_tag(ctx, ctx->ptrs[i], i, true);
 	for (i = 0; i < ctx->batch && !READ_ONCE(ctx->team->stop); i++)
-		ring_put(ctx, i < n ? ctx->ptrs[i] : ERR_PTR(-ENOMEM));
+		ring_send(ctx, i < n ? ctx->ptrs[i] : ERR_PTR(-ENOMEM));
 	if (i < n)	/* the team stopped: not passed */
 		ctx->bench->put(ctx, ctx->ptrs + i, n - i);
 }
 
-/* pop_cpu checks each tag, then frees the blocks that kept theirs. */
 static void pair_check_pop(struct mmbench_ctx *ctx)
 {
-	unsigned int i, good = 0;
+	unsigned int i;
 	void *p;
 
 	for (i = 0; i < ctx->batch; i++) {
-		p = ring_get(ctx);
+		p = ring_recv(ctx);
 		if (!p)
 			break;
-		if (IS_ERR(p))
-			continue;
-		if (mmbench_tag(ctx, p, i, false))
-			ctx->ptrs[good++] = p;
-		else
-			ctx->bad++;
+		ctx->ptrs[i] = IS_ERR(p) ? NULL : p;
 	}
-	ctx->bench->put(ctx, ctx->ptrs, good);
+	mmbench_check_put(ctx, i);
 }
 
 static int mmbench_worker_fn(void *data)
@@ -1503,9 +1273,9 @@ static int mmbench_worker_fn(void *data)
 			return 0;
 		/* Pairs with team_sample(): what it set before @gen. */
 		seen = smp_load_acquire(&t->gen);
-		/* The last one ready releases them all at once. */
 		if (atomic_inc_return(&t->ready) == t->nr)
-			smp_store_release(&t->go, seen);
+			smp_store_release(&t->go, seen); /* the last: all go */
+		/* Pairs with the smp_store_release() above. */
 		while (smp_load_acquire(&t->go) != seen &&
 		       !mmbench_spin(t, &spins))
 			;
@@ -1535,7 +1305,7 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 {
 	struct mmbench_team *t = ctx->team;
 	struct mmbench_worker *w;
-	unsigned int i;
+	unsigned int i = 0;
 
 	if (READ_ONCE(t->stop))
 		return;
@@ -1548,10 +1318,8 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 	smp_store_release(&t->gen, t->gen + 1);
 	wake_up_all(&t->wq);
 	/* The watchdog: a worker that does not end its part stops the row. */
-	if (!wait_for_completion_timeout(&t->done,
-					 nsecs_to_jiffies(MMBENCH_STALL_NS))) {
+	if (!wait_for_completion_timeout(&t->done, 2 * HZ)) {
 		WRITE_ONCE(t->stop, true);
-		i = 0;
 		while (i < t->nr - 1 && READ_ONCE(t->w[i].done) == t->gen)
 			i++;
 		mmbench_set(ctx->row, MMBENCH_ERROR,
@@ -1598,7 +1366,7 @@ static void team_teardown(struct mmbench_ctx *ctx)
 static int team_setup(struct mmbench_ctx *ctx)
 {
 	const struct mmbench_bench *b = ctx->bench;
-	struct cpumask *cpus = ctx->row->cpus;
+	struct cpumask *cpus = &ctx->row->cpus;
 	struct task_struct *task;
 	struct mmbench_worker *w;
 	struct mmbench_team *t;
@@ -1647,106 +1415,85 @@ static int team_setup(struct mmbench_ctx *ctx)
 	return 0;
 }
 
-#define MMBENCH_TEAM	.team = true, .setup = team_setup,		\
-			.teardown = team_teardown
+/* cpus=, checked; by default the CPUs isolcpus= leaves. */
+static int team_cpus_init(void)
+{
+	if (!mmbench_cpus_list) {
+		rcu_read_lock();	/* newer kernels change it at run time */
+		cpumask_and(&mmbench_cpus_mask, cpu_online_mask,
+			    housekeeping_cpumask(HK_TYPE_DOMAIN));
+		rcu_read_unlock();
+		return 0;
+	}
+	if (!cpulist_parse(mmbench_cpus_list, &mmbench_cpus_mask) &&
+	    !cpumask_empty(&mmbench_cpus_mask) &&
+	    cpumask_subset(&mmbench_cpus_mask, cpu_online_mask))
+		return 0;
+	pr_err("cpus: '%s' is not a list of online CPUs (%*pbl) such as 0-3,6\n",
+	       mmbench_cpus_list, cpumask_pr_args(cpu_online_mask));
+	return -EINVAL;
+}
+
+#define MMBENCH_TEAM(blocks)	.team = true, .setup = team_setup,	\
+				.teardown = team_teardown,		\
+				MMBENCH_GET_PUT(blocks)
 
 static const struct mmbench_bench mmbench_cpus[] = {
-	{ .name = "alloc_pages_concurrent", MMBENCH_TEAM, .pages = true,
-	  .size = PAGE_SIZE, .op = pages_pair_op, .get = pages_get,
-	  .put = pages_put },
-	{ .name = "kmalloc_concurrent", MMBENCH_TEAM,
-	  .size = MMBENCH_BLOCK_SIZE, .op = kmalloc256_pair_op,
-	  .get = kmalloc256_get, .put = kmalloc256_put },
-	{ .name = "page_frag_concurrent", MMBENCH_TEAM,
-	  .size = MMBENCH_BLOCK_SIZE, .op = frag_pair_op, .get = frag_get,
-	  .put = frag_put },
-	{ .name = "alloc_pages_remote_free", MMBENCH_TEAM, .pages = true,
-	  .size = PAGE_SIZE, .op = pages_push, .pop = pages_pop,
-	  .get = pages_get, .put = pages_put },
-	{ .name = "kmalloc_remote_free", MMBENCH_TEAM,
+	{ .name = "alloc_pages_concurrent", MMBENCH_TEAM(pages),
+	  .pages = true, .size = PAGE_SIZE, .op = pages_pair_op },
+	{ .name = "kmalloc_concurrent", MMBENCH_TEAM(kmalloc256),
+	  .size = MMBENCH_BLOCK_SIZE, .op = kmalloc256_pair_op },
+	{ .name = "page_frag_concurrent", MMBENCH_TEAM(frag),
+	  .size = MMBENCH_BLOCK_SIZE, .op = frag_pair_op },
+	{ .name = "alloc_pages_remote_free", MMBENCH_TEAM(pages),
+	  .pages = true, .size = PAGE_SIZE, .op = pages_push,
+	  .pop = pages_pop },
+	{ .name = "kmalloc_remote_free", MMBENCH_TEAM(kmalloc256),
 	  .size = MMBENCH_BLOCK_SIZE, .op = kmalloc256_push,
-	  .pop = kmalloc256_pop, .get = kmalloc256_get,
-	  .put = kmalloc256_put },
-	{ .name = "page_frag_remote_free", MMBENCH_TEAM,
-	  .size = MMBENCH_BLOCK_SIZE, .op = frag_push, .pop = frag_pop,
-	  .get = frag_get, .put = frag_put },
-	{ .name = "ptr_ring_remote", MMBENCH_TEAM, .op = ring_push,
-	  .pop = ring_pop },
+	  .pop = kmalloc256_pop },
+	{ .name = "page_frag_remote_free", MMBENCH_TEAM(frag),
+	  .size = MMBENCH_BLOCK_SIZE, .op = frag_push, .pop = frag_pop },
+	/* The ring alone: the allocator's share of the others is the rest. */
+	{ .name = "ptr_ring_remote", .team = true, .setup = team_setup,
+	  .teardown = team_teardown, .op = ring_push, .pop = ring_pop },
+	{ }
 };
 
 /* series: end */
 /* ---- the load ---- */
 
 /* Each family's table, in the order their rows run. */
-static const struct {
-	const struct mmbench_bench *benches;
-	unsigned int nr;
-} mmbench_families[] = {
-	{ mmbench_vmstat, ARRAY_SIZE(mmbench_vmstat) },
+static const struct mmbench_bench *mmbench_families[] = {
+	mmbench_vmstat,
 /* series: page_alloc */
-	{ mmbench_page_alloc, ARRAY_SIZE(mmbench_page_alloc) },
+	mmbench_page_alloc,
 /* series: end */
 /* series: slab */
-	{ mmbench_slab, ARRAY_SIZE(mmbench_slab) },
+	mmbench_slab,
 /* series: end */
 /* series: page_frag */
-	{ mmbench_page_frag, ARRAY_SIZE(mmbench_page_frag) },
+	mmbench_page_frag,
 /* series: end */
 /* series: cpus */
-	{ mmbench_cpus, ARRAY_SIZE(mmbench_cpus) },
+	mmbench_cpus,
 /* series: end */
 };
 
-/* The @i-th benchmark of them all, or NULL past the last. */
-static const struct mmbench_bench *mmbench_bench(unsigned int i)
+static DECLARE_BITMAP(mmbench_found, MMBENCH_MAX_NAMES);
+
+/* How many names of benchmarks= are @name ("all" is); marks them found. */
+static unsigned int mmbench_named(const char *name)
 {
-	unsigned int f;
+	unsigned int i, n = 0;
 
-	for (f = 0; f < ARRAY_SIZE(mmbench_families); f++) {
-		if (i < mmbench_families[f].nr)
-			return &mmbench_families[f].benches[i];
-		i -= mmbench_families[f].nr;
-	}
-	return NULL;
-}
-
-/* Whether benchmarks= names @name, or is "all". */
-static bool mmbench_named(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < mmbench_nr_names; i++)
-		if (!strcmp(mmbench_names[i], name) ||
-		    !strcmp(mmbench_names[i], "all"))
-			return true;
-	return false;
-}
-
-/* benchmarks=: "all", or benchmarks but the baseline, each once. */
-static int mmbench_check_names(void)
-{
-	const char *name;
-	unsigned int n, i, j;
-
-	for (n = 0; n < mmbench_nr_names; n++) {
-		name = mmbench_names[n];
-		for (i = 1; mmbench_bench(i) &&
-			    strcmp(mmbench_bench(i)->name, name); i++)
-			;
-		for (j = 0; j < n && strcmp(mmbench_names[j], name); j++)
-			;
-		if (!strcmp(name, "all") && mmbench_nr_names == 1)
-			return 0;
-		if (j < n)
-			pr_err("benchmarks: '%s' given twice\n", name);
-		else if (!mmbench_bench(i))
-			pr_err("benchmarks: unknown benchmark '%s' (the baseline always runs)\n",
-			       name);
-		else
+	for (i = 0; i < mmbench_nr_names; i++) {
+		if (strcmp(mmbench_names[i], name) &&
+		    strcmp(mmbench_names[i], "all"))
 			continue;
-		return -EINVAL;
+		__set_bit(i, mmbench_found);
+		n++;
 	}
-	return 0;
+	return n;
 }
 
 /* The values of @l are in its range, each once; else -EINVAL. */
@@ -1769,10 +1516,9 @@ static int mmbench_check_list(const struct mmbench_list *l)
 	return 0;
 }
 
-static int mmbench_add_row(const struct mmbench_bench *b, u32 arg)
+static void mmbench_row_init(struct mmbench_row *row,
+			     const struct mmbench_bench *b, u32 arg)
 {
-	struct mmbench_row *row = &mmbench_rows[mmbench_nr_rows++];
-
 	row->bench = b;
 	row->arg = arg;
 	if (b->list)
@@ -1782,29 +1528,69 @@ static int mmbench_add_row(const struct mmbench_bench *b, u32 arg)
 		strscpy(row->name, b->name);
 	row->status = MMBENCH_ERROR;
 	strscpy(row->reason, "not run: the run stopped before it");
-	row->ns = kcalloc(mmbench_samples, sizeof(*row->ns), GFP_KERNEL);
-	row->cycles = kcalloc(mmbench_samples, sizeof(*row->cycles),
-			      GFP_KERNEL);
-	row->dropped = kzalloc(MMBENCH_ATTEMPTS(mmbench_samples), GFP_KERNEL);
-	if (!row->ns || !row->cycles || !row->dropped ||
-	    !zalloc_cpumask_var(&row->cpus, GFP_KERNEL))
-		return -ENOMEM;
-	return 0;
 }
 
-/* The baseline, then the selected benchmarks' rows. */
-static int mmbench_build_rows(void)
+/* The rows of the benchmarks chosen, the baseline first: fill @rows. */
+static int mmbench_walk(struct mmbench_row *rows)
 {
 	const struct mmbench_bench *b;
-	unsigned int i, v, n = 0;
-	int ret;
+	unsigned int f, v, n = 0;
 
-	for (i = 0; (b = mmbench_bench(i)); i++) {
-		if (b->list && mmbench_check_list(b->list))
-			return -EINVAL;
-		if (!i || mmbench_named(b->name))
-			n += b->list ? b->list->nr : 1;
+	for (f = 0; f < ARRAY_SIZE(mmbench_families); f++) {
+		for (b = mmbench_families[f]; b->name; b++) {
+			if (b->list && mmbench_check_list(b->list))
+				return -EINVAL;
+			if (b == mmbench_vmstat)	/* the baseline */
+				v = 1;
+			else
+				v = mmbench_named(b->name);
+			if (v > 1) {
+				pr_err("benchmarks: %s given twice\n", b->name);
+				return -EINVAL;
+			}
+			for (v *= b->list ? b->list->nr : 1; v; v--, n++)
+				if (rows)
+					mmbench_row_init(&rows[n], b, b->list ?
+							 b->list->vals[b->list->nr - v] : 0);
+		}
 	}
+	return n;
+}
+
+static void mmbench_free(void)
+{
+	kvfree(mmbench_rows);
+/* series: page_alloc */
+	kvfree(mmbench_ptrs);
+/* series: end */
+	if (mmbench_page)
+		__free_page(mmbench_page);
+}
+
+/* Check the parameters, then make the rows and what they work on. */
+static int mmbench_prepare(void)
+{
+	int n = mmbench_walk(NULL);
+	unsigned int i;
+
+	if (n < 0)
+		return n;
+	i = find_first_zero_bit(mmbench_found, mmbench_nr_names);
+	if (i < mmbench_nr_names) {
+		pr_err("benchmarks: unknown benchmark '%s' (the baseline always runs)\n",
+		       mmbench_names[i]);
+		return -EINVAL;
+	}
+	if (mmbench_cpu < -1 || mmbench_cpu >= (int)nr_cpu_ids ||
+	    (mmbench_cpu >= 0 && !cpu_online(mmbench_cpu))) {
+		pr_err("cpu: %d is not an online CPU (%*pbl), nor -1\n",
+		       mmbench_cpu, cpumask_pr_args(cpu_online_mask));
+		return -EINVAL;
+	}
+/* series: cpus */
+	if (team_cpus_init())
+		return -EINVAL;
+/* series: end */
 	mmbench_rows = kvcalloc(n, sizeof(*mmbench_rows), GFP_KERNEL);
 	mmbench_page = alloc_page(GFP_KERNEL);
 /* series: page_alloc */
@@ -1815,34 +1601,9 @@ static int mmbench_build_rows(void)
 /* series: end */
 	if (!mmbench_rows || !mmbench_page)
 		return -ENOMEM;
-	for (i = 0; (b = mmbench_bench(i)); i++) {
-		if (i && !mmbench_named(b->name))
-			continue;
-		for (v = 0; v < (b->list ? b->list->nr : 1); v++) {
-			ret = mmbench_add_row(b, b->list ? b->list->vals[v] : 0);
-			if (ret)
-				return ret;
-		}
-	}
+	mmbench_nr_rows = mmbench_walk(mmbench_rows);
+	mmbench_row_ns = div_u64((u64)mmbench_budget_ms * NSEC_PER_MSEC, n);
 	return 0;
-}
-
-static void mmbench_free(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < mmbench_nr_rows; i++) {
-		kfree(mmbench_rows[i].ns);
-		kfree(mmbench_rows[i].cycles);
-		kfree(mmbench_rows[i].dropped);
-		free_cpumask_var(mmbench_rows[i].cpus);
-	}
-	kvfree(mmbench_rows);
-/* series: page_alloc */
-	kvfree(mmbench_ptrs);
-/* series: end */
-	if (mmbench_page)
-		__free_page(mmbench_page);
 }
 
 /* Run every row on the chosen CPU, then show what they measured. */
@@ -1853,26 +1614,15 @@ static int __init test_mmbench_init(void)
 	int cpu = mmbench_cpu;
 	long ret;
 
-	ret = mmbench_check_names() ?: mmbench_build_rows();
+	ret = mmbench_prepare();
 	if (ret)
 		goto out;
-	rcu_read_lock();	/* newer kernels change it at run time */
-/* series: cpus */
-	if (!mmbench_cpus_given)
-		cpumask_and(&mmbench_cpus_mask, cpu_online_mask,
-			    housekeeping_cpumask(HK_TYPE_DOMAIN));
-/* series: end */
-	if (cpu < 0)
+	if (cpu < 0) {
+		rcu_read_lock();	/* newer kernels change it at run time */
 		cpu = cpumask_first_and(cpu_online_mask,
 					housekeeping_cpumask(HK_TYPE_DOMAIN));
-	rcu_read_unlock();
-	if (cpu >= nr_cpu_ids || !cpu_online(cpu)) {
-		pr_err("cpu: CPU %d is not online\n", cpu);
-		ret = -EINVAL;
-		goto out;
+		rcu_read_unlock();
 	}
-	mmbench_row_ns = div_u64((u64)mmbench_budget_ms * NSEC_PER_MSEC,
-				 mmbench_nr_rows);
 	task = kthread_create_on_cpu(mmbench_thread, NULL, cpu, "mmbench/%u");
 	ret = PTR_ERR_OR_ZERO(task);
 	if (ret)
