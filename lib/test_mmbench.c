@@ -97,6 +97,7 @@ struct mmbench_ctx {
 	void **ptrs;			/* holds a batch */
 	u64 failed;			/* calls that handed out no block */
 	u64 bad;			/* blocks checked and found wrong */
+	bool check;			/* check blocks, untimed */
 /* series: end */
 /* series: slab */
 	struct kmem_cache *cache;
@@ -105,7 +106,6 @@ struct mmbench_ctx {
 	struct page_frag_cache frag;
 /* series: end */
 /* series: cpus */
-	bool check;			/* the team checks blocks, untimed */
 	struct mmbench_team *team;
 /* series: end */
 };
@@ -151,34 +151,19 @@ struct mmbench_bench {
 /* series: end */
 };
 
-/**
- * struct mmbench_row - what a row ran and measured: its directory's files
- * @bench: its benchmark
- * @arg: its value of the benchmark's list
- * @name: its directory's, e.g. "kmalloc_64"
- * @kobj: that directory
- * @status: an enum mmbench_status
- * @reason: why it is not "pass", or remarks on a pass
- * @cpus: the CPUs its ops ran on
- * @ops: ops per sample
- * @kept: samples kept
- * @nr_dropped: samples dropped
- * @ns: the kept samples' ns, in the order taken
- * @cycles: their get_cycles() ticks
- * @dropped: why each dropped one was, an enum mmbench_drop
- */
+/* A row: what it ran and measured, which its directory's files show. */
 struct mmbench_row {
 	const struct mmbench_bench *bench;
-	u32 arg;
-	char name[48];
+	u32 arg;			/* its value of the benchmark's list */
+	char name[48];			/* e.g. "kmalloc_64" */
 	struct kobject *kobj;
 	enum mmbench_status status;
-	char reason[200];
-	struct cpumask cpus;
-	u32 ops, kept, nr_dropped;
-	u64 ns[MMBENCH_MAX_SAMPLES];
-	u64 cycles[MMBENCH_MAX_SAMPLES];
-	u8 dropped[MMBENCH_ATTEMPTS(MMBENCH_MAX_SAMPLES)];
+	char reason[200];		/* why not "pass", or remarks on one */
+	struct cpumask cpus;		/* its ops ran on */
+	u32 ops, kept, nr_dropped;	/* per sample; samples kept, dropped */
+	u64 ns[MMBENCH_MAX_SAMPLES];	/* of each kept, in the order taken */
+	u64 cycles[MMBENCH_MAX_SAMPLES];	/* get_cycles() ticks of each */
+	u8 dropped[MMBENCH_ATTEMPTS(MMBENCH_MAX_SAMPLES)]; /* mmbench_drop */
 };
 
 struct mmbench_sample {
@@ -270,11 +255,6 @@ static __printf(3, 4) void mmbench_set(struct mmbench_row *row,
 	va_end(args);
 }
 
-static bool mmbench_stopped(void)
-{
-	return READ_ONCE(mmbench_stop);
-}
-
 /*
  * Stop a thread bound to a CPU that another task may keep (a real-time
  * task with RT throttling off): kthread_stop() waits for it to run, so
@@ -291,83 +271,6 @@ static void mmbench_stop_thread(struct task_struct *task)
 static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s);
 
 /* series: end */
-/* One sample: ctx->ops ops, in stretches for a restore or irqs off. */
-static void mmbench_sample(const struct mmbench_bench *b,
-			   struct mmbench_ctx *ctx, struct mmbench_sample *s)
-{
-	int cpu = raw_smp_processor_id();
-	u64 steal = kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL], t0;
-	unsigned long flags = 0, switches;
-	u32 ops = ctx->ops, left = ops;
-	cycles_t c0;
-
-	memset(s, 0, sizeof(*s));
-/* series: cpus */
-	if (b->team) {
-		team_sample(ctx, s);
-		return;
-	}
-/* series: end */
-	do {
-		ctx->ops = b->prep || b->restore || b->irqoff ?
-			   min(left, MMBENCH_STRETCH) : left;
-		if (b->prep)
-			b->prep(ctx);
-		if (b->irqoff)
-			local_irq_save(flags);
-		/* Read inside: a switch once irqs are back on is not ours. */
-		switches = current->nvcsw + current->nivcsw;
-		t0 = ktime_get_ns();
-		c0 = get_cycles();
-		b->op(ctx);
-		s->cycles += get_cycles() - c0;
-		s->ns += ktime_get_ns() - t0;
-		if (current->nvcsw + current->nivcsw != switches && !s->drop)
-			s->drop = MMBENCH_PREEMPTED;
-		if (raw_smp_processor_id() != cpu)
-			s->drop = MMBENCH_MIGRATED;
-		if (b->irqoff)
-			local_irq_restore(flags);
-		if (b->restore)
-			b->restore(ctx);
-		left -= ctx->ops;
-	} while (left);
-	ctx->ops = ops;
-	if (kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL] != steal && !s->drop)
-		s->drop = MMBENCH_STOLEN;
-}
-
-/* Ops per sample: sample_us of them, or iterations=, in the row's share. */
-static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
-{
-	u64 target = (u64)mmbench_sample_us * NSEC_PER_USEC, ps, ops;
-	/* A sample lasts 100 ms at most, or its share of the row's. */
-	u64 most = min(div_u64(mmbench_row_ns, mmbench_samples + 3),
-		       100 * NSEC_PER_MSEC);
-	struct mmbench_sample s;
-	u32 least = 1;
-
-/* series: cpus */
-	if (b->team)
-		least = MMBENCH_TEAM_MIN_OPS;
-/* series: end */
-	ctx->ops = least;
-	mmbench_sample(b, ctx, &s);	/* the first warms */
-	do {
-		cond_resched();
-		mmbench_sample(b, ctx, &s);
-		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_OPS)
-			break;
-		ctx->ops = min_t(u64, (u64)ctx->ops *
-				 (s.ns < target / 64 ? 16 : 4), MMBENCH_MAX_OPS);
-	} while (ctx->row->status == MMBENCH_PASS && !mmbench_stopped());
-	ps = max(div_u64(s.ns * 1000, ctx->ops), 1ULL);
-	ops = mmbench_iterations ?: max(div64_u64(target * 1000, ps), least);
-	ops = min3(ops, max(div64_u64(most * 1000, ps), 1ULL),
-		   (u64)MMBENCH_MAX_OPS);
-	return roundup((u32)ops, ctx->unit);
-}
-
 /* series: page_alloc */
 /*
  * Write (@write) or check the tag of block @i of a batch at @p: made from
@@ -423,25 +326,90 @@ static void mmbench_check_batch(struct mmbench_ctx *ctx)
 	mmbench_check_put(ctx, mmbench_get_tagged(ctx));
 }
 
-/* The row's check: by its team, or here. */
-static void mmbench_check(struct mmbench_ctx *ctx)
-{
 /* series: end */
-/* series: cpus */
-	struct mmbench_sample s;
+/* One sample: ctx->ops ops, in stretches for a restore or irqs off. */
+static void mmbench_sample(const struct mmbench_bench *b,
+			   struct mmbench_ctx *ctx, struct mmbench_sample *s)
+{
+	int cpu = raw_smp_processor_id();
+	u64 steal = kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL], t0;
+	unsigned long flags = 0, switches;
+	u32 ops = ctx->ops, left = ops;
+	cycles_t c0;
 
-	if (ctx->team) {
-		ctx->check = true;
-		team_sample(ctx, &s);
-		ctx->check = false;
+	memset(s, 0, sizeof(*s));
+/* series: cpus */
+	if (b->team) {
+		team_sample(ctx, s);
 		return;
 	}
 /* series: end */
 /* series: page_alloc */
-	mmbench_check_batch(ctx);
+	if (ctx->check) {
+		mmbench_check_batch(ctx);
+		return;
+	}
+/* series: end */
+	do {
+		ctx->ops = b->prep || b->restore || b->irqoff ?
+			   min(left, MMBENCH_STRETCH) : left;
+		if (b->prep)
+			b->prep(ctx);
+		if (b->irqoff)
+			local_irq_save(flags);
+		/* Read inside: a switch once irqs are back on is not ours. */
+		switches = current->nvcsw + current->nivcsw;
+		t0 = ktime_get_ns();
+		c0 = get_cycles();
+		b->op(ctx);
+		s->cycles += get_cycles() - c0;
+		s->ns += ktime_get_ns() - t0;
+		if (current->nvcsw + current->nivcsw != switches && !s->drop)
+			s->drop = MMBENCH_PREEMPTED;
+		if (raw_smp_processor_id() != cpu)
+			s->drop = MMBENCH_MIGRATED;
+		if (b->irqoff)
+			local_irq_restore(flags);
+		if (b->restore)
+			b->restore(ctx);
+		left -= ctx->ops;
+	} while (left);
+	ctx->ops = ops;
+	if (kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL] != steal && !s->drop)
+		s->drop = MMBENCH_STOLEN;
 }
 
+/* Ops per sample: sample_us of them, or iterations=, in the row's share. */
+static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
+{
+	u64 target = (u64)mmbench_sample_us * NSEC_PER_USEC, ps, ops;
+	/* A sample lasts 100 ms at most, or its share of the row's. */
+	u64 most = min(div_u64(mmbench_row_ns, mmbench_samples + 3),
+		       100 * NSEC_PER_MSEC);
+	struct mmbench_sample s;
+	u32 least = 1;
+
+/* series: cpus */
+	if (b->team)
+		least = MMBENCH_TEAM_MIN_OPS;
 /* series: end */
+	ctx->ops = least;
+	mmbench_sample(b, ctx, &s);	/* the first warms */
+	do {
+		cond_resched();
+		mmbench_sample(b, ctx, &s);
+		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_OPS)
+			break;
+		ctx->ops = min_t(u64, (u64)ctx->ops *
+				 (s.ns < target / 64 ? 16 : 4), MMBENCH_MAX_OPS);
+	} while (ctx->row->status == MMBENCH_PASS && !READ_ONCE(mmbench_stop));
+	ps = max(div_u64(s.ns * 1000, ctx->ops), 1ULL);
+	ops = mmbench_iterations ?: max(div64_u64(target * 1000, ps), least);
+	ops = min3(ops, max(div64_u64(most * 1000, ps), 1ULL),
+		   (u64)MMBENCH_MAX_OPS);
+	return roundup((u32)ops, ctx->unit);
+}
+
 /* The counter back where it was; read again as per-CPU deltas fold. */
 static void mmbench_check_counter(struct mmbench_ctx *ctx)
 {
@@ -456,19 +424,6 @@ static void mmbench_check_counter(struct mmbench_ctx *ctx)
 	}
 	mmbench_set(ctx->row, MMBENCH_FAIL, "counter off by %ld after the row",
 		    delta);
-}
-
-/* Whether @row takes another sample, @start ns being when it began. */
-static bool mmbench_more(const struct mmbench_row *row, u64 start,
-			 u32 attempts)
-{
-	u64 now = ktime_get_ns();
-
-	/* The row's share of the budget leaves it one sample at least. */
-	return row->kept < mmbench_samples && attempts &&
-	       row->status == MMBENCH_PASS && !mmbench_stopped() &&
-	       now < mmbench_deadline &&
-	       (!row->kept || now - start < mmbench_row_ns);
 }
 
 /* Set up, size, warm up, take the samples, check, tear down. */
@@ -488,20 +443,17 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 		return;
 	}
 	cpumask_set_cpu(cpu, &row->cpus);
-	ctx->row = row;
-	ctx->bench = b;
-	ctx->arg = row->arg;
-	ctx->size = b->size ?: row->arg;
-	ctx->unit = 1;
-	ctx->delta = 1;
+	*ctx = (struct mmbench_ctx){
+		.bench = b, .row = row, .arg = row->arg, .unit = 1, .delta = 1,
+		.size = b->size ?: row->arg, .page = mmbench_page,
+		.zone = page_zone(mmbench_page),
+		.pgdat = page_pgdat(mmbench_page),
+/* series: page_alloc */
+		.ptrs = mmbench_ptrs, .batch = MMBENCH_CHECK_BLOCKS,
+/* series: end */
+	};
 	if (b->read)
 		ctx->before = b->read(ctx);
-/* series: page_alloc */
-	ctx->batch = MMBENCH_CHECK_BLOCKS;
-	ctx->align = 0;
-	ctx->failed = 0;
-	ctx->bad = 0;
-/* series: end */
 	ret = b->setup ? b->setup(ctx) : 0;
 	if (ret) {
 		if (row->status == MMBENCH_PASS)
@@ -511,7 +463,12 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 	row->ops = mmbench_size(b, ctx);
 	ctx->ops = row->ops;
 	mmbench_sample(b, ctx, &s);	/* a warm-up at that size */
-	for (; mmbench_more(row, start, attempts); attempts--) {
+	/* The row's share of budget_ms leaves it a sample at least. */
+	while (row->kept < mmbench_samples && attempts-- &&
+	       row->status == MMBENCH_PASS && !READ_ONCE(mmbench_stop) &&
+	       ktime_get_ns() < (row->kept ? min(mmbench_deadline, start +
+						  mmbench_row_ns) :
+				 mmbench_deadline)) {
 		cond_resched();
 		mmbench_sample(b, ctx, &s);
 		if (s.drop) {
@@ -522,8 +479,12 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 		row->cycles[row->kept++] = s.cycles;
 	}
 /* series: page_alloc */
-	if (b->get && row->status == MMBENCH_PASS && !mmbench_stopped())
-		mmbench_check(ctx);
+	/* A "sample" of an allocator's check, untimed: see mmbench_sample(). */
+	if (b->get && row->status == MMBENCH_PASS && !READ_ONCE(mmbench_stop)) {
+		ctx->check = true;
+		mmbench_sample(b, ctx, &s);
+		ctx->check = false;
+	}
 /* series: end */
 	if (b->teardown)
 		b->teardown(ctx);
@@ -539,7 +500,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 			    "%llu allocation calls failed: short of memory for this order, size or bulk",
 			    ctx->failed);
 /* series: end */
-	if (mmbench_stopped())
+	if (READ_ONCE(mmbench_stop))
 		mmbench_set(row, MMBENCH_ERROR, "stopped");
 	if (raw_smp_processor_id() != cpu)
 		mmbench_set(row, MMBENCH_ERROR, "CPU %d went offline", cpu);
@@ -560,20 +521,13 @@ static const char *mmbench_preempt_model(void)
 
 static int mmbench_thread(void *data)
 {
-	struct mmbench_ctx ctx = {
-		.page = mmbench_page,
-		.zone = page_zone(mmbench_page),
-		.pgdat = page_pgdat(mmbench_page),
-/* series: page_alloc */
-		.ptrs = mmbench_ptrs,
-/* series: end */
-	};
+	struct mmbench_ctx ctx;
 	unsigned int i;
 
 	mmbench_preempt = mmbench_preempt_model();
 	mmbench_deadline = ktime_get_ns() +
 			   (u64)mmbench_budget_ms * NSEC_PER_MSEC;
-	for (i = 0; i < mmbench_nr_rows && !mmbench_stopped(); i++)
+	for (i = 0; i < mmbench_nr_rows && !READ_ONCE(mmbench_stop); i++)
 		mmbench_row_run(&mmbench_rows[i], &ctx);
 	/* What the rows ran under; a PREEMPT_DYNAMIC kernel may switch. */
 	if (strcmp(mmbench_preempt, mmbench_preempt_model()))
@@ -942,20 +896,13 @@ MMBENCH_BATCH_OP(pages_bulk, pages_bulk_get, pages_bulk_put)
 /* Batches within 16 MiB and a quarter of the free memory. */
 static int pages_setup(struct mmbench_ctx *ctx)
 {
-	unsigned long free = global_zone_page_state(NR_FREE_PAGES);
-	unsigned long room = max(free >> (ctx->arg + 2), 1UL);
-	unsigned long most = max(MMBENCH_BATCH_BYTES >> (PAGE_SHIFT + ctx->arg),
-				 1UL);
+	u32 room = max(global_zone_page_state(NR_FREE_PAGES) >> (ctx->arg + 2),
+		       1UL);
+	u32 most = max(MMBENCH_BATCH_BYTES >> (PAGE_SHIFT + ctx->arg), 1UL);
 	bool batch = ctx->bench->op == pages_batch_op;
 
 	ctx->size = PAGE_SIZE << ctx->arg;
-	if (batch)
-		ctx->batch = mmbench_batch;
-	if (batch && ctx->batch > room && room < most)
-		mmbench_set(ctx->row, MMBENCH_PASS,
-			    "batch cut to %lu blocks: a quarter of the %lu free pages",
-			    room, free);
-	ctx->batch = min3((unsigned long)ctx->batch, most, room);
+	ctx->batch = min3(batch ? mmbench_batch : ctx->batch, most, room);
 	if (batch)
 		ctx->unit = ctx->batch;
 	return 0;
@@ -1131,7 +1078,6 @@ struct mmbench_worker {
 	struct mmbench_ctx ctx;
 	struct mmbench_sample s;	/* its part of the latest sample */
 	int cpu;
-	int ran_on;
 	unsigned long done;		/* @gen of the latest it finished */
 	void *ptrs[MMBENCH_CHECK_BLOCKS];
 };
@@ -1166,12 +1112,6 @@ static bool mmbench_spin(struct mmbench_team *t, u32 *spins)
 	return READ_ONCE(t->stop);
 }
 
-static void mmbench_drain(struct mmbench_ctx *ctx, void *p)
-{
-	if (!IS_ERR(p) && ctx->bench->put)
-		ctx->bench->put(ctx, &p, 1);
-}
-
 /* Pass @p to pop_cpu; once the team stops, give it back here. */
 static void ring_send(struct mmbench_ctx *ctx, void *p)
 {
@@ -1179,7 +1119,8 @@ static void ring_send(struct mmbench_ctx *ctx, void *p)
 
 	while (unlikely(ptr_ring_produce(&ctx->team->ring, p)))
 		if (mmbench_spin(ctx->team, &spins)) {
-			mmbench_drain(ctx, p);
+			if (!IS_ERR(p))
+				ctx->bench->put(ctx, &p, 1);
 			return;
 		}
 }
@@ -1284,20 +1225,12 @@ static int mmbench_worker_fn(void *data)
 			w->check(&w->ctx);
 		else if (!READ_ONCE(t->stop))
 			mmbench_sample(&w->bench, &w->ctx, &w->s);
-		w->ran_on = raw_smp_processor_id();
+		if (raw_smp_processor_id() != w->cpu)	/* it went offline */
+			w->s.drop = MMBENCH_MIGRATED;
 		WRITE_ONCE(w->done, seen);
 		if (atomic_dec_and_test(&t->running))
 			complete(&t->done);
 	}
-}
-
-/* What a worker's ops counted, now the row's. */
-static void team_counts(struct mmbench_ctx *ctx, struct mmbench_ctx *wctx)
-{
-	ctx->failed += wctx->failed;
-	ctx->bad += wctx->bad;
-	wctx->failed = 0;
-	wctx->bad = 0;
 }
 
 /* A sample: ctx->ops ops on each CPU at once, timed as the slowest. */
@@ -1333,10 +1266,6 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 			s->cycles = w->s.cycles;
 		}
 		s->drop = max(s->drop, w->s.drop);
-		if (w->ran_on != w->cpu)
-			mmbench_set(ctx->row, MMBENCH_ERROR,
-				    "CPU %d went offline", w->cpu);
-		team_counts(ctx, &w->ctx);
 	}
 }
 
@@ -1349,13 +1278,15 @@ static void team_teardown(struct mmbench_ctx *ctx)
 	WRITE_ONCE(t->stop, true);
 	for (i = 0; i < t->nr && t->w[i].task; i++)
 		mmbench_stop_thread(t->w[i].task);
-	for (i = 0; i < t->nr; i++) {
-		team_counts(ctx, &t->w[i].ctx);
+	for (i = 0; i < t->nr; i++) {	/* what the workers' ops counted */
+		ctx->failed += t->w[i].ctx.failed;
+		ctx->bad += t->w[i].ctx.bad;
 		page_frag_cache_drain(&t->w[i].ctx.frag);
 	}
 	if (ctx->bench->pop) {
 		while ((p = ptr_ring_consume(&t->ring)))
-			mmbench_drain(ctx, p);
+			if (!IS_ERR(p))
+				ctx->bench->put(ctx, &p, 1);
 		ptr_ring_cleanup(&t->ring, NULL);
 	}
 	kvfree(t);
@@ -1455,7 +1386,8 @@ static const struct mmbench_bench mmbench_cpus[] = {
 	  .size = MMBENCH_BLOCK_SIZE, .op = frag_push, .pop = frag_pop },
 	/* The ring alone: the allocator's share of the others is the rest. */
 	{ .name = "ptr_ring_remote", .team = true, .setup = team_setup,
-	  .teardown = team_teardown, .op = ring_push, .pop = ring_pop },
+	  .teardown = team_teardown, .op = ring_push, .pop = ring_pop,
+	  .put = ring_put },
 	{ }
 };
 
@@ -1481,19 +1413,19 @@ static const struct mmbench_bench *mmbench_families[] = {
 
 static DECLARE_BITMAP(mmbench_found, MMBENCH_MAX_NAMES);
 
-/* How many names of benchmarks= are @name ("all" is); marks them found. */
-static unsigned int mmbench_named(const char *name)
+/* How many names of benchmarks= are @b's ("all" is); marks them found. */
+static unsigned int mmbench_named(const struct mmbench_bench *b)
 {
 	unsigned int i, n = 0;
 
 	for (i = 0; i < mmbench_nr_names; i++) {
-		if (strcmp(mmbench_names[i], name) &&
+		if (strcmp(mmbench_names[i], b->name) &&
 		    strcmp(mmbench_names[i], "all"))
 			continue;
 		__set_bit(i, mmbench_found);
 		n++;
 	}
-	return n;
+	return b == mmbench_vmstat ? 1 : n;	/* the baseline always runs */
 }
 
 /* The values of @l are in its range, each once; else -EINVAL. */
@@ -1516,42 +1448,36 @@ static int mmbench_check_list(const struct mmbench_list *l)
 	return 0;
 }
 
-static void mmbench_row_init(struct mmbench_row *row,
-			     const struct mmbench_bench *b, u32 arg)
-{
-	row->bench = b;
-	row->arg = arg;
-	if (b->list)
-		snprintf(row->name, sizeof(row->name), "%s_%s%u", b->name,
-			 b->list->prefix, arg);
-	else
-		strscpy(row->name, b->name);
-	row->status = MMBENCH_ERROR;
-	strscpy(row->reason, "not run: the run stopped before it");
-}
-
-/* The rows of the benchmarks chosen, the baseline first: fill @rows. */
+/* The rows of the benchmarks chosen, into @rows if not NULL; how many. */
 static int mmbench_walk(struct mmbench_row *rows)
 {
 	const struct mmbench_bench *b;
 	unsigned int f, v, n = 0;
+	struct mmbench_row *row;
 
 	for (f = 0; f < ARRAY_SIZE(mmbench_families); f++) {
 		for (b = mmbench_families[f]; b->name; b++) {
 			if (b->list && mmbench_check_list(b->list))
 				return -EINVAL;
-			if (b == mmbench_vmstat)	/* the baseline */
-				v = 1;
-			else
-				v = mmbench_named(b->name);
-			if (v > 1) {
+			if (mmbench_named(b) > 1) {
 				pr_err("benchmarks: %s given twice\n", b->name);
 				return -EINVAL;
 			}
-			for (v *= b->list ? b->list->nr : 1; v; v--, n++)
-				if (rows)
-					mmbench_row_init(&rows[n], b, b->list ?
-							 b->list->vals[b->list->nr - v] : 0);
+			for (v = 0; mmbench_named(b) &&
+			     v < (b->list ? b->list->nr : 1); v++, n++) {
+				row = rows ? &rows[n] : NULL;
+				if (!row)
+					continue;
+				row->bench = b;
+				row->arg = b->list ? b->list->vals[v] : 0;
+				if (b->list)
+					snprintf(row->name, sizeof(row->name),
+						 "%s_%s%u", b->name,
+						 b->list->prefix, row->arg);
+				else
+					strscpy(row->name, b->name);
+				mmbench_set(row, MMBENCH_ERROR, "not run");
+			}
 		}
 	}
 	return n;
@@ -1567,62 +1493,48 @@ static void mmbench_free(void)
 		__free_page(mmbench_page);
 }
 
-/* Check the parameters, then make the rows and what they work on. */
-static int mmbench_prepare(void)
+/* Check the parameters, run every row on the chosen CPU, then show them. */
+static int __init test_mmbench_init(void)
 {
-	int n = mmbench_walk(NULL);
+	unsigned long most = msecs_to_jiffies(mmbench_budget_ms + 10000);
+	int n = mmbench_walk(NULL), cpu = mmbench_cpu;
+	struct task_struct *task;
 	unsigned int i;
+	long ret;
 
 	if (n < 0)
 		return n;
 	i = find_first_zero_bit(mmbench_found, mmbench_nr_names);
 	if (i < mmbench_nr_names) {
-		pr_err("benchmarks: unknown benchmark '%s' (the baseline always runs)\n",
-		       mmbench_names[i]);
+		pr_err("benchmarks: unknown benchmark '%s'\n", mmbench_names[i]);
 		return -EINVAL;
 	}
-	if (mmbench_cpu < -1 || mmbench_cpu >= (int)nr_cpu_ids ||
-	    (mmbench_cpu >= 0 && !cpu_online(mmbench_cpu))) {
-		pr_err("cpu: %d is not an online CPU (%*pbl), nor -1\n",
-		       mmbench_cpu, cpumask_pr_args(cpu_online_mask));
+	rcu_read_lock();	/* newer kernels change it at run time */
+	if (cpu == -1)
+		cpu = cpumask_first_and(cpu_online_mask,
+					housekeeping_cpumask(HK_TYPE_DOMAIN));
+	rcu_read_unlock();
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu)) {
+		pr_err("cpu: %d is not an online CPU, nor -1\n", mmbench_cpu);
 		return -EINVAL;
 	}
 /* series: cpus */
 	if (team_cpus_init())
 		return -EINVAL;
 /* series: end */
+	ret = -ENOMEM;
 	mmbench_rows = kvcalloc(n, sizeof(*mmbench_rows), GFP_KERNEL);
 	mmbench_page = alloc_page(GFP_KERNEL);
 /* series: page_alloc */
 	mmbench_ptrs = kvcalloc(max(mmbench_batch, MMBENCH_MAX_BULK),
 				sizeof(*mmbench_ptrs), GFP_KERNEL);
 	if (!mmbench_ptrs)
-		return -ENOMEM;
+		goto out;
 /* series: end */
 	if (!mmbench_rows || !mmbench_page)
-		return -ENOMEM;
+		goto out;
 	mmbench_nr_rows = mmbench_walk(mmbench_rows);
 	mmbench_row_ns = div_u64((u64)mmbench_budget_ms * NSEC_PER_MSEC, n);
-	return 0;
-}
-
-/* Run every row on the chosen CPU, then show what they measured. */
-static int __init test_mmbench_init(void)
-{
-	unsigned long most = msecs_to_jiffies(mmbench_budget_ms + 10000);
-	struct task_struct *task;
-	int cpu = mmbench_cpu;
-	long ret;
-
-	ret = mmbench_prepare();
-	if (ret)
-		goto out;
-	if (cpu < 0) {
-		rcu_read_lock();	/* newer kernels change it at run time */
-		cpu = cpumask_first_and(cpu_online_mask,
-					housekeeping_cpumask(HK_TYPE_DOMAIN));
-		rcu_read_unlock();
-	}
 	task = kthread_create_on_cpu(mmbench_thread, NULL, cpu, "mmbench/%u");
 	ret = PTR_ERR_OR_ZERO(task);
 	if (ret)
