@@ -40,8 +40,6 @@
 #define MMBENCH_MAX_SAMPLES	250
 /* Samples a row may take to keep @n; the names of those dropped fit a page */
 #define MMBENCH_ATTEMPTS(n)	(2 * (n) + 8)
-#define MMBENCH_MAX_LIST	8
-#define MMBENCH_MAX_NAMES	32
 /* Most ops with irqs off at once, or between two restores of a counter. */
 #define MMBENCH_STRETCH		1024U
 /* series: page_alloc */
@@ -51,27 +49,19 @@
 #define MMBENCH_TEAM_MIN_OPS	256U	/* so that a team's costs hide */
 /* series: end */
 
-/* A row's status, each outranking those before it. */
-enum mmbench_status {
-	MMBENCH_PASS, MMBENCH_UNSUPPORTED, MMBENCH_ERROR, MMBENCH_FAIL,
-};
-
+/* A row's status, and why a sample was dropped: each outranks the former */
+enum mmbench_status { MMBENCH_PASS, MMBENCH_UNSUPPORTED, MMBENCH_ERROR,
+		      MMBENCH_FAIL };
+enum mmbench_drop { MMBENCH_KEPT, MMBENCH_STOLEN, MMBENCH_PREEMPTED,
+		    MMBENCH_MIGRATED };
 static const char * const mmbench_status_names[] = {
-	"pass", "unsupported", "error", "fail",
-};
-
-/* Why a sample was dropped, each outranking those before it. */
-enum mmbench_drop {
-	MMBENCH_KEPT, MMBENCH_STOLEN, MMBENCH_PREEMPTED, MMBENCH_MIGRATED,
-};
-
+	"pass", "unsupported", "error", "fail" };
 static const char * const mmbench_drop_names[] = {
-	"", "steal", "preempt", "migrate",
-};
+	"", "steal", "preempt", "migrate" };
 
 /* A list parameter: a row per value, named <benchmark>_<prefix><value>. */
 struct mmbench_list {
-	unsigned int vals[MMBENCH_MAX_LIST];
+	unsigned int vals[8];
 	unsigned int nr, min, max;	/* values given; their range */
 	const char *param;
 	const char *prefix;
@@ -95,8 +85,7 @@ struct mmbench_ctx {
 	u32 batch;			/* blocks per batch, and per check */
 	u32 align;			/* of a block, checked if not 0 */
 	void **ptrs;			/* holds a batch */
-	u64 failed;			/* calls that handed out no block */
-	u64 bad;			/* blocks checked and found wrong */
+	u64 failed, bad;		/* calls that gave no block; bad blocks */
 	bool check;			/* check blocks, untimed */
 /* series: end */
 /* series: slab */
@@ -167,8 +156,7 @@ struct mmbench_row {
 };
 
 struct mmbench_sample {
-	u64 ns;
-	u64 cycles;
+	u64 ns, cycles;
 	enum mmbench_drop drop;
 };
 
@@ -186,7 +174,7 @@ static DECLARE_COMPLETION(mmbench_done);
 
 /* ---- parameters ---- */
 
-static char *mmbench_names[MMBENCH_MAX_NAMES] = { "all" };
+static char *mmbench_names[32] = { "all" };
 static unsigned int mmbench_nr_names = 1;
 static unsigned int mmbench_iterations;
 static unsigned int mmbench_samples = 9;
@@ -410,22 +398,6 @@ static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 	return roundup((u32)ops, ctx->unit);
 }
 
-/* The counter back where it was; read again as per-CPU deltas fold. */
-static void mmbench_check_counter(struct mmbench_ctx *ctx)
-{
-	long delta;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		delta = ctx->bench->read(ctx) - ctx->before;
-		if (!delta)
-			return;
-		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
-	}
-	mmbench_set(ctx->row, MMBENCH_FAIL, "counter off by %ld after the row",
-		    delta);
-}
-
 /* Set up, size, warm up, take the samples, check, tear down. */
 static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 {
@@ -434,6 +406,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 	int cpu = raw_smp_processor_id(), ret;
 	u64 start = ktime_get_ns();
 	struct mmbench_sample s;
+	long delta = 0;
 
 	row->status = MMBENCH_PASS;
 	row->reason[0] = '\0';
@@ -473,10 +446,10 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 		mmbench_sample(b, ctx, &s);
 		if (s.drop) {
 			row->dropped[row->nr_dropped++] = s.drop;
-			continue;
+		} else {
+			row->ns[row->kept] = s.ns;
+			row->cycles[row->kept++] = s.cycles;
 		}
-		row->ns[row->kept] = s.ns;
-		row->cycles[row->kept++] = s.cycles;
 	}
 /* series: page_alloc */
 	/* A "sample" of an allocator's check, untimed: see mmbench_sample(). */
@@ -488,8 +461,15 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 /* series: end */
 	if (b->teardown)
 		b->teardown(ctx);
-	if (b->read)
-		mmbench_check_counter(ctx);
+	/* The counter back where it was; again, as per-CPU deltas fold. */
+	for (ret = 0; b->read && ret < 4; ret++) {
+		delta = b->read(ctx) - ctx->before;
+		if (!delta)
+			break;
+		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
+	}
+	if (b->read && delta)
+		mmbench_set(row, MMBENCH_FAIL, "counter off by %ld", delta);
 /* series: page_alloc */
 	if (ctx->bad)
 		mmbench_set(row, MMBENCH_FAIL,
@@ -803,9 +783,9 @@ MODULE_PARM_DESC(batch,
 		 "Blocks alloc_pages_batch takes before it frees them, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
 
 /*
- * A path that hands out one block at a time: name_one() and name_free(),
- * and from them name_pair_op(), each op a block taken and given back at
- * once, name_get() and name_put(), for a batch.
+ * A path that hands out a block at a time, by @alloc, back by @free (of
+ * @p): name_pair_op(), each op a block taken and given back at once;
+ * name_get() and name_put(), for a batch.
  */
 #define MMBENCH_BLOCKS(name, alloc, free)				\
 static __always_inline void *name##_one(struct mmbench_ctx *ctx)	\
@@ -1057,10 +1037,6 @@ static const struct mmbench_bench mmbench_page_frag[] = {
 /* series: cpus */
 /* ---- several CPUs ---- */
 
-#define MMBENCH_RING_SIZE	1024
-/* Spins of a wait between two looks at whether others want the CPU. */
-#define MMBENCH_SPINS		1024
-
 /* CPUs of the rows on several CPUs: cpus=, or those not isolcpus= at load */
 static struct cpumask mmbench_cpus_mask;
 static char *mmbench_cpus_list;
@@ -1090,26 +1066,22 @@ struct mmbench_worker {
 struct mmbench_team {
 	unsigned int nr;
 	u32 ops;
-	bool check;
-	bool stop;
-	unsigned long gen;
-	unsigned long go;
-	atomic_t ready;
-	atomic_t running;
+	bool check, stop;
+	unsigned long gen, go;
+	atomic_t ready, running;
 	wait_queue_head_t wq;
 	struct completion done;
 	struct ptr_ring ring;		/* from push_cpu to pop_cpu */
 	struct mmbench_worker w[];
 };
 
-/* A spin of a wait on the others: true once the team stops. */
+/* A spin of a wait on the others: no clock, the run's thread bounds it. */
 static bool mmbench_spin(struct mmbench_team *t, u32 *spins)
 {
 	cpu_relax();
-	/* No clock: the run's thread bounds the wait. */
-	if (!(++*spins % MMBENCH_SPINS))
+	if (!(++*spins % 1024))		/* now and then, let others run */
 		cond_resched();
-	return READ_ONCE(t->stop);
+	return READ_ONCE(t->stop);	/* true once the team stops */
 }
 
 /* Pass @p to pop_cpu; once the team stops, give it back here. */
@@ -1145,14 +1117,8 @@ static void name##_push(struct mmbench_ctx *ctx)			\
 	u32 i, ops = ctx->ops;						\
 	void *p;							\
 									\
-	for (i = 0; i < ops && !READ_ONCE(ctx->team->stop); i++) {	\
-		p = name##_one(ctx);					\
-		if (unlikely(!p)) {					\
-			ctx->failed++;					\
-			p = ERR_PTR(-ENOMEM);				\
-		}							\
-		ring_send(ctx, p);					\
-	}								\
+	for (i = 0; i < ops && !READ_ONCE(ctx->team->stop); i++)	\
+		ring_send(ctx, name##_get(ctx, &p, 1) ? p : ERR_PTR(-ENOMEM)); \
 }									\
 static void name##_pop(struct mmbench_ctx *ctx)			\
 {									\
@@ -1164,7 +1130,7 @@ static void name##_pop(struct mmbench_ctx *ctx)			\
 		if (!p)							\
 			break;						\
 		if (!IS_ERR(p))						\
-			name##_free(ctx, p);				\
+			name##_put(ctx, &p, 1);				\
 	}								\
 }
 
@@ -1317,7 +1283,7 @@ static int team_setup(struct mmbench_ctx *ctx)
 	t = kvzalloc(struct_size(t, w, cpumask_weight(cpus)), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	if (b->pop && ptr_ring_init(&t->ring, MMBENCH_RING_SIZE, GFP_KERNEL)) {
+	if (b->pop && ptr_ring_init(&t->ring, 1024, GFP_KERNEL)) {
 		kvfree(t);
 		return -ENOMEM;
 	}
@@ -1344,25 +1310,6 @@ static int team_setup(struct mmbench_ctx *ctx)
 		w->task = get_task_struct(task);
 	}
 	return 0;
-}
-
-/* cpus=, checked; by default the CPUs isolcpus= leaves. */
-static int team_cpus_init(void)
-{
-	if (!mmbench_cpus_list) {
-		rcu_read_lock();	/* newer kernels change it at run time */
-		cpumask_and(&mmbench_cpus_mask, cpu_online_mask,
-			    housekeeping_cpumask(HK_TYPE_DOMAIN));
-		rcu_read_unlock();
-		return 0;
-	}
-	if (!cpulist_parse(mmbench_cpus_list, &mmbench_cpus_mask) &&
-	    !cpumask_empty(&mmbench_cpus_mask) &&
-	    cpumask_subset(&mmbench_cpus_mask, cpu_online_mask))
-		return 0;
-	pr_err("cpus: '%s' is not a list of online CPUs (%*pbl) such as 0-3,6\n",
-	       mmbench_cpus_list, cpumask_pr_args(cpu_online_mask));
-	return -EINVAL;
 }
 
 #define MMBENCH_TEAM(blocks)	.team = true, .setup = team_setup,	\
@@ -1411,7 +1358,7 @@ static const struct mmbench_bench *mmbench_families[] = {
 /* series: end */
 };
 
-static DECLARE_BITMAP(mmbench_found, MMBENCH_MAX_NAMES);
+static DECLARE_BITMAP(mmbench_found, ARRAY_SIZE(mmbench_names));
 
 /* How many names of benchmarks= are @b's ("all" is); marks them found. */
 static unsigned int mmbench_named(const struct mmbench_bench *b)
@@ -1509,19 +1456,30 @@ static int __init test_mmbench_init(void)
 		pr_err("benchmarks: unknown benchmark '%s'\n", mmbench_names[i]);
 		return -EINVAL;
 	}
+/* series: cpus */
+	if (mmbench_cpus_list &&
+	    (cpulist_parse(mmbench_cpus_list, &mmbench_cpus_mask) ||
+	     cpumask_empty(&mmbench_cpus_mask) ||
+	     !cpumask_subset(&mmbench_cpus_mask, cpu_online_mask))) {
+		pr_err("cpus: '%s' is not a list of online CPUs (%*pbl)\n",
+		       mmbench_cpus_list, cpumask_pr_args(cpu_online_mask));
+		return -EINVAL;
+	}
+/* series: end */
 	rcu_read_lock();	/* newer kernels change it at run time */
 	if (cpu == -1)
 		cpu = cpumask_first_and(cpu_online_mask,
 					housekeeping_cpumask(HK_TYPE_DOMAIN));
+/* series: cpus */
+	if (!mmbench_cpus_list)
+		cpumask_and(&mmbench_cpus_mask, cpu_online_mask,
+			    housekeeping_cpumask(HK_TYPE_DOMAIN));
+/* series: end */
 	rcu_read_unlock();
 	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu)) {
 		pr_err("cpu: %d is not an online CPU, nor -1\n", mmbench_cpu);
 		return -EINVAL;
 	}
-/* series: cpus */
-	if (team_cpus_init())
-		return -EINVAL;
-/* series: end */
 	ret = -ENOMEM;
 	mmbench_rows = kvcalloc(n, sizeof(*mmbench_rows), GFP_KERNEL);
 	mmbench_page = alloc_page(GFP_KERNEL);
