@@ -38,7 +38,7 @@
 #define MMBENCH_GFP		(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY)
 #define MMBENCH_MAX_OPS		100000000U
 #define MMBENCH_MAX_SAMPLES	250
-/* Samples a row may take to keep @n; the names of those dropped fit a page */
+/* Samples a row may take to keep @n; the names of those dropped fit a page. */
 #define MMBENCH_ATTEMPTS(n)	(2 * (n) + 8)
 /* Most ops with irqs off at once, or between two restores of a counter. */
 #define MMBENCH_STRETCH		1024U
@@ -49,15 +49,11 @@
 #define MMBENCH_TEAM_MIN_OPS	256U	/* so that a team's costs hide */
 /* series: end */
 
-/* A row's status, and why a sample was dropped: each outranks the former */
-enum mmbench_status { MMBENCH_PASS, MMBENCH_UNSUPPORTED, MMBENCH_ERROR,
-		      MMBENCH_FAIL };
-enum mmbench_drop { MMBENCH_KEPT, MMBENCH_STOLEN, MMBENCH_PREEMPTED,
-		    MMBENCH_MIGRATED };
-static const char * const mmbench_status_names[] = {
-	"pass", "unsupported", "error", "fail" };
-static const char * const mmbench_drop_names[] = {
-	"", "steal", "preempt", "migrate" };
+/* A row's status, and why a sample was dropped: each outranks the ones before. */
+enum mmbench_status { MMBENCH_PASS, MMBENCH_UNSUPPORTED, MMBENCH_ERROR, MMBENCH_FAIL };
+enum mmbench_drop { MMBENCH_KEPT, MMBENCH_STOLEN, MMBENCH_PREEMPTED, MMBENCH_MIGRATED };
+static const char * const mmbench_status_names[] = { "pass", "unsupported", "error", "fail" };
+static const char * const mmbench_drop_names[] = { "", "steal", "preempt", "migrate" };
 
 /* A list parameter: a row per value, named <benchmark>_<prefix><value>. */
 struct mmbench_list {
@@ -105,8 +101,7 @@ struct mmbench_ctx {
  * @list: the list parameter it has a row per value of, or NULL
  * @irqoff: its ops run with irqs off, MMBENCH_STRETCH at most at once
  * @size: bytes of a block its ops take, if the row's value is not that
- * @setup: untimed: 0; -EOPNOTSUPP, having said why with mmbench_set();
- *	or another error
+ * @setup: untimed: 0; -EOPNOTSUPP, having said why with mmbench_set(); or another error
  * @teardown: undoes @setup
  * @prep: untimed, before each stretch of ops
  * @op: the timed region: ctx->ops ops
@@ -152,7 +147,7 @@ struct mmbench_row {
 	u32 ops, kept, nr_dropped;	/* per sample; samples kept, dropped */
 	u64 ns[MMBENCH_MAX_SAMPLES];	/* of each kept, in the order taken */
 	u64 cycles[MMBENCH_MAX_SAMPLES];	/* get_cycles() ticks of each */
-	u8 dropped[MMBENCH_ATTEMPTS(MMBENCH_MAX_SAMPLES)]; /* mmbench_drop */
+	u8 dropped[MMBENCH_ATTEMPTS(MMBENCH_MAX_SAMPLES)];	/* mmbench_drop */
 };
 
 struct mmbench_sample {
@@ -182,8 +177,7 @@ static unsigned int mmbench_sample_us = 2000;
 static unsigned int mmbench_budget_ms = 60000;
 static int mmbench_cpu = -1;
 
-module_param_array_named(benchmarks, mmbench_names, charp, &mmbench_nr_names,
-			 0444);
+module_param_array_named(benchmarks, mmbench_names, charp, &mmbench_nr_names, 0444);
 MODULE_PARM_DESC(benchmarks,
 		 "Comma-separated benchmarks, up to 32, or \"all\" (default all); the baseline always runs");
 module_param_named(cpu, mmbench_cpu, int, 0444);
@@ -195,8 +189,7 @@ static int mmbench_set_uint(const char *val, const struct kernel_param *kp,
 {
 	if (!param_set_uint_minmax(val, kp, min, max))
 		return 0;
-	pr_err("%s: '%s' is not a number from %u to %u\n", kp->name, val, min,
-	       max);
+	pr_err("%s: '%s' is not a number from %u to %u\n", kp->name, val, min, max);
 	return -EINVAL;
 }
 
@@ -216,20 +209,17 @@ MMBENCH_PARAM_UINT(iterations, 0, MMBENCH_MAX_OPS);
 MODULE_PARM_DESC(iterations,
 		 "Ops per sample, 1..100000000, or 0 to size samples to sample_us (default 0)");
 MMBENCH_PARAM_UINT(samples, 1, MMBENCH_MAX_SAMPLES);
-MODULE_PARM_DESC(samples,
-		 "Samples kept per row after a warm-up, 1..250 (default 9)");
+MODULE_PARM_DESC(samples, "Samples kept per row after a warm-up, 1..250 (default 9)");
 MMBENCH_PARAM_UINT(sample_us, 100, 100000);
 MODULE_PARM_DESC(sample_us,
 		 "Length of a sample when iterations=0, 100..100000 us (default 2000)");
 MMBENCH_PARAM_UINT(budget_ms, 100, 600000);
-MODULE_PARM_DESC(budget_ms,
-		 "Time the rows share, 100..600000 ms (default 60000)");
+MODULE_PARM_DESC(budget_ms, "Time the rows share, 100..600000 ms (default 60000)");
 
 /* ---- timing engine ---- */
 
 /* Raise @row's status to @status, if lower, and add why to its reason. */
-static __printf(3, 4) void mmbench_set(struct mmbench_row *row,
-				       enum mmbench_status status,
+static __printf(3, 4) void mmbench_set(struct mmbench_row *row, enum mmbench_status status,
 				       const char *fmt, ...)
 {
 	size_t len = strlen(row->reason), size = sizeof(row->reason);
@@ -243,11 +233,7 @@ static __printf(3, 4) void mmbench_set(struct mmbench_row *row,
 	va_end(args);
 }
 
-/*
- * Stop a thread bound to a CPU that another task may keep (a real-time
- * task with RT throttling off): kthread_stop() waits for it to run, so
- * move it first to the caller's CPU, which ran the caller a moment ago.
- */
+/* kthread_stop() waits for @task to run: first move it off a CPU another task may keep. */
 static void mmbench_stop_thread(struct task_struct *task)
 {
 	set_cpus_allowed_ptr(task, cpumask_of(raw_smp_processor_id()));
@@ -265,8 +251,7 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s);
  * the block's address and @i, at both ends.  A block handed out twice in a
  * batch holds the later tag, so the check of the earlier fails.
  */
-static bool mmbench_tag(const struct mmbench_ctx *ctx, void *p,
-			unsigned int i, bool write)
+static bool mmbench_tag(const struct mmbench_ctx *ctx, void *p, unsigned int i, bool write)
 {
 	u8 *b = ctx->bench->pages ? page_address(p) : p;
 	unsigned long tag = hash_long((unsigned long)b + i, BITS_PER_LONG);
@@ -281,43 +266,30 @@ static bool mmbench_tag(const struct mmbench_ctx *ctx, void *p,
 	       (!ctx->align || IS_ALIGNED((unsigned long)b, ctx->align));
 }
 
-/* Untimed: a batch by the row's path, each block tagged as it comes. */
-static unsigned int mmbench_get_tagged(struct mmbench_ctx *ctx)
+/*
+ * Untimed: a batch by the row's path, each block tagged as it comes; once
+ * all are out, every tag checked, then the blocks freed.  A wrong one is
+ * counted and not freed: it may be another's, freed with that one.
+ */
+static void mmbench_check_batch(struct mmbench_ctx *ctx)
 {
-	unsigned int n = ctx->bench->get(ctx, ctx->ptrs, ctx->batch), i;
+	unsigned int n = ctx->bench->get(ctx, ctx->ptrs, ctx->batch), i, good = 0;
 
 	for (i = 0; i < n; i++)
 		mmbench_tag(ctx, ctx->ptrs[i], i, true);
-	return n;
-}
-
-/*
- * Once all are out, check the tags of the @n blocks (or NULLs) of
- * ctx->ptrs, then free them.  A wrong one is counted and not freed: it may
- * be another's, freed with that one.
- */
-static void mmbench_check_put(struct mmbench_ctx *ctx, unsigned int n)
-{
-	unsigned int i, good = 0;
-
 	for (i = 0; i < n; i++) {
-		if (ctx->ptrs[i] && mmbench_tag(ctx, ctx->ptrs[i], i, false))
+		if (mmbench_tag(ctx, ctx->ptrs[i], i, false))
 			ctx->ptrs[good++] = ctx->ptrs[i];
-		else if (ctx->ptrs[i])
+		else
 			ctx->bad++;
 	}
 	ctx->bench->put(ctx, ctx->ptrs, good);
 }
 
-static void mmbench_check_batch(struct mmbench_ctx *ctx)
-{
-	mmbench_check_put(ctx, mmbench_get_tagged(ctx));
-}
-
 /* series: end */
 /* One sample: ctx->ops ops, in stretches for a restore or irqs off. */
-static void mmbench_sample(const struct mmbench_bench *b,
-			   struct mmbench_ctx *ctx, struct mmbench_sample *s)
+static void mmbench_sample(const struct mmbench_bench *b, struct mmbench_ctx *ctx,
+			   struct mmbench_sample *s)
 {
 	int cpu = raw_smp_processor_id();
 	u64 steal = kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL], t0;
@@ -339,8 +311,7 @@ static void mmbench_sample(const struct mmbench_bench *b,
 	}
 /* series: end */
 	do {
-		ctx->ops = b->prep || b->restore || b->irqoff ?
-			   min(left, MMBENCH_STRETCH) : left;
+		ctx->ops = b->prep || b->restore || b->irqoff ? min(left, MMBENCH_STRETCH) : left;
 		if (b->prep)
 			b->prep(ctx);
 		if (b->irqoff)
@@ -372,8 +343,7 @@ static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 {
 	u64 target = (u64)mmbench_sample_us * NSEC_PER_USEC, ps, ops;
 	/* A sample lasts 100 ms at most, or its share of the row's. */
-	u64 most = min(div_u64(mmbench_row_ns, mmbench_samples + 3),
-		       100 * NSEC_PER_MSEC);
+	u64 most = min(div_u64(mmbench_row_ns, mmbench_samples + 3), 100 * NSEC_PER_MSEC);
 	struct mmbench_sample s;
 	u32 least = 1;
 
@@ -388,13 +358,12 @@ static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 		mmbench_sample(b, ctx, &s);
 		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_OPS)
 			break;
-		ctx->ops = min_t(u64, (u64)ctx->ops *
-				 (s.ns < target / 64 ? 16 : 4), MMBENCH_MAX_OPS);
+		ctx->ops = min_t(u64, (u64)ctx->ops * (s.ns < target / 64 ? 16 : 4),
+				 MMBENCH_MAX_OPS);
 	} while (ctx->row->status == MMBENCH_PASS && !READ_ONCE(mmbench_stop));
 	ps = max(div_u64(s.ns * 1000, ctx->ops), 1ULL);
 	ops = mmbench_iterations ?: max(div64_u64(target * 1000, ps), least);
-	ops = min3(ops, max(div64_u64(most * 1000, ps), 1ULL),
-		   (u64)MMBENCH_MAX_OPS);
+	ops = min3(ops, max(div64_u64(most * 1000, ps), 1ULL), (u64)MMBENCH_MAX_OPS);
 	return roundup((u32)ops, ctx->unit);
 }
 
@@ -411,16 +380,14 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 	row->status = MMBENCH_PASS;
 	row->reason[0] = '\0';
 	if (start > mmbench_deadline) {
-		mmbench_set(row, MMBENCH_UNSUPPORTED,
-			    "budget_ms ran out before it started");
+		mmbench_set(row, MMBENCH_UNSUPPORTED, "budget_ms ran out before it started");
 		return;
 	}
 	cpumask_set_cpu(cpu, &row->cpus);
 	*ctx = (struct mmbench_ctx){
 		.bench = b, .row = row, .arg = row->arg, .unit = 1, .delta = 1,
 		.size = b->size ?: row->arg, .page = mmbench_page,
-		.zone = page_zone(mmbench_page),
-		.pgdat = page_pgdat(mmbench_page),
+		.zone = page_zone(mmbench_page), .pgdat = page_pgdat(mmbench_page),
 /* series: page_alloc */
 		.ptrs = mmbench_ptrs, .batch = MMBENCH_CHECK_BLOCKS,
 /* series: end */
@@ -437,11 +404,9 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 	ctx->ops = row->ops;
 	mmbench_sample(b, ctx, &s);	/* a warm-up at that size */
 	/* The row's share of budget_ms leaves it a sample at least. */
-	while (row->kept < mmbench_samples && attempts-- &&
-	       row->status == MMBENCH_PASS && !READ_ONCE(mmbench_stop) &&
-	       ktime_get_ns() < (row->kept ? min(mmbench_deadline, start +
-						  mmbench_row_ns) :
-				 mmbench_deadline)) {
+	while (row->kept < mmbench_samples && attempts-- && row->status == MMBENCH_PASS &&
+	       !READ_ONCE(mmbench_stop) && ktime_get_ns() < (row->kept ?
+	       min(mmbench_deadline, start + mmbench_row_ns) : mmbench_deadline)) {
 		cond_resched();
 		mmbench_sample(b, ctx, &s);
 		if (s.drop) {
@@ -472,8 +437,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 		mmbench_set(row, MMBENCH_FAIL, "counter off by %ld", delta);
 /* series: page_alloc */
 	if (ctx->bad)
-		mmbench_set(row, MMBENCH_FAIL,
-			    "%llu blocks checked lost their tag, or were misaligned",
+		mmbench_set(row, MMBENCH_FAIL, "%llu blocks lost their tag, or were misaligned",
 			    ctx->bad);
 	if (ctx->failed)
 		mmbench_set(row, MMBENCH_UNSUPPORTED,
@@ -505,8 +469,7 @@ static int mmbench_thread(void *data)
 	unsigned int i;
 
 	mmbench_preempt = mmbench_preempt_model();
-	mmbench_deadline = ktime_get_ns() +
-			   (u64)mmbench_budget_ms * NSEC_PER_MSEC;
+	mmbench_deadline = ktime_get_ns() + (u64)mmbench_budget_ms * NSEC_PER_MSEC;
 	for (i = 0; i < mmbench_nr_rows && !READ_ONCE(mmbench_stop); i++)
 		mmbench_row_run(&mmbench_rows[i], &ctx);
 	/* What the rows ran under; a PREEMPT_DYNAMIC kernel may switch. */
@@ -530,19 +493,17 @@ static struct mmbench_row *to_row(struct kobject *kobj)
 }
 
 /* A row's file: one value, or a list of @n, fmt having "%s" first. */
-#define MMBENCH_SHOW(_name, n, fmt, ...)				\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
-{									\
-	const struct mmbench_row *row = to_row(kobj);			\
-	int len = 0;							\
-	u32 i;								\
-									\
-	for (i = 0; i < (n); i++)					\
-		len += sysfs_emit_at(buf, len, fmt, i ? " " : "",	\
-				     __VA_ARGS__);			\
-	return len + sysfs_emit_at(buf, len, "\n");			\
-}									\
+#define MMBENCH_SHOW(_name, n, fmt, ...)					\
+static ssize_t _name##_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf) \
+{										\
+	const struct mmbench_row *row = to_row(kobj);				\
+	int len = 0;								\
+	u32 i;									\
+										\
+	for (i = 0; i < (n); i++)						\
+		len += sysfs_emit_at(buf, len, fmt, i ? " " : "", __VA_ARGS__);	\
+	return len + sysfs_emit_at(buf, len, "\n");				\
+}										\
 static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
 
 MMBENCH_SHOW(status, 1, "%s%s", mmbench_status_names[row->status]);
@@ -552,13 +513,11 @@ MMBENCH_SHOW(context, 1, "%s%s", row->bench->irqoff ? "irqoff" : "preempt");
 MMBENCH_SHOW(ops_per_sample, 1, "%s%u", row->ops);
 MMBENCH_SHOW(sample_ns, row->kept, "%s%llu", row->ns[i]);
 MMBENCH_SHOW(sample_cycles, row->kept, "%s%llu", row->cycles[i]);
-MMBENCH_SHOW(samples_dropped, row->nr_dropped, "%s%s",
-	     mmbench_drop_names[row->dropped[i]]);
+MMBENCH_SHOW(samples_dropped, row->nr_dropped, "%s%s", mmbench_drop_names[row->dropped[i]]);
 
 static struct attribute *mmbench_row_attrs[] = {
-	&status_attr.attr, &reason_attr.attr, &cpus_attr.attr,
-	&context_attr.attr, &ops_per_sample_attr.attr, &sample_ns_attr.attr,
-	&samples_dropped_attr.attr,
+	&status_attr.attr, &reason_attr.attr, &cpus_attr.attr, &context_attr.attr,
+	&ops_per_sample_attr.attr, &sample_ns_attr.attr, &samples_dropped_attr.attr,
 #ifdef CONFIG_X86_TSC
 	/* get_cycles() counts the TSC; elsewhere no CPU cycles, or 0. */
 	&sample_cycles_attr.attr,
@@ -566,19 +525,16 @@ static struct attribute *mmbench_row_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group mmbench_row_group = {
-	.attrs = mmbench_row_attrs,
-};
+static const struct attribute_group mmbench_row_group = { .attrs = mmbench_row_attrs };
 
-static ssize_t preempt_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
+static ssize_t preempt_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%s\n", mmbench_preempt);
 }
 
 static struct kobj_attribute preempt_attr = __ATTR_RO(preempt);
 
-/* Gone at once, readers waited for; the kobjects' release is the kernel's */
+/* Gone at once, readers waited for; the kobjects' release is the kernel's. */
 static void mmbench_sysfs_remove(void)
 {
 	unsigned int i;
@@ -605,9 +561,7 @@ static int mmbench_sysfs_create(void)
 	for (i = 0; !ret && i < mmbench_nr_rows; i++) {
 		row = &mmbench_rows[i];
 		row->kobj = kobject_create_and_add(row->name, mmbench_kobj);
-		ret = row->kobj ? sysfs_create_group(row->kobj,
-						     &mmbench_row_group) :
-				  -ENOMEM;
+		ret = row->kobj ? sysfs_create_group(row->kobj, &mmbench_row_group) : -ENOMEM;
 	}
 	if (ret)
 		mmbench_sysfs_remove();
@@ -622,12 +576,11 @@ static int mmbench_sysfs_create(void)
 #define MMBENCH_EVENT_ITEM	UNEVICTABLE_PGSTRANDED
 
 static struct mmbench_list mmbench_delays = {
-	.vals = { 0, 50, 200, 1000, 5000 }, .nr = 5, .max = 100000,
-	.param = "delays", .prefix = "",
+	.vals = { 0, 50, 200, 1000, 5000 }, .nr = 5, .max = 100000, .param = "delays",
+	.prefix = "",
 };
 
-module_param_array_named(delays, mmbench_delays.vals, uint,
-			 &mmbench_delays.nr, 0444);
+module_param_array_named(delays, mmbench_delays.vals, uint, &mmbench_delays.nr, 0444);
 MODULE_PARM_DESC(delays,
 		 "Comma-separated D in ns of the ndelay rows, up to 8, each 0..100000 (default 0,50,200,1000,5000)");
 
@@ -666,12 +619,12 @@ static long zone_item_read(struct mmbench_ctx *ctx)
 /* The node's counter with the per-CPU deltas not yet folded in. */
 static long node_item_read(struct mmbench_ctx *ctx)
 {
-	long x = atomic_long_read(&ctx->pgdat->vm_stat[MMBENCH_NODE_ITEM]);
+	enum node_stat_item item = MMBENCH_NODE_ITEM;
+	long x = atomic_long_read(&ctx->pgdat->vm_stat[item]);
 	int cpu;
 
 	for_each_online_cpu(cpu)
-		x += per_cpu_ptr(ctx->pgdat->per_cpu_nodestats,
-				 cpu)->vm_node_stat_diff[MMBENCH_NODE_ITEM];
+		x += per_cpu_ptr(ctx->pgdat->per_cpu_nodestats, cpu)->vm_node_stat_diff[item];
 	return x;
 }
 
@@ -703,8 +656,7 @@ static int vm_event_setup(struct mmbench_ctx *ctx)
 {
 	if (IS_ENABLED(CONFIG_VM_EVENT_COUNTERS))
 		return 0;
-	mmbench_set(ctx->row, MMBENCH_UNSUPPORTED,
-		    "CONFIG_VM_EVENT_COUNTERS is not set");
+	mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "CONFIG_VM_EVENT_COUNTERS is not set");
 	return -EOPNOTSUPP;
 }
 
@@ -728,24 +680,19 @@ static void vm_event_restore(struct mmbench_ctx *ctx)
 }
 
 #define MMBENCH_ZONE	.read = zone_item_read
-#define MMBENCH_EVENT	.setup = vm_event_setup, .restore = vm_event_restore, \
-			.read = vm_event_read
+#define MMBENCH_EVENT	.setup = vm_event_setup, .restore = vm_event_restore, .read = vm_event_read
 
 /* The baseline is first: the kselftest judges the others against it. */
 static const struct mmbench_bench mmbench_vmstat[] = {
 	{ .name = "baseline", .op = baseline_op },
 	{ .name = "ndelay", .list = &mmbench_delays, .op = ndelay_op },
 	{ .name = "alu_chain", .op = alu_chain_op },
-	{ .name = "inc_zone_page_state", .op = inc_zone_op,
-	  .restore = inc_zone_restore, MMBENCH_ZONE },
-	{ .name = "dec_zone_page_state", .prep = dec_zone_prep,
-	  .op = dec_zone_op, MMBENCH_ZONE },
-	{ .name = "inc_dec_zone_page_state", .op = inc_dec_zone_op,
+	{ .name = "inc_zone_page_state", .op = inc_zone_op, .restore = inc_zone_restore,
 	  MMBENCH_ZONE },
-	{ .name = "mod_node_page_state", .op = mod_node_op,
-	  .read = node_item_read },
-	{ .name = "__mod_zone_page_state", .irqoff = true,
-	  .op = __mod_zone_op, MMBENCH_ZONE },
+	{ .name = "dec_zone_page_state", .prep = dec_zone_prep, .op = dec_zone_op, MMBENCH_ZONE },
+	{ .name = "inc_dec_zone_page_state", .op = inc_dec_zone_op, MMBENCH_ZONE },
+	{ .name = "mod_node_page_state", .op = mod_node_op, .read = node_item_read },
+	{ .name = "__mod_zone_page_state", .irqoff = true, .op = __mod_zone_op, MMBENCH_ZONE },
 	{ .name = "count_vm_event", .op = count_vm_event_op, MMBENCH_EVENT },
 	{ .name = "count_vm_events", .op = count_vm_events_op, MMBENCH_EVENT },
 	{ }
@@ -759,23 +706,21 @@ static const struct mmbench_bench mmbench_vmstat[] = {
 #define MMBENCH_BATCH_BYTES	(16UL << 20)
 
 static struct mmbench_list mmbench_orders = {
-	.vals = { 0, 1, 2, 3, MAX_PAGE_ORDER < 9 ? MAX_PAGE_ORDER : 9 },
-	.nr = 5, .max = MAX_PAGE_ORDER, .param = "orders", .prefix = "order",
+	.vals = { 0, 1, 2, 3, MAX_PAGE_ORDER < 9 ? MAX_PAGE_ORDER : 9 }, .nr = 5,
+	.max = MAX_PAGE_ORDER, .param = "orders", .prefix = "order",
 };
 
 static struct mmbench_list mmbench_bulk = {
-	.vals = { 16, 64, 256 }, .nr = 3, .min = 1, .max = MMBENCH_MAX_BULK,
-	.param = "bulk", .prefix = "",
+	.vals = { 16, 64, 256 }, .nr = 3, .min = 1, .max = MMBENCH_MAX_BULK, .param = "bulk",
+	.prefix = "",
 };
 
 static unsigned int mmbench_batch = 1024;
 
-module_param_array_named(orders, mmbench_orders.vals, uint,
-			 &mmbench_orders.nr, 0444);
+module_param_array_named(orders, mmbench_orders.vals, uint, &mmbench_orders.nr, 0444);
 MODULE_PARM_DESC(orders,
 		 "Comma-separated page orders of the page allocator rows, up to 8, each 0..MAX_PAGE_ORDER (default 0,1,2,3,9)");
-module_param_array_named(bulk, mmbench_bulk.vals, uint, &mmbench_bulk.nr,
-			 0444);
+module_param_array_named(bulk, mmbench_bulk.vals, uint, &mmbench_bulk.nr, 0444);
 MODULE_PARM_DESC(bulk,
 		 "Comma-separated blocks per bulk call, up to 8, each 1..1024 (default 16,64,256)");
 MMBENCH_PARAM_UINT(batch, 1, MMBENCH_MAX_BATCH);
@@ -787,49 +732,49 @@ MODULE_PARM_DESC(batch,
  * @p): name_pair_op(), each op a block taken and given back at once;
  * name_get() and name_put(), for a batch.
  */
-#define MMBENCH_BLOCKS(name, alloc, free)				\
-static __always_inline void *name##_one(struct mmbench_ctx *ctx)	\
-{									\
-	return alloc;							\
-}									\
-static __always_inline void name##_free(struct mmbench_ctx *ctx, void *p) \
-{									\
-	free;								\
-}									\
-static void __maybe_unused name##_pair_op(struct mmbench_ctx *ctx)	\
-{									\
-	u32 i, ops = ctx->ops;						\
-	void *p;							\
-									\
-	for (i = 0; i < ops; i++) {					\
-		p = name##_one(ctx);					\
-		if (unlikely(!p))					\
-			ctx->failed++;					\
-		else							\
-			name##_free(ctx, p);				\
-	}								\
-}									\
-static __always_inline __maybe_unused unsigned int			\
-name##_get(struct mmbench_ctx *ctx, void **p, unsigned int n)		\
-{									\
-	unsigned int i;							\
-									\
-	for (i = 0; i < n; i++) {					\
-		p[i] = name##_one(ctx);					\
-		if (unlikely(!p[i])) {					\
-			ctx->failed++;					\
-			break;						\
-		}							\
-	}								\
-	return i;							\
-}									\
-static __always_inline __maybe_unused void				\
-name##_put(struct mmbench_ctx *ctx, void **p, unsigned int n)		\
-{									\
-	unsigned int i;							\
-									\
-	for (i = 0; i < n; i++)						\
-		name##_free(ctx, p[i]);					\
+#define MMBENCH_BLOCKS(name, alloc, free)					\
+static __always_inline void *name##_one(struct mmbench_ctx *ctx)		\
+{										\
+	return alloc;								\
+}										\
+static __always_inline void name##_free(struct mmbench_ctx *ctx, void *p)	\
+{										\
+	free;									\
+}										\
+static void __maybe_unused name##_pair_op(struct mmbench_ctx *ctx)		\
+{										\
+	u32 i, ops = ctx->ops;							\
+	void *p;								\
+										\
+	for (i = 0; i < ops; i++) {						\
+		p = name##_one(ctx);						\
+		if (unlikely(!p))						\
+			ctx->failed++;						\
+		else								\
+			name##_free(ctx, p);					\
+	}									\
+}										\
+static __always_inline __maybe_unused unsigned int				\
+name##_get(struct mmbench_ctx *ctx, void **p, unsigned int n)			\
+{										\
+	unsigned int i;								\
+										\
+	for (i = 0; i < n; i++) {						\
+		p[i] = name##_one(ctx);						\
+		if (unlikely(!p[i])) {						\
+			ctx->failed++;						\
+			break;							\
+		}								\
+	}									\
+	return i;								\
+}										\
+static __always_inline __maybe_unused void					\
+name##_put(struct mmbench_ctx *ctx, void **p, unsigned int n)			\
+{										\
+	unsigned int i;								\
+										\
+	for (i = 0; i < n; i++)							\
+		name##_free(ctx, p[i]);						\
 }
 
 /* name_op(): batches of ctx->unit blocks, taken then given back. */
@@ -846,8 +791,7 @@ static void name##_op(struct mmbench_ctx *ctx)				\
 
 #define MMBENCH_GET_PUT(blocks)	.get = blocks##_get, .put = blocks##_put
 
-MMBENCH_BLOCKS(pages, alloc_pages(MMBENCH_GFP, ctx->arg),
-	       __free_pages(p, ctx->arg))
+MMBENCH_BLOCKS(pages, alloc_pages(MMBENCH_GFP, ctx->arg), __free_pages(p, ctx->arg))
 MMBENCH_BATCH_OP(pages_batch, pages_get, pages_put)
 
 /* The bulk API fills only the empty slots of its array: empty them. */
@@ -862,8 +806,7 @@ pages_bulk_get(struct mmbench_ctx *ctx, void **p, unsigned int n)
 	return got;
 }
 
-static __always_inline void
-pages_bulk_put(struct mmbench_ctx *ctx, void **p, unsigned int n)
+static __always_inline void pages_bulk_put(struct mmbench_ctx *ctx, void **p, unsigned int n)
 {
 	unsigned int i;
 
@@ -876,8 +819,7 @@ MMBENCH_BATCH_OP(pages_bulk, pages_bulk_get, pages_bulk_put)
 /* Batches within 16 MiB and a quarter of the free memory. */
 static int pages_setup(struct mmbench_ctx *ctx)
 {
-	u32 room = max(global_zone_page_state(NR_FREE_PAGES) >> (ctx->arg + 2),
-		       1UL);
+	u32 room = max(global_zone_page_state(NR_FREE_PAGES) >> (ctx->arg + 2), 1UL);
 	u32 most = max(MMBENCH_BATCH_BYTES >> (PAGE_SHIFT + ctx->arg), 1UL);
 	bool batch = ctx->bench->op == pages_batch_op;
 
@@ -897,13 +839,12 @@ static int bulk_setup(struct mmbench_ctx *ctx)
 }
 
 static const struct mmbench_bench mmbench_page_alloc[] = {
-	{ .name = "alloc_pages", .list = &mmbench_orders, .pages = true,
-	  .setup = pages_setup, .op = pages_pair_op, MMBENCH_GET_PUT(pages) },
+	{ .name = "alloc_pages", .list = &mmbench_orders, .pages = true, .setup = pages_setup,
+	  .op = pages_pair_op, MMBENCH_GET_PUT(pages) },
 	{ .name = "alloc_pages_batch", .list = &mmbench_orders, .pages = true,
 	  .setup = pages_setup, .op = pages_batch_op, MMBENCH_GET_PUT(pages) },
-	{ .name = "alloc_pages_bulk", .list = &mmbench_bulk, .pages = true,
-	  .size = PAGE_SIZE, .setup = bulk_setup, .op = pages_bulk_op,
-	  MMBENCH_GET_PUT(pages_bulk) },
+	{ .name = "alloc_pages_bulk", .list = &mmbench_bulk, .pages = true, .size = PAGE_SIZE,
+	  .setup = bulk_setup, .op = pages_bulk_op, MMBENCH_GET_PUT(pages_bulk) },
 	{ }
 };
 
@@ -914,21 +855,18 @@ static const struct mmbench_bench mmbench_page_alloc[] = {
 #define MMBENCH_BLOCK_SIZE	256	/* where a row names none */
 
 static struct mmbench_list mmbench_sizes = {
-	.vals = { 8, 64, 96, 192, 1000, 4096, KMALLOC_MAX_CACHE_SIZE },
-	.nr = 7, .min = 1, .max = KMALLOC_MAX_CACHE_SIZE, .param = "sizes",
-	.prefix = "",
+	.vals = { 8, 64, 96, 192, 1000, 4096, KMALLOC_MAX_CACHE_SIZE }, .nr = 7, .min = 1,
+	.max = KMALLOC_MAX_CACHE_SIZE, .param = "sizes", .prefix = "",
 };
 
-module_param_array_named(sizes, mmbench_sizes.vals, uint, &mmbench_sizes.nr,
-			 0444);
+module_param_array_named(sizes, mmbench_sizes.vals, uint, &mmbench_sizes.nr, 0444);
 MODULE_PARM_DESC(sizes,
 		 "Comma-separated object sizes in bytes of the kmalloc and kmem_cache rows, up to 8, each 1..KMALLOC_MAX_CACHE_SIZE (default 8,64,96,192,1000,4096,KMALLOC_MAX_CACHE_SIZE)");
 
 MMBENCH_BLOCKS(kmalloc, kmalloc(ctx->size, MMBENCH_GFP), kfree(p))
 /* A constant size, as most callers have: the cache is picked at build. */
 MMBENCH_BLOCKS(kmalloc256, kmalloc(MMBENCH_BLOCK_SIZE, MMBENCH_GFP), kfree(p))
-MMBENCH_BLOCKS(cache, kmem_cache_alloc(ctx->cache, MMBENCH_GFP),
-	       kmem_cache_free(ctx->cache, p))
+MMBENCH_BLOCKS(cache, kmem_cache_alloc(ctx->cache, MMBENCH_GFP), kmem_cache_free(ctx->cache, p))
 
 /* All or nothing. */
 static __always_inline unsigned int
@@ -940,15 +878,13 @@ cache_bulk_get(struct mmbench_ctx *ctx, void **p, unsigned int n)
 	return 0;
 }
 
-static __always_inline void
-cache_bulk_put(struct mmbench_ctx *ctx, void **p, unsigned int n)
+static __always_inline void cache_bulk_put(struct mmbench_ctx *ctx, void **p, unsigned int n)
 {
 	kmem_cache_free_bulk(ctx->cache, n, p);
 }
 
 /* kmalloc objects one by one, free them together. */
-static __always_inline void
-kfree_bulk_put(struct mmbench_ctx *ctx, void **p, unsigned int n)
+static __always_inline void kfree_bulk_put(struct mmbench_ctx *ctx, void **p, unsigned int n)
 {
 	kfree_bulk(n, p);
 }
@@ -959,8 +895,7 @@ MMBENCH_BATCH_OP(kfree_bulk, kmalloc256_get, kfree_bulk_put)
 /* A cache of its own: SLAB_NO_MERGE keeps it from aliasing kmalloc's. */
 static int cache_setup(struct mmbench_ctx *ctx)
 {
-	ctx->cache = kmem_cache_create("mmbench", ctx->size, 0, SLAB_NO_MERGE,
-				       NULL);
+	ctx->cache = kmem_cache_create("mmbench", ctx->size, 0, SLAB_NO_MERGE, NULL);
 	if (!ctx->cache)
 		return -ENOMEM;
 	return ctx->bench->list == &mmbench_bulk ? bulk_setup(ctx) : 0;
@@ -975,15 +910,12 @@ static const struct mmbench_bench mmbench_slab[] = {
 	{ .name = "kmalloc", .list = &mmbench_sizes, .op = kmalloc_pair_op,
 	  MMBENCH_GET_PUT(kmalloc) },
 	{ .name = "kmem_cache", .list = &mmbench_sizes, .setup = cache_setup,
-	  .teardown = cache_teardown, .op = cache_pair_op,
-	  MMBENCH_GET_PUT(cache) },
-	{ .name = "kmem_cache_bulk", .list = &mmbench_bulk,
-	  .size = MMBENCH_BLOCK_SIZE, .setup = cache_setup,
-	  .teardown = cache_teardown, .op = cache_bulk_op,
+	  .teardown = cache_teardown, .op = cache_pair_op, MMBENCH_GET_PUT(cache) },
+	{ .name = "kmem_cache_bulk", .list = &mmbench_bulk, .size = MMBENCH_BLOCK_SIZE,
+	  .setup = cache_setup, .teardown = cache_teardown, .op = cache_bulk_op,
 	  MMBENCH_GET_PUT(cache_bulk) },
-	{ .name = "kfree_bulk", .list = &mmbench_bulk,
-	  .size = MMBENCH_BLOCK_SIZE, .setup = bulk_setup,
-	  .op = kfree_bulk_op, .get = kmalloc256_get, .put = kfree_bulk_put },
+	{ .name = "kfree_bulk", .list = &mmbench_bulk, .size = MMBENCH_BLOCK_SIZE,
+	  .setup = bulk_setup, .op = kfree_bulk_op, .get = kmalloc256_get, .put = kfree_bulk_put },
 	{ }
 };
 
@@ -994,20 +926,17 @@ static const struct mmbench_bench mmbench_slab[] = {
 #define MMBENCH_FRAG_ALIGN	64
 
 static struct mmbench_list mmbench_frag_sizes = {
-	.vals = { 64, 250, 2048 }, .nr = 3, .min = 1, .max = PAGE_SIZE,
-	.param = "frag_sizes", .prefix = "",
+	.vals = { 64, 250, 2048 }, .nr = 3, .min = 1, .max = PAGE_SIZE, .param = "frag_sizes",
+	.prefix = "",
 };
 
-module_param_array_named(frag_sizes, mmbench_frag_sizes.vals, uint,
-			 &mmbench_frag_sizes.nr, 0444);
+module_param_array_named(frag_sizes, mmbench_frag_sizes.vals, uint, &mmbench_frag_sizes.nr, 0444);
 MODULE_PARM_DESC(frag_sizes,
 		 "Comma-separated fragment sizes in bytes of the page_frag rows, up to 8, each 1..PAGE_SIZE (default 64,250,2048)");
 
-MMBENCH_BLOCKS(frag, page_frag_alloc(&ctx->frag, ctx->size, MMBENCH_GFP),
-	       page_frag_free(p))
+MMBENCH_BLOCKS(frag, page_frag_alloc(&ctx->frag, ctx->size, MMBENCH_GFP), page_frag_free(p))
 MMBENCH_BLOCKS(frag_aligned,
-	       page_frag_alloc_align(&ctx->frag, ctx->size, MMBENCH_GFP,
-				     MMBENCH_FRAG_ALIGN),
+	       page_frag_alloc_align(&ctx->frag, ctx->size, MMBENCH_GFP, MMBENCH_FRAG_ALIGN),
 	       page_frag_free(p))
 
 static int frag_setup(struct mmbench_ctx *ctx)
@@ -1024,12 +953,10 @@ static void frag_teardown(struct mmbench_ctx *ctx)
 }
 
 static const struct mmbench_bench mmbench_page_frag[] = {
-	{ .name = "page_frag", .list = &mmbench_frag_sizes,
-	  .setup = frag_setup, .teardown = frag_teardown, .op = frag_pair_op,
-	  MMBENCH_GET_PUT(frag) },
-	{ .name = "page_frag_aligned", .list = &mmbench_frag_sizes,
-	  .setup = frag_setup, .teardown = frag_teardown,
-	  .op = frag_aligned_pair_op, MMBENCH_GET_PUT(frag_aligned) },
+	{ .name = "page_frag", .list = &mmbench_frag_sizes, .setup = frag_setup,
+	  .teardown = frag_teardown, .op = frag_pair_op, MMBENCH_GET_PUT(frag) },
+	{ .name = "page_frag_aligned", .list = &mmbench_frag_sizes, .setup = frag_setup,
+	  .teardown = frag_teardown, .op = frag_aligned_pair_op, MMBENCH_GET_PUT(frag_aligned) },
 	{ }
 };
 
@@ -1037,7 +964,7 @@ static const struct mmbench_bench mmbench_page_frag[] = {
 /* series: cpus */
 /* ---- several CPUs ---- */
 
-/* CPUs of the rows on several CPUs: cpus=, or those not isolcpus= at load */
+/* CPUs of the rows on several CPUs: cpus=, or those not isolcpus= at load. */
 static struct cpumask mmbench_cpus_mask;
 static char *mmbench_cpus_list;
 
@@ -1050,7 +977,6 @@ struct mmbench_worker {
 	struct mmbench_team *team;
 	struct task_struct *task;
 	struct mmbench_bench bench;	/* .op: its part */
-	void (*check)(struct mmbench_ctx *ctx);	/* its part of a check */
 	struct mmbench_ctx ctx;
 	struct mmbench_sample s;	/* its part of the latest sample */
 	int cpu;
@@ -1141,31 +1067,6 @@ MMBENCH_REMOTE(kmalloc256)
 MMBENCH_REMOTE(frag)
 MMBENCH_REMOTE(ring)
 
-/* A pair's check: push_cpu tags a batch, then passes it to pop_cpu. */
-static void pair_check_push(struct mmbench_ctx *ctx)
-{
-	unsigned int n = mmbench_get_tagged(ctx), i;
-
-	for (i = 0; i < ctx->batch && !READ_ONCE(ctx->team->stop); i++)
-		ring_send(ctx, i < n ? ctx->ptrs[i] : ERR_PTR(-ENOMEM));
-	if (i < n)	/* the team stopped: not passed */
-		ctx->bench->put(ctx, ctx->ptrs + i, n - i);
-}
-
-static void pair_check_pop(struct mmbench_ctx *ctx)
-{
-	unsigned int i;
-	void *p;
-
-	for (i = 0; i < ctx->batch; i++) {
-		p = ring_recv(ctx);
-		if (!p)
-			break;
-		ctx->ptrs[i] = IS_ERR(p) ? NULL : p;
-	}
-	mmbench_check_put(ctx, i);
-}
-
 static int mmbench_worker_fn(void *data)
 {
 	struct mmbench_worker *w = data;
@@ -1174,8 +1075,7 @@ static int mmbench_worker_fn(void *data)
 	u32 spins = 0;
 
 	for (;;) {
-		wait_event_idle(t->wq, READ_ONCE(t->gen) != seen ||
-				kthread_should_stop());
+		wait_event_idle(t->wq, READ_ONCE(t->gen) != seen || kthread_should_stop());
 		if (kthread_should_stop())
 			return 0;
 		/* Pairs with team_sample(): what it set before @gen. */
@@ -1183,13 +1083,12 @@ static int mmbench_worker_fn(void *data)
 		if (atomic_inc_return(&t->ready) == t->nr)
 			smp_store_release(&t->go, seen); /* the last: all go */
 		/* Pairs with the smp_store_release() above. */
-		while (smp_load_acquire(&t->go) != seen &&
-		       !mmbench_spin(t, &spins))
+		while (smp_load_acquire(&t->go) != seen && !mmbench_spin(t, &spins))
 			;
 		w->ctx.ops = t->ops;
-		if (t->check && !READ_ONCE(t->stop))
-			w->check(&w->ctx);
-		else if (!READ_ONCE(t->stop))
+		/* A check, of what the ops' frees left, on all but pop_cpu. */
+		w->ctx.check = t->check && w->bench.op == w->ctx.bench->op;
+		if (!READ_ONCE(t->stop) && (w->ctx.check || !t->check))
 			mmbench_sample(&w->bench, &w->ctx, &w->s);
 		if (raw_smp_processor_id() != w->cpu)	/* it went offline */
 			w->s.drop = MMBENCH_MIGRATED;
@@ -1221,8 +1120,7 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 		WRITE_ONCE(t->stop, true);
 		while (i < t->nr - 1 && READ_ONCE(t->w[i].done) == t->gen)
 			i++;
-		mmbench_set(ctx->row, MMBENCH_ERROR,
-			    "no progress on CPU %d in 2 s", t->w[i].cpu);
+		mmbench_set(ctx->row, MMBENCH_ERROR, "no progress on CPU %d in 2 s", t->w[i].cpu);
 		return;
 	}
 	for (i = 0; i < t->nr; i++) {
@@ -1274,10 +1172,8 @@ static int team_setup(struct mmbench_ctx *ctx)
 	while (b->pop && cpumask_weight(cpus) > 2)
 		cpumask_clear_cpu(cpumask_last(cpus), cpus);
 	if (cpumask_weight(cpus) < 2) {
-		mmbench_set(ctx->row, MMBENCH_UNSUPPORTED,
-			    "needs two online CPUs in cpus=%*pbl, has %u",
-			    cpumask_pr_args(&mmbench_cpus_mask),
-			    cpumask_weight(cpus));
+		mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "needs two online CPUs in cpus=%*pbl",
+			    cpumask_pr_args(&mmbench_cpus_mask));
 		return -EOPNOTSUPP;
 	}
 	t = kvzalloc(struct_size(t, w, cpumask_weight(cpus)), GFP_KERNEL);
@@ -1299,10 +1195,7 @@ static int team_setup(struct mmbench_ctx *ctx)
 		w->ctx.ptrs = w->ptrs;
 		page_frag_cache_init(&w->ctx.frag);
 		w->bench.op = b->pop && i == 2 ? b->pop : b->op;
-		w->check = !b->pop ? mmbench_check_batch :
-			   i == 2 ? pair_check_pop : pair_check_push;
-		task = kthread_run_on_cpu(mmbench_worker_fn, w, cpu,
-					  "mmbench_w/%u");
+		task = kthread_run_on_cpu(mmbench_worker_fn, w, cpu, "mmbench_w/%u");
 		if (IS_ERR(task)) {
 			team_teardown(ctx);
 			return PTR_ERR(task);
@@ -1312,29 +1205,25 @@ static int team_setup(struct mmbench_ctx *ctx)
 	return 0;
 }
 
-#define MMBENCH_TEAM(blocks)	.team = true, .setup = team_setup,	\
-				.teardown = team_teardown,		\
+#define MMBENCH_TEAM(blocks)	.team = true, .setup = team_setup, .teardown = team_teardown, \
 				MMBENCH_GET_PUT(blocks)
 
 static const struct mmbench_bench mmbench_cpus[] = {
-	{ .name = "alloc_pages_concurrent", MMBENCH_TEAM(pages),
-	  .pages = true, .size = PAGE_SIZE, .op = pages_pair_op },
-	{ .name = "kmalloc_concurrent", MMBENCH_TEAM(kmalloc256),
-	  .size = MMBENCH_BLOCK_SIZE, .op = kmalloc256_pair_op },
-	{ .name = "page_frag_concurrent", MMBENCH_TEAM(frag),
-	  .size = MMBENCH_BLOCK_SIZE, .op = frag_pair_op },
-	{ .name = "alloc_pages_remote_free", MMBENCH_TEAM(pages),
-	  .pages = true, .size = PAGE_SIZE, .op = pages_push,
-	  .pop = pages_pop },
-	{ .name = "kmalloc_remote_free", MMBENCH_TEAM(kmalloc256),
-	  .size = MMBENCH_BLOCK_SIZE, .op = kmalloc256_push,
-	  .pop = kmalloc256_pop },
-	{ .name = "page_frag_remote_free", MMBENCH_TEAM(frag),
-	  .size = MMBENCH_BLOCK_SIZE, .op = frag_push, .pop = frag_pop },
+	{ .name = "alloc_pages_concurrent", MMBENCH_TEAM(pages), .pages = true,
+	  .size = PAGE_SIZE, .op = pages_pair_op },
+	{ .name = "kmalloc_concurrent", MMBENCH_TEAM(kmalloc256), .size = MMBENCH_BLOCK_SIZE,
+	  .op = kmalloc256_pair_op },
+	{ .name = "page_frag_concurrent", MMBENCH_TEAM(frag), .size = MMBENCH_BLOCK_SIZE,
+	  .op = frag_pair_op },
+	{ .name = "alloc_pages_remote_free", MMBENCH_TEAM(pages), .pages = true,
+	  .size = PAGE_SIZE, .op = pages_push, .pop = pages_pop },
+	{ .name = "kmalloc_remote_free", MMBENCH_TEAM(kmalloc256), .size = MMBENCH_BLOCK_SIZE,
+	  .op = kmalloc256_push, .pop = kmalloc256_pop },
+	{ .name = "page_frag_remote_free", MMBENCH_TEAM(frag), .size = MMBENCH_BLOCK_SIZE,
+	  .op = frag_push, .pop = frag_pop },
 	/* The ring alone: the allocator's share of the others is the rest. */
 	{ .name = "ptr_ring_remote", .team = true, .setup = team_setup,
-	  .teardown = team_teardown, .op = ring_push, .pop = ring_pop,
-	  .put = ring_put },
+	  .teardown = team_teardown, .op = ring_push, .pop = ring_pop, .put = ring_put },
 	{ }
 };
 
@@ -1366,8 +1255,7 @@ static unsigned int mmbench_named(const struct mmbench_bench *b)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < mmbench_nr_names; i++) {
-		if (strcmp(mmbench_names[i], b->name) &&
-		    strcmp(mmbench_names[i], "all"))
+		if (strcmp(mmbench_names[i], b->name) && strcmp(mmbench_names[i], "all"))
 			continue;
 		__set_bit(i, mmbench_found);
 		n++;
@@ -1386,8 +1274,8 @@ static int mmbench_check_list(const struct mmbench_list *l)
 		if (j < i)
 			pr_err("%s: %u given twice\n", l->param, l->vals[i]);
 		else if (l->vals[i] < l->min || l->vals[i] > l->max)
-			pr_err("%s: '%u' is not a number from %u to %u\n",
-			       l->param, l->vals[i], l->min, l->max);
+			pr_err("%s: '%u' is not a number from %u to %u\n", l->param, l->vals[i],
+			       l->min, l->max);
 		else
 			continue;
 		return -EINVAL;
@@ -1410,16 +1298,14 @@ static int mmbench_walk(struct mmbench_row *rows)
 				pr_err("benchmarks: %s given twice\n", b->name);
 				return -EINVAL;
 			}
-			for (v = 0; mmbench_named(b) &&
-			     v < (b->list ? b->list->nr : 1); v++, n++) {
+			for (v = 0; mmbench_named(b) && v < (b->list ? b->list->nr : 1); v++, n++) {
 				row = rows ? &rows[n] : NULL;
 				if (!row)
 					continue;
 				row->bench = b;
 				row->arg = b->list ? b->list->vals[v] : 0;
 				if (b->list)
-					snprintf(row->name, sizeof(row->name),
-						 "%s_%s%u", b->name,
+					snprintf(row->name, sizeof(row->name), "%s_%s%u", b->name,
 						 b->list->prefix, row->arg);
 				else
 					strscpy(row->name, b->name);
@@ -1457,19 +1343,17 @@ static int __init test_mmbench_init(void)
 		return -EINVAL;
 	}
 /* series: cpus */
-	if (mmbench_cpus_list &&
-	    (cpulist_parse(mmbench_cpus_list, &mmbench_cpus_mask) ||
-	     cpumask_empty(&mmbench_cpus_mask) ||
-	     !cpumask_subset(&mmbench_cpus_mask, cpu_online_mask))) {
-		pr_err("cpus: '%s' is not a list of online CPUs (%*pbl)\n",
-		       mmbench_cpus_list, cpumask_pr_args(cpu_online_mask));
+	if (mmbench_cpus_list && (cpulist_parse(mmbench_cpus_list, &mmbench_cpus_mask) ||
+				  cpumask_empty(&mmbench_cpus_mask) ||
+				  !cpumask_subset(&mmbench_cpus_mask, cpu_online_mask))) {
+		pr_err("cpus: '%s' is not a list of online CPUs (%*pbl)\n", mmbench_cpus_list,
+		       cpumask_pr_args(cpu_online_mask));
 		return -EINVAL;
 	}
 /* series: end */
 	rcu_read_lock();	/* newer kernels change it at run time */
 	if (cpu == -1)
-		cpu = cpumask_first_and(cpu_online_mask,
-					housekeeping_cpumask(HK_TYPE_DOMAIN));
+		cpu = cpumask_first_and(cpu_online_mask, housekeeping_cpumask(HK_TYPE_DOMAIN));
 /* series: cpus */
 	if (!mmbench_cpus_list)
 		cpumask_and(&mmbench_cpus_mask, cpu_online_mask,
@@ -1484,8 +1368,7 @@ static int __init test_mmbench_init(void)
 	mmbench_rows = kvcalloc(n, sizeof(*mmbench_rows), GFP_KERNEL);
 	mmbench_page = alloc_page(GFP_KERNEL);
 /* series: page_alloc */
-	mmbench_ptrs = kvcalloc(max(mmbench_batch, MMBENCH_MAX_BULK),
-				sizeof(*mmbench_ptrs), GFP_KERNEL);
+	mmbench_ptrs = kvcalloc(max(mmbench_batch, MMBENCH_MAX_BULK), sizeof(void *), GFP_KERNEL);
 	if (!mmbench_ptrs)
 		goto out;
 /* series: end */
