@@ -8,16 +8,12 @@
  * those preempted, migrated or with steal time.  An allocator's row then
  * checks the blocks its path hands out, a vmstat row that its counter is
  * back.  What each row ran and measured stays under /sys/kernel/mmbench/
- * (Documentation/ABI/testing/sysfs-kernel-mmbench) until the module is
- * removed; tools/testing/selftests/mm/mmbench/ judges the figures.
+ * until the module is removed; tools/testing/selftests/mm/mmbench/ judges.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
-/* series: page_alloc */
-#include <linux/hash.h>
-/* series: end */
 #include <linux/kernel_stat.h>
 #include <linux/kobject.h>
 #include <linux/kthread.h>
@@ -55,7 +51,7 @@ enum mmbench_drop { MMBENCH_KEPT, MMBENCH_STOLEN, MMBENCH_PREEMPTED, MMBENCH_MIG
 static const char * const mmbench_status_names[] = { "pass", "unsupported", "error", "fail" };
 static const char * const mmbench_drop_names[] = { "", "steal", "preempt", "migrate" };
 
-/* A list parameter: a row per value, named <benchmark>_<prefix><value>. */
+/* A list parameter: a row per value, named <benchmark>_[<prefix>]<value>. */
 struct mmbench_list {
 	unsigned int vals[8];
 	unsigned int nr, min, max;	/* values given; their range */
@@ -67,19 +63,16 @@ struct mmbench_list {
 struct mmbench_ctx {
 	const struct mmbench_bench *bench;
 	struct mmbench_row *row;
-	u32 ops;			/* in the sample about to run */
-	u32 arg;			/* the row's value of its list */
+	u32 ops, arg;			/* in the sample to run; the row's value */
 	u32 size;			/* bytes of a block */
 	u32 unit;			/* a sample has whole batches of this */
 	struct page *page;		/* of the zone and node vmstat ops hit */
 	struct zone *zone;
 	struct pglist_data *pgdat;
-	long delta;			/* 1, not a constant to the compiler */
 	long before;			/* the row's counter before it ran */
 	u64 chain;			/* what alu_chain leaves */
 /* series: page_alloc */
-	u32 batch;			/* blocks per batch, and per check */
-	u32 align;			/* of a block, checked if not 0 */
+	u32 batch, align;		/* blocks per batch and check; alignment */
 	void **ptrs;			/* holds a batch */
 	u64 failed, bad;		/* calls that gave no block; bad blocks */
 	bool check;			/* check blocks, untimed */
@@ -150,11 +143,9 @@ struct mmbench_row {
 	u8 dropped[MMBENCH_ATTEMPTS(MMBENCH_MAX_SAMPLES)];	/* mmbench_drop */
 };
 
-struct mmbench_sample {
-	u64 ns, cycles;
-	enum mmbench_drop drop;
-};
+struct mmbench_sample { u64 ns, cycles; enum mmbench_drop drop; };
 
+static struct kobject *mmbench_kobj;
 static struct mmbench_row *mmbench_rows;
 static unsigned int mmbench_nr_rows;
 static struct page *mmbench_page;
@@ -163,7 +154,6 @@ static void **mmbench_ptrs;
 /* series: end */
 static const char *mmbench_preempt = "unknown";
 static u64 mmbench_deadline;
-static u64 mmbench_row_ns;		/* a row's share of budget_ms */
 static bool mmbench_stop;		/* the load was killed, or hung */
 static DECLARE_COMPLETION(mmbench_done);
 
@@ -200,8 +190,7 @@ static int name##_set(const char *val, const struct kernel_param *kp)	\
 	return mmbench_set_uint(val, kp, lo, hi);			\
 }									\
 static const struct kernel_param_ops name##_ops = {			\
-	.set = name##_set,						\
-	.get = param_get_uint,						\
+	.set = name##_set, .get = param_get_uint,			\
 };									\
 module_param_cb(name, &name##_ops, &mmbench_##name, 0444)
 
@@ -254,7 +243,7 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s);
 static bool mmbench_tag(const struct mmbench_ctx *ctx, void *p, unsigned int i, bool write)
 {
 	u8 *b = ctx->bench->pages ? page_address(p) : p;
-	unsigned long tag = hash_long((unsigned long)b + i, BITS_PER_LONG);
+	unsigned long tag = ~((unsigned long)b + i);
 	size_t n = min_t(size_t, ctx->size, sizeof(tag));
 
 	if (write) {
@@ -342,8 +331,6 @@ static void mmbench_sample(const struct mmbench_bench *b, struct mmbench_ctx *ct
 static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 {
 	u64 target = (u64)mmbench_sample_us * NSEC_PER_USEC, ps, ops;
-	/* A sample lasts 100 ms at most, or its share of the row's. */
-	u64 most = min(div_u64(mmbench_row_ns, mmbench_samples + 3), 100 * NSEC_PER_MSEC);
 	struct mmbench_sample s;
 	u32 least = 1;
 
@@ -363,7 +350,8 @@ static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 	} while (ctx->row->status == MMBENCH_PASS && !READ_ONCE(mmbench_stop));
 	ps = max(div_u64(s.ns * 1000, ctx->ops), 1ULL);
 	ops = mmbench_iterations ?: max(div64_u64(target * 1000, ps), least);
-	ops = min3(ops, max(div64_u64(most * 1000, ps), 1ULL), (u64)MMBENCH_MAX_OPS);
+	/* A sample lasts 100 ms at most. */
+	ops = min3(ops, max(div64_u64(100 * NSEC_PER_MSEC * 1000, ps), 1ULL), (u64)MMBENCH_MAX_OPS);
 	return roundup((u32)ops, ctx->unit);
 }
 
@@ -385,7 +373,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 	}
 	cpumask_set_cpu(cpu, &row->cpus);
 	*ctx = (struct mmbench_ctx){
-		.bench = b, .row = row, .arg = row->arg, .unit = 1, .delta = 1,
+		.bench = b, .row = row, .arg = row->arg, .unit = 1,
 		.size = b->size ?: row->arg, .page = mmbench_page,
 		.zone = page_zone(mmbench_page), .pgdat = page_pgdat(mmbench_page),
 /* series: page_alloc */
@@ -403,10 +391,8 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 	row->ops = mmbench_size(b, ctx);
 	ctx->ops = row->ops;
 	mmbench_sample(b, ctx, &s);	/* a warm-up at that size */
-	/* The row's share of budget_ms leaves it a sample at least. */
 	while (row->kept < mmbench_samples && attempts-- && row->status == MMBENCH_PASS &&
-	       !READ_ONCE(mmbench_stop) && ktime_get_ns() < (row->kept ?
-	       min(mmbench_deadline, start + mmbench_row_ns) : mmbench_deadline)) {
+	       !READ_ONCE(mmbench_stop) && ktime_get_ns() < mmbench_deadline) {
 		cond_resched();
 		mmbench_sample(b, ctx, &s);
 		if (s.drop) {
@@ -418,11 +404,9 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 	}
 /* series: page_alloc */
 	/* A "sample" of an allocator's check, untimed: see mmbench_sample(). */
-	if (b->get && row->status == MMBENCH_PASS && !READ_ONCE(mmbench_stop)) {
-		ctx->check = true;
+	ctx->check = b->get && row->status == MMBENCH_PASS && !READ_ONCE(mmbench_stop);
+	if (ctx->check)
 		mmbench_sample(b, ctx, &s);
-		ctx->check = false;
-	}
 /* series: end */
 	if (b->teardown)
 		b->teardown(ctx);
@@ -450,38 +434,23 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 		mmbench_set(row, MMBENCH_ERROR, "CPU %d went offline", cpu);
 }
 
-static const char *mmbench_preempt_model(void)
-{
-	if (preempt_model_rt())
-		return "rt";
-	if (preempt_model_full())
-		return "full";
-	if (preempt_model_lazy())
-		return "lazy";
-	if (preempt_model_voluntary())
-		return "voluntary";
-	return preempt_model_none() ? "none" : "unknown";
-}
-
 static int mmbench_thread(void *data)
 {
 	struct mmbench_ctx ctx;
 	unsigned int i;
 
-	mmbench_preempt = mmbench_preempt_model();
+	/* What the rows run under: a PREEMPT_DYNAMIC kernel may switch. */
+	mmbench_preempt = preempt_model_rt() ? "rt" : preempt_model_full() ? "full" :
+			  preempt_model_lazy() ? "lazy" : preempt_model_voluntary() ? "voluntary" :
+			  preempt_model_none() ? "none" : "unknown";
 	mmbench_deadline = ktime_get_ns() + (u64)mmbench_budget_ms * NSEC_PER_MSEC;
 	for (i = 0; i < mmbench_nr_rows && !READ_ONCE(mmbench_stop); i++)
 		mmbench_row_run(&mmbench_rows[i], &ctx);
-	/* What the rows ran under; a PREEMPT_DYNAMIC kernel may switch. */
-	if (strcmp(mmbench_preempt, mmbench_preempt_model()))
-		mmbench_preempt = "changed";
 	complete(&mmbench_done);
 	return 0;
 }
 
 /* ---- sysfs ---- */
-
-static struct kobject *mmbench_kobj;
 
 static struct mmbench_row *to_row(struct kobject *kobj)
 {
@@ -577,7 +546,6 @@ static int mmbench_sysfs_create(void)
 
 static struct mmbench_list mmbench_delays = {
 	.vals = { 0, 50, 200, 1000, 5000 }, .nr = 5, .max = 100000, .param = "delays",
-	.prefix = "",
 };
 
 module_param_array_named(delays, mmbench_delays.vals, uint, &mmbench_delays.nr, 0444);
@@ -650,7 +618,7 @@ MMBENCH_OP(mod_node, mod_node_page_state(ctx->pgdat, MMBENCH_NODE_ITEM, 1);
 MMBENCH_OP(__mod_zone, __mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, 1);
 	   __mod_zone_page_state(ctx->zone, MMBENCH_ZONE_ITEM, -1))
 MMBENCH_OP(count_vm_event, count_vm_event(MMBENCH_EVENT_ITEM))
-MMBENCH_OP(count_vm_events, count_vm_events(MMBENCH_EVENT_ITEM, ctx->delta))
+MMBENCH_OP(count_vm_events, count_vm_events(MMBENCH_EVENT_ITEM, ctx->unit))	/* unit: 1 */
 
 static int vm_event_setup(struct mmbench_ctx *ctx)
 {
@@ -676,7 +644,7 @@ static long vm_event_read(struct mmbench_ctx *ctx)
 /* Events only count up; adding the negated total puts the sum back. */
 static void vm_event_restore(struct mmbench_ctx *ctx)
 {
-	count_vm_events(MMBENCH_EVENT_ITEM, -(long)ctx->ops * ctx->delta);
+	count_vm_events(MMBENCH_EVENT_ITEM, -(long)ctx->ops * ctx->unit);
 }
 
 #define MMBENCH_ZONE	.read = zone_item_read
@@ -695,7 +663,6 @@ static const struct mmbench_bench mmbench_vmstat[] = {
 	{ .name = "__mod_zone_page_state", .irqoff = true, .op = __mod_zone_op, MMBENCH_ZONE },
 	{ .name = "count_vm_event", .op = count_vm_event_op, MMBENCH_EVENT },
 	{ .name = "count_vm_events", .op = count_vm_events_op, MMBENCH_EVENT },
-	{ }
 };
 
 /* series: page_alloc */
@@ -703,7 +670,6 @@ static const struct mmbench_bench mmbench_vmstat[] = {
 
 #define MMBENCH_MAX_BATCH	65536U
 #define MMBENCH_MAX_BULK	1024U
-#define MMBENCH_BATCH_BYTES	(16UL << 20)
 
 static struct mmbench_list mmbench_orders = {
 	.vals = { 0, 1, 2, 3, MAX_PAGE_ORDER < 9 ? MAX_PAGE_ORDER : 9 }, .nr = 5,
@@ -712,7 +678,6 @@ static struct mmbench_list mmbench_orders = {
 
 static struct mmbench_list mmbench_bulk = {
 	.vals = { 16, 64, 256 }, .nr = 3, .min = 1, .max = MMBENCH_MAX_BULK, .param = "bulk",
-	.prefix = "",
 };
 
 static unsigned int mmbench_batch = 1024;
@@ -820,7 +785,7 @@ MMBENCH_BATCH_OP(pages_bulk, pages_bulk_get, pages_bulk_put)
 static int pages_setup(struct mmbench_ctx *ctx)
 {
 	u32 room = max(global_zone_page_state(NR_FREE_PAGES) >> (ctx->arg + 2), 1UL);
-	u32 most = max(MMBENCH_BATCH_BYTES >> (PAGE_SHIFT + ctx->arg), 1UL);
+	u32 most = max((16UL << 20) >> (PAGE_SHIFT + ctx->arg), 1UL);
 	bool batch = ctx->bench->op == pages_batch_op;
 
 	ctx->size = PAGE_SIZE << ctx->arg;
@@ -845,7 +810,6 @@ static const struct mmbench_bench mmbench_page_alloc[] = {
 	  .setup = pages_setup, .op = pages_batch_op, MMBENCH_GET_PUT(pages) },
 	{ .name = "alloc_pages_bulk", .list = &mmbench_bulk, .pages = true, .size = PAGE_SIZE,
 	  .setup = bulk_setup, .op = pages_bulk_op, MMBENCH_GET_PUT(pages_bulk) },
-	{ }
 };
 
 /* series: end */
@@ -856,7 +820,7 @@ static const struct mmbench_bench mmbench_page_alloc[] = {
 
 static struct mmbench_list mmbench_sizes = {
 	.vals = { 8, 64, 96, 192, 1000, 4096, KMALLOC_MAX_CACHE_SIZE }, .nr = 7, .min = 1,
-	.max = KMALLOC_MAX_CACHE_SIZE, .param = "sizes", .prefix = "",
+	.max = KMALLOC_MAX_CACHE_SIZE, .param = "sizes",
 };
 
 module_param_array_named(sizes, mmbench_sizes.vals, uint, &mmbench_sizes.nr, 0444);
@@ -916,7 +880,6 @@ static const struct mmbench_bench mmbench_slab[] = {
 	  MMBENCH_GET_PUT(cache_bulk) },
 	{ .name = "kfree_bulk", .list = &mmbench_bulk, .size = MMBENCH_BLOCK_SIZE,
 	  .setup = bulk_setup, .op = kfree_bulk_op, .get = kmalloc256_get, .put = kfree_bulk_put },
-	{ }
 };
 
 /* series: end */
@@ -927,7 +890,6 @@ static const struct mmbench_bench mmbench_slab[] = {
 
 static struct mmbench_list mmbench_frag_sizes = {
 	.vals = { 64, 250, 2048 }, .nr = 3, .min = 1, .max = PAGE_SIZE, .param = "frag_sizes",
-	.prefix = "",
 };
 
 module_param_array_named(frag_sizes, mmbench_frag_sizes.vals, uint, &mmbench_frag_sizes.nr, 0444);
@@ -957,7 +919,6 @@ static const struct mmbench_bench mmbench_page_frag[] = {
 	  .teardown = frag_teardown, .op = frag_pair_op, MMBENCH_GET_PUT(frag) },
 	{ .name = "page_frag_aligned", .list = &mmbench_frag_sizes, .setup = frag_setup,
 	  .teardown = frag_teardown, .op = frag_aligned_pair_op, MMBENCH_GET_PUT(frag_aligned) },
-	{ }
 };
 
 /* series: end */
@@ -984,11 +945,7 @@ struct mmbench_worker {
 	void *ptrs[MMBENCH_CHECK_BLOCKS];
 };
 
-/*
- * The CPUs of a row.  team_sample() publishes @ops and @check with @gen;
- * the last worker ready releases all through @go; the last to end
- * completes @done.  @stop: the run's thread waited too long, or tears down.
- */
+/* The CPUs of a row: @gen starts a sample, @go releases the workers at once. */
 struct mmbench_team {
 	unsigned int nr;
 	u32 ops;
@@ -1029,11 +986,10 @@ static void *ring_recv(struct mmbench_ctx *ctx)
 	u32 spins = 0;
 	void *p;
 
-	for (;;) {
-		p = ptr_ring_consume(&ctx->team->ring);
-		if (likely(p) || mmbench_spin(ctx->team, &spins))
-			return p;
-	}
+	while (unlikely(!(p = ptr_ring_consume(&ctx->team->ring))) &&
+	       !mmbench_spin(ctx->team, &spins))
+		;
+	return p;
 }
 
 /* name_push(), name_pop(): push_cpu's blocks (or errors) to pop_cpu. */
@@ -1102,7 +1058,6 @@ static int mmbench_worker_fn(void *data)
 static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 {
 	struct mmbench_team *t = ctx->team;
-	struct mmbench_worker *w;
 	unsigned int i = 0;
 
 	if (READ_ONCE(t->stop))
@@ -1124,12 +1079,11 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 		return;
 	}
 	for (i = 0; i < t->nr; i++) {
-		w = &t->w[i];
-		if (w->s.ns > s->ns) {
-			s->ns = w->s.ns;
-			s->cycles = w->s.cycles;
+		if (t->w[i].s.ns > s->ns) {
+			s->ns = t->w[i].s.ns;
+			s->cycles = t->w[i].s.cycles;
 		}
-		s->drop = max(s->drop, w->s.drop);
+		s->drop = max(s->drop, t->w[i].s.drop);
 	}
 }
 
@@ -1224,26 +1178,25 @@ static const struct mmbench_bench mmbench_cpus[] = {
 	/* The ring alone: the allocator's share of the others is the rest. */
 	{ .name = "ptr_ring_remote", .team = true, .setup = team_setup,
 	  .teardown = team_teardown, .op = ring_push, .pop = ring_pop, .put = ring_put },
-	{ }
 };
 
 /* series: end */
 /* ---- the load ---- */
 
-/* Each family's table, in the order their rows run. */
-static const struct mmbench_bench *mmbench_families[] = {
-	mmbench_vmstat,
+/* Each family's table, first and past the last, in the order their rows run. */
+static const struct mmbench_bench *mmbench_families[][2] = {
+	{ mmbench_vmstat, mmbench_vmstat + ARRAY_SIZE(mmbench_vmstat) },
 /* series: page_alloc */
-	mmbench_page_alloc,
+	{ mmbench_page_alloc, mmbench_page_alloc + ARRAY_SIZE(mmbench_page_alloc) },
 /* series: end */
 /* series: slab */
-	mmbench_slab,
+	{ mmbench_slab, mmbench_slab + ARRAY_SIZE(mmbench_slab) },
 /* series: end */
 /* series: page_frag */
-	mmbench_page_frag,
+	{ mmbench_page_frag, mmbench_page_frag + ARRAY_SIZE(mmbench_page_frag) },
 /* series: end */
 /* series: cpus */
-	mmbench_cpus,
+	{ mmbench_cpus, mmbench_cpus + ARRAY_SIZE(mmbench_cpus) },
 /* series: end */
 };
 
@@ -1291,7 +1244,7 @@ static int mmbench_walk(struct mmbench_row *rows)
 	struct mmbench_row *row;
 
 	for (f = 0; f < ARRAY_SIZE(mmbench_families); f++) {
-		for (b = mmbench_families[f]; b->name; b++) {
+		for (b = mmbench_families[f][0]; b < mmbench_families[f][1]; b++) {
 			if (b->list && mmbench_check_list(b->list))
 				return -EINVAL;
 			if (mmbench_named(b) > 1) {
@@ -1306,7 +1259,7 @@ static int mmbench_walk(struct mmbench_row *rows)
 				row->arg = b->list ? b->list->vals[v] : 0;
 				if (b->list)
 					snprintf(row->name, sizeof(row->name), "%s_%s%u", b->name,
-						 b->list->prefix, row->arg);
+						 b->list->prefix ?: "", row->arg);
 				else
 					strscpy(row->name, b->name);
 				mmbench_set(row, MMBENCH_ERROR, "not run");
@@ -1375,7 +1328,6 @@ static int __init test_mmbench_init(void)
 	if (!mmbench_rows || !mmbench_page)
 		goto out;
 	mmbench_nr_rows = mmbench_walk(mmbench_rows);
-	mmbench_row_ns = div_u64((u64)mmbench_budget_ms * NSEC_PER_MSEC, n);
 	task = kthread_create_on_cpu(mmbench_thread, NULL, cpu, "mmbench/%u");
 	ret = PTR_ERR_OR_ZERO(task);
 	if (ret)
