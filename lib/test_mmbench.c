@@ -281,7 +281,7 @@ static void mmbench_sample(const struct mmbench_bench *b, struct mmbench_ctx *ct
 			   struct mmbench_sample *s)
 {
 	int cpu = raw_smp_processor_id();
-	u64 steal = kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL], t0;
+	u64 steal = READ_ONCE(kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL]), t0;
 	unsigned long flags = 0, switches;
 	u32 ops = ctx->ops, left = ops;
 	cycles_t c0;
@@ -323,11 +323,11 @@ static void mmbench_sample(const struct mmbench_bench *b, struct mmbench_ctx *ct
 		left -= ctx->ops;
 	} while (left);
 	ctx->ops = ops;
-	if (kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL] != steal && !s->drop)
+	if (READ_ONCE(kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL]) != steal && !s->drop)
 		s->drop = MMBENCH_STOLEN;
 }
 
-/* Ops per sample: sample_us of them, or iterations=, in the row's share. */
+/* Ops per sample: sample_us of them, or iterations=. */
 static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 {
 	u64 target = (u64)mmbench_sample_us * NSEC_PER_USEC, ps, ops;
@@ -351,7 +351,7 @@ static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 	ps = max(div_u64(s.ns * 1000, ctx->ops), 1ULL);
 	ops = mmbench_iterations ?: max(div64_u64(target * 1000, ps), least);
 	/* A sample lasts 100 ms at most. */
-	ops = min3(ops, max(div64_u64(100 * NSEC_PER_MSEC * 1000, ps), 1ULL), (u64)MMBENCH_MAX_OPS);
+	ops = min3(ops, max(div64_u64(100000ULL * NSEC_PER_MSEC, ps), 1ULL), (u64)MMBENCH_MAX_OPS);
 	return roundup((u32)ops, ctx->unit);
 }
 
