@@ -1,8 +1,9 @@
 """Benchmark and row names, read from the repository's own files.
 
-The module's table (mmbench_benches[] in lib/test_mmbench.c) names the
-benchmarks; a benchmark with a list parameter has a row per value,
-<benchmark>_<suffix><value> (kmalloc_64, alloc_pages_order3), the others
+The module's tables (a struct mmbench_bench array per family in
+lib/test_mmbench.c, in the order their rows run) name the benchmarks; a
+benchmark with a list parameter has a row per value,
+<benchmark>_<prefix><value> (kmalloc_64, alloc_pages_order3), the others
 one row of their own name.  The kselftest's ceilings file names the
 benchmarks whose rows are held to a ceiling.  Reading them here means the
 front end never drifts from the module.
@@ -17,14 +18,16 @@ CEILINGS = REPO / "tools/testing/selftests/mm/mmbench/ceilings"
 
 
 def _entries(source):
-    """(name, entry text) of each benchmark in mmbench_benches[], and the
-    module's text."""
+    """(name, entry text) of each benchmark in the module's tables (struct
+    mmbench_bench arrays), and the module's text."""
     text = source.read_text()
-    m = re.search(r"mmbench_benches\[\] = \{(.*?)\n\};", text, re.S)
-    if not m:
-        raise Failure(f"{source}: no mmbench_benches[] table")
+    tables = re.findall(r"^static const struct mmbench_bench \w+\[\] = "
+                        r"\{(.*?)\n\};", text, re.S | re.M)
+    if not tables:
+        raise Failure(f"{source}: no struct mmbench_bench table")
     return [(name.group(1), entry)
-            for entry in re.split(r"\}\s*,\s*\{", m.group(1))
+            for table in tables
+            for entry in re.split(r"\}\s*,\s*(?:/\*.*?\*/\s*)*\{", table)
             for name in [re.search(r'\.name = "([^"]+)"', entry)]
             if name], text
 
@@ -38,13 +41,14 @@ def benchmarks(source=MODULE_SOURCE):
         suffix = None
         if lst:
             decl = re.search(rf"struct mmbench_list {lst.group(1)} = \{{"
-                             r'[^;]*?\.suffix = "([^"]*)"', text)
+                             r"([^;]*?)\n\};", text)
             if not decl:
-                raise Failure(f"{source}: no suffix for {lst.group(1)}")
-            suffix = decl.group(1)
+                raise Failure(f"{source}: no list {lst.group(1)}")
+            prefix = re.search(r'\.prefix = "([^"]*)"', decl.group(1))
+            suffix = prefix.group(1) if prefix else ""
         found[name] = suffix
     if not found:
-        raise Failure(f"{source}: no names in mmbench_benches[]")
+        raise Failure(f"{source}: no names in its struct mmbench_bench tables")
     return found
 
 
@@ -62,9 +66,11 @@ def list_params(source=MODULE_SOURCE):
 
 
 def parameters(source=MODULE_SOURCE):
-    """Names of the module's parameters (module_param*() in the source)."""
-    return set(re.findall(r"^module_param(?:_cb|_named|_array_named)?\((\w+),",
-                          source.read_text(), re.M))
+    """Names of the module's parameters (module_param*() and
+    MMBENCH_PARAM_UINT() in the source; not the macro's own "name")."""
+    return set(re.findall(r"^(?:module_param(?:_cb|_named|_array_named)?|"
+                          r"MMBENCH_PARAM_UINT)\((\w+),",
+                          source.read_text(), re.M)) - {"name"}
 
 
 def check_parameter_names(params, source=MODULE_SOURCE):
@@ -89,12 +95,11 @@ def _number(token, text):
 
 def uint_ranges(source=MODULE_SOURCE):
     """{parameter: (min, max)} of the module's unsigned parameters that
-    take a range: uint_range_ops with MMBENCH_UINT(variable, min, max)."""
+    take a range: MMBENCH_PARAM_UINT(name, min, max)."""
     text = source.read_text()
     ranges = {}
-    for name, lo, hi in re.findall(r"^module_param_cb\((\w+), &uint_range_ops,"
-                                   r"\s*MMBENCH_UINT\(\w+, (\w+), (\w+)\)",
-                                   text, re.M):
+    for name, lo, hi in re.findall(r"^MMBENCH_PARAM_UINT\((\w+), (\w+), "
+                                   r"(\w+)\);", text, re.M):
         lo, hi = _number(lo, text), _number(hi, text)
         if lo is not None and hi is not None:
             ranges[name] = (lo, hi)
@@ -251,7 +256,7 @@ def is_cpu_list(value):
 def team_benchmarks(source=MODULE_SOURCE):
     """Names of the benchmarks that run on several CPUs (.team)."""
     return {name for name, entry in _entries(source)[0]
-            if ".team = " in entry}
+            if ".team = " in entry or "MMBENCH_TEAM(" in entry}
 
 
 def get_option(value):
