@@ -2,42 +2,21 @@
 /*
  * mmbench_test - load test_mmbench, read back what it measured, judge it
  *
- * While it loads, test_mmbench times the rows of the benchmarks selected and
- * publishes what each ran and measured under /sys/kernel/mmbench/ (see
- * Documentation/ABI/testing/sysfs-kernel-mmbench).  It judges nothing: every
- * statistic and verdict is this program's.
- *
+ * test_mmbench times its rows as it loads and publishes what each ran and
+ * measured under /sys/kernel/mmbench/ (Documentation/ABI/testing/
+ * sysfs-kernel-mmbench); every statistic and verdict is this program's.
  * mmbench.<benchmark>.run loads it with that benchmark (the baseline always
- * runs).  For each row it computes from sample_ns the ns per op of each
- * sample, their min, median, MAD and noise (MAD / median), the net cost (the
- * median less the baseline's) and, from sample_cycles, the net cycles per op.
- * A row fails when the module's check failed (a block lost its tag; a vmstat
- * counter was left off, and is again in a second load), when it could not
- * run to its end (error) or ran on another CPU than the run's.  It is skipped
- * when the machine lacks what it needs (unsupported) or spoiled its figures
- * (every sample dropped, samples too short for the clock's step).  Else it
- * passes, and its median is held to its ceiling where that is enforced: over
- * it, it fails if over for sure (median less MAD, shrunk by the baseline's
- * drift to a second load, still over), else the case skips naming the
- * figures.  A case whose rows are all skipped skips.
- * context.fingerprint prints what the figures depend on, as user space and
- * the module's preempt file tell.  ndelay.slope checks the clock: the costs
- * of ndelay(D) differ by what the delays differ by.
- * Each figure is printed as a "# <row>.<key>=<value>" line.
- *
- * Environment: MMBENCH_MODULE, a test_mmbench.ko to load instead of "modprobe
- * test_mmbench"; MMBENCH_PARAMS, more module parameters (a benchmarks= there
- * skips the cases it leaves out); MMBENCH_CEILINGS, a ceilings file to read
- * first (default: "ceilings" beside this program); MMBENCH_CEILING_<NAME>,
- * the ceiling in ns/op of a row or benchmark, NAME in upper case;
- * MMBENCH_ENFORCE, 1 to enforce the ceilings even with debug options, 0 to
- * enforce none (unset: those the two above set are, and the default ones
- * unless debug options inflate costs); MMBENCH_DELAY_TOLERANCE, the ndelay
- * slope's in percent (10, or 60 emulated).
- *
- * Skips when not root, when the module is not installed, refused by the
- * kernel (signature, lockdown) or older than the test (it lacks a benchmark,
- * parameter or row the test asks for); any other failed load fails.
+ * runs) and, for each row, computes from the raw samples the ns per op, min,
+ * median, MAD, noise and net cost, and judges it: FAIL when the module's
+ * functional check failed or the row could not run to its end; SKIP when the
+ * machine lacks what it needs or spoiled the figures; else PASS, with its
+ * median held to its ceiling where that is enforced.  context.fingerprint
+ * prints what the figures depend on.  Each figure is a "# <row>.<key>=<value>"
+ * line.  Environment: MMBENCH_MODULE (a .ko to load, not "modprobe
+ * test_mmbench"), MMBENCH_PARAMS (more module parameters; its benchmarks=
+ * skips the cases it leaves out), MMBENCH_CEILINGS (a ceilings file read
+ * first), MMBENCH_CEILING_<ROW or BENCHMARK>=<ns>, MMBENCH_ENFORCE (1: enforce
+ * the default ceilings even with debug options; 0: enforce none).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -62,55 +41,40 @@
 
 #define MODNAME		"test_mmbench"
 #define SYSFS_DIR	"/sys/kernel/mmbench"
-#define PARAMS_DIR	"/sys/module/" MODNAME "/parameters"
 #define VAL_LEN		256
 #define WHY_LEN		2048
 #define MAX_SAMPLES	250	/* the most a row keeps */
-#define MAX_ROWS	24	/* the baseline, a benchmark's rows, one more */
-#define UNKNOWN		1000000000000000LL	/* a MAD not known */
+#define MAX_ROWS	24	/* the baseline and a benchmark's rows */
 #define CASE_BUDGET_MS	15000	/* a load runs at most that and 10 s */
-/*
- * Time limits in s: a case's load (and a short one to recheck a counter or
- * measure the drift); the clock case's CLOCK_RUNS loads.  The settings
- * file's timeout holds them all.
- */
-#define CASE_TIMEOUT	40
-#define CLOCK_TIMEOUT	150
-#define CLOCK_RUNS	5
+#define CASE_TIMEOUT	40	/* s: a load, and a short second one */
 #define CLOCK_STEPS	100	/* a sample lasts at least this many steps of the clock */
-#define NDELAY_ROUNDING_PCT	17	/* ndelay() may wait up to 16.4 % more on x86 */
-#define NDELAY_RESOLVED	4	/* a pair is judged this many delay loop steps apart */
 
-/* A row as the module published it, and what the test computes of it. */
+/* A row as the module published it, and what the test makes of it: 1/1000 ns (cycles). */
 struct row {
 	char name[64], status[16], reason[512], cpus[64], context[16];
 	char dropped[4096];		/* why each sample dropped was */
 	long long ops, kept, nr_dropped, shortest;	/* shortest: ns of a sample */
-	long long ns[MAX_SAMPLES], cycles[MAX_SAMPLES];	/* per op, in 1/1000 */
+	long long ns[MAX_SAMPLES], cycles[MAX_SAMPLES];	/* per op */
 	bool has_cycles;
-	long long min, median, mad, noise, net, net_cycles;	/* 1/1000; noise in %, -1 unknown */
+	long long min, median, mad, noise, net, net_cycles;	/* noise: 1/1000 %, -1 unknown */
 };
 
 static struct row rows[MAX_ROWS];
-/*
- * The case's load is in.  Before 6.4 (372b304c1e51) the harness ran the body
- * after a SKIP() in FIXTURE_SETUP: a body returns at once when it is not.
- */
+/* The case's load is in (a harness before 6.4 ran the body after a SKIP in the setup). */
 static bool loaded;
 static char withheld[512];		/* a ceiling verdict the case withheld */
 static long long drift = LLONG_MIN;	/* the baseline's to a second load, 1/1000 % */
 
+/* Read @path into @buf, without its newline: 0, -ENOENT if it does not exist, -EIO. */
 static int read_str(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	if (n < 0)
-		return -errno;
+		return fd < 0 && errno == ENOENT ? -ENOENT : -EIO;
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
@@ -122,42 +86,6 @@ static int row_str(const char *row, const char *file, char *buf, size_t len)
 
 	snprintf(path, sizeof(path), SYSFS_DIR "/%.100s/%s", row, file);
 	return read_str(path, buf, len);
-}
-
-/* A module parameter as a number, or @def. */
-static long long param(const char *name, long long def)
-{
-	char path[PATH_MAX], val[VAL_LEN];
-
-	snprintf(path, sizeof(path), PARAMS_DIR "/%s", name);
-	return read_str(path, val, sizeof(val)) ? def : strtoll(val, NULL, 10);
-}
-
-/* Thousandths as a decimal, "-1.250", in one of eight rotating buffers. */
-static const char *fixed(long long v)
-{
-	static char bufs[8][32];
-	static unsigned int next;
-	char *buf = bufs[next++ % 8];
-
-	snprintf(buf, 32, "%s%lld.%03lld", v < 0 ? "-" : "", llabs(v) / 1000, llabs(v) % 1000);
-	return buf;
-}
-
-static long long env_ll(const char *name, long long def)
-{
-	const char *val = getenv(name);
-	long long v;
-	char *end;
-
-	if (!val || !*val)
-		return def;
-	errno = 0;
-	v = strtoll(val, &end, 10);
-	if (!errno && !*end && v >= 0)
-		return v;
-	ksft_print_msg("ignoring %s='%s': not a whole number\n", name, val);
-	return def;
 }
 
 static int ll_cmp(const void *a, const void *b)
@@ -185,48 +113,12 @@ static long long median_of(const long long *in, int n, long long *min, long long
 	return mid;
 }
 
-/* Is @cpu in the CPU list @list ("0-3,6")?  For @cpu -1: how many it has. */
-static int cpu_in(const char *list, int cpu)
-{
-	int lo, hi, len, n = 0;
-
-	while (sscanf(list, "%d%n", &lo, &len) == 1) {
-		list += len;
-		hi = lo;
-		if (*list == '-' && sscanf(list + 1, "%d%n", &hi, &len) == 1)
-			list += len + 1;
-		if (cpu >= lo && cpu <= hi)
-			return 1;
-		n += hi - lo + 1;
-		if (*list++ != ',')
-			break;
-	}
-	return cpu < 0 ? n : 0;
-}
-
-/* A boolean @key= of the kernel's command line, as kstrtobool() reads it; -1 if absent. */
-static int cmdline(const char *key)
-{
-	char line[4096], *p = line;
-	size_t n = strlen(key);
-
-	if (read_str("/proc/cmdline", line, sizeof(line)))
-		return -1;
-	for (p += strspn(p, " "); *p; p += strspn(p, " ")) {
-		if (!strncmp(p, key, n) && p[n] == '=')
-			return (p[n + 1] && strchr("yY1", p[n + 1])) || !strncasecmp(p + n + 1, "on", 2);
-		p += strcspn(p, " ");
-	}
-	return -1;
-}
-
 /* The next record of the kernel log open at @fd, its text in @msg; false at the end. */
 static bool kmsg_next(int fd, char *msg, size_t len)
 {
 	static char rec[8192];
 	int tries = 0;
 	ssize_t n;
-	char *p;
 
 	while (fd >= 0 && tries++ < 100000) {
 		n = read(fd, rec, sizeof(rec) - 1);
@@ -235,9 +127,9 @@ static bool kmsg_next(int fd, char *msg, size_t len)
 		if (n <= 0)
 			return false;
 		rec[n] = '\0';
-		p = strchr(rec, ';');
-		if (p)
-			return snprintf(msg, len, "%.*s", (int)strcspn(p + 1, "\n"), p + 1) >= 0;
+		if (strchr(rec, ';'))
+			return snprintf(msg, len, "%.*s", (int)strcspn(strchr(rec, ';') + 1, "\n"),
+					strchr(rec, ';') + 1) >= 0;
 	}
 	return false;
 }
@@ -282,7 +174,7 @@ static int parse_ceilings(const char *p, bool emul, long long *ceiling)
 /*
  * The ceiling of @name: MMBENCH_CEILING_<NAME>, else its line in
  * MMBENCH_CEILINGS or the ceilings file beside this program (that alone if
- * @defaults).  0, with what set it in @set_by ("" for the default file);
+ * @defaults).  0, and what set it in @set_by ("" for the default file);
  * -ENOENT when none has it; another error, saying why in @why.
  */
 static int find_ceiling(const char *name, bool emul, bool defaults, long long *ceiling,
@@ -319,90 +211,43 @@ static int find_ceiling(const char *name, bool emul, bool defaults, long long *c
 		p = key + strcspn(key, " \t\n");
 		if (!strchr(line, '\n') && !feof(f))
 			ret = -E2BIG;
-		else if (*key != '#' && *p && p - key == (long)strlen(name) && !strncmp(key, name, p - key))
+		else if (*key != '#' && *p && p - key == (long)strlen(name) &&
+			 !strncmp(key, name, p - key))
 			ret = parse_ceilings(p, emul, ceiling);
 		if (ret && ret != -ENOENT)
-			snprintf(why, len, "%.200s:%d: %s", file, lineno,
-				 ret == -E2BIG ? "line too long" : "want '<row> <ns> [<emulated ns>]'");
+			snprintf(why, len, "%.200s:%d: %s", file, lineno, ret == -E2BIG ?
+				 "line too long" : "want '<row> <ns> [<emulated ns>]'");
 	}
 	if (f)
 		fclose(f);
 	if (ret == -ENOENT)
-		snprintf(why, len, "no ceiling for %s in %.200s and %s is not set", name, file, env);
+		snprintf(why, len, "no ceiling for %s in %.200s, %s not set", name, file, env);
 	return f ? ret : -EIO;
 }
 
 /* ---- loading the module ---- */
 
-/* Is test_mmbench in this kernel's modules.dep? */
-static bool module_installed(void)
-{
-	char path[PATH_MAX], line[1024];
-	bool found = false;
-	struct utsname u;
-	FILE *f;
-
-	uname(&u);
-	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", u.release);
-	f = fopen(path, "re");
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, ":")] = '\0';
-		found = strstr(line, "/" MODNAME ".ko");
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
-/* Is @name in the comma-separated @list, or is it "all"? */
-static bool in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p;
-
-	for (p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
-			return true;
-	return !strcmp(list, "all");
-}
-
-/* Copy to @dst what is quoted after @start in @msg, if it is there. */
-static void quoted(const char *msg, const char *start, char *dst, size_t len)
-{
-	const char *p = strstr(msg, start);
-
-	if (p)
-		snprintf(dst, len, "%.*s", (int)strcspn(p + strlen(start), "'"), p + strlen(start));
-}
-
 enum load_result { LOADED, LOAD_SKIP, LOAD_BAD_PARAM, LOAD_FAIL };
 
 /*
- * Load the module with @params, whose benchmarks= is the test's own @ours:
- * by finit_module() of MMBENCH_MODULE, else by modprobe, whose output is
- * printed as "# " lines so as not to break the KTAP.  Not installed, refused
- * by the kernel (signature, lockdown) or older than the test (no budget_ms,
- * or no benchmark of @ours): skip.  A parameter refused, or any other
- * failure: fail.  @why says why, with modprobe's words and the kernel log's
- * records of the load.
+ * Load the module with @params: finit_module() of MMBENCH_MODULE, else
+ * modprobe, its output printed as "# " lines not to break the KTAP.  Not
+ * installed, or refused by the kernel (signature, lockdown): skip; a
+ * parameter refused, any other failure: fail.  @why says why, with
+ * modprobe's words and the kernel log's records of the load.
  */
-static enum load_result load_module(const char *params, const char *ours, char *why, size_t len)
+static enum load_result load_module(const char *params, char *why, size_t len)
 {
-	char out[512] = "", msg[1024], param[64] = "", bench[64] = "", lock[VAL_LEN] = "";
-	const char *ko = getenv("MMBENCH_MODULE"), *refused = NULL;
-	size_t pre = strlen(MODNAME ": "), off = 0;
-	int fd, kmsg, ret, err = 0;
+	const char *ko = getenv("MMBENCH_MODULE"), *mod = MODNAME ": ", *refused = NULL;
+	int fd = ko ? open(ko, O_RDONLY | O_CLOEXEC) : -1, kmsg, ret, err = 0;
+	char out[512] = "", msg[1024], lock[VAL_LEN] = "";
 	bool bad = false, lockdown = false;
+	size_t n, off = 0, pre = strlen(mod);
 	FILE *f;
 
-	fd = ko ? open(ko, O_RDONLY | O_CLOEXEC) : -1;
 	if (ko && fd < 0)
-		snprintf(why, len, "cannot open MMBENCH_MODULE=%.200s: %s", ko, strerror(errno));
-	else if (!ko && !module_installed())
-		snprintf(why, len, "module %s is not installed for this kernel (CONFIG_TEST_MMBENCH=m, or set MMBENCH_MODULE)",
-			 MODNAME);
-	if ((ko && fd < 0) || (!ko && !module_installed()))
-		return LOAD_SKIP;
+		return snprintf(why, len, "cannot open MMBENCH_MODULE=%.200s: %s", ko,
+				strerror(errno)) ? LOAD_SKIP : LOAD_SKIP;
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (kmsg >= 0)
 		lseek(kmsg, 0, SEEK_END);
@@ -413,31 +258,31 @@ static enum load_result load_module(const char *params, const char *ours, char *
 		if (ret)
 			off = snprintf(why, len, "loading %.200s failed: %s:", ko, strerror(err));
 	} else {
-		snprintf(msg, sizeof(msg), "LC_ALL=C modprobe %s %s 2>&1", MODNAME, params);
+		snprintf(msg, sizeof(msg), "LC_ALL=C modprobe %s %.900s 2>&1", MODNAME, params);
 		fflush(NULL);
 		f = popen(msg, "re");
 		while (f && fgets(msg, sizeof(msg), f)) {
 			msg[strcspn(msg, "\n")] = '\0';
 			ksft_print_msg("%s\n", msg);
 			if (off < sizeof(out))
-				off += snprintf(out + off, sizeof(out) - off, "%s%s", off ? " / " : "", msg);
+				off += snprintf(out + off, sizeof(out) - off, "%s%s",
+						off ? " / " : "", msg);
 		}
 		ret = f ? pclose(f) : -1;
 		ret = WIFEXITED(ret) ? WEXITSTATUS(ret) : 128;
-		off = ret ? snprintf(why, len, "modprobe %s %.500s failed with status %d (%s):", MODNAME,
-				     params, ret, out) : 0;
+		off = ret ? snprintf(why, len, "modprobe %s %.500s failed with status %d (%s):",
+				     MODNAME, params, ret, out) : 0;
 	}
 	/* The records of the load: the module's, lockdown's, signature checking's. */
 	while (off < len && kmsg_next(kmsg, msg, sizeof(msg))) {
 		lockdown |= !strncmp(msg, "Lockdown: ", 10) && strstr(msg, "module");
-		if (strncmp(msg, MODNAME ": ", pre) && !strstr(msg, "module is rejected") && !lockdown)
+		if (strncmp(msg, mod, pre) && !strstr(msg, "module is rejected") && !lockdown)
 			continue;
 		/* The kernel's words for a parameter, or the module's "<param>: ..." */
+		n = strcspn(msg + pre, ":");
 		bad |= strstr(msg, "invalid for parameter") || strstr(msg, "unknown parameter") ||
-		       (!strncmp(msg, MODNAME ": ", pre) && msg[pre + strcspn(msg + pre, ":")] &&
-			strspn(msg + pre, "abcdefghijklmnopqrstuvwxyz_") == strcspn(msg + pre, ":"));
-		quoted(msg, "unknown parameter '", param, sizeof(param));
-		quoted(msg, "unknown benchmark '", bench, sizeof(bench));
+		       (!strncmp(msg, mod, pre) && msg[pre + n] &&
+			strspn(msg + pre, "abcdefghijklmnopqrstuvwxyz_") == n);
 		off += snprintf(why + off, len - off, " [%s]", msg);
 	}
 	if (kmsg >= 0)
@@ -450,15 +295,10 @@ static enum load_result load_module(const char *params, const char *ours, char *
 		 (lockdown || (lock[0] && !strstr(lock, "[none]"))))
 		refused = "kernel lockdown refuses modules";
 	else if (ret && !ko && strstr(out, "not found"))
-		refused = "modprobe does not find the module";
+		refused = "module not installed (CONFIG_TEST_MMBENCH=m, or MMBENCH_MODULE=<.ko>)";
 	if (refused) {
-		snprintf(msg, sizeof(msg), "%s", why);
+		snprintf(msg, sizeof(msg), "%.900s", why);
 		snprintf(why, len, "%s: %s", refused, msg);
-	}
-	if (!strcmp(param, "budget_ms") || (bench[0] && in_list(ours + 11, bench))) {
-		snprintf(why, len, "%s has no %s '%s': the module is older than this test", MODNAME,
-			 bench[0] ? "benchmark" : "parameter", bench[0] ? bench : param);
-		return LOAD_SKIP;
 	}
 	return bad ? LOAD_BAD_PARAM : !ret ? LOADED : refused ? LOAD_SKIP : LOAD_FAIL;
 }
@@ -467,6 +307,18 @@ static int unload_module(void)
 {
 	loaded = false;
 	return syscall(__NR_delete_module, MODNAME, O_NONBLOCK) ? -errno : 0;
+}
+
+/* Is @name in the comma-separated @list, or is it "all"? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return !strcmp(list, "all");
 }
 
 /*
@@ -485,9 +337,11 @@ static int build_params(const char *filter, const char *ours, char *out, size_t 
 	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
 		if (!strncmp(tok, "benchmarks=", 11))
 			wanted = !filter || in_list(tok + 11, filter);
-		else if ((off += snprintf(out + off, len - off, "%s ", tok)) >= len)
-			return -E2BIG;
+		else
+			off += snprintf(out + off, len - off, "%s ", tok);
 	}
+	if (off >= len)
+		return -E2BIG;
 	return (size_t)snprintf(out + off, len - off, "%s", ours) >= len - off ? -E2BIG : wanted;
 }
 
@@ -502,7 +356,7 @@ static void load_for_case(struct __test_metadata *_metadata, const char *filter,
 		SKIP(return, "must be run as root to load %s", MODNAME);
 	ret = build_params(filter, ours, params, sizeof(params));
 	ASSERT_LE(0, ret) {
-		TH_LOG("MMBENCH_PARAMS with the case's own: over %zu characters", sizeof(params) - 1);
+		TH_LOG("MMBENCH_PARAMS and the case's own: over %zu bytes", sizeof(params) - 1);
 	}
 	if (!ret)
 		SKIP(return, "%s is not in the benchmarks= of MMBENCH_PARAMS", filter);
@@ -514,7 +368,7 @@ static void load_for_case(struct __test_metadata *_metadata, const char *filter,
 			     strerror(-ret));
 		ksft_print_msg("removed a %s that was already loaded\n", MODNAME);
 	}
-	ret = load_module(params, ours, why, sizeof(why));
+	ret = load_module(params, why, sizeof(why));
 	if (ret != LOADED && !access("/sys/module/" MODNAME, F_OK))
 		unload_module();	/* loaded with a parameter ignored */
 	ASSERT_NE(LOAD_BAD_PARAM, ret) {
@@ -530,8 +384,8 @@ static void load_for_case(struct __test_metadata *_metadata, const char *filter,
 
 /* ---- the machine and the kernel, as user space sees them ---- */
 
-/* The value of the first "@key : value" line of /proc/cpuinfo, or "". */
-static const char *cpuinfo(const char *key, char *val, size_t len)
+/* The value of the first "@key : value" line of the CPU information, or "". */
+static const char *cpu_field(const char *key, char *val, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "re");
 	char line[4096], *colon;
@@ -554,10 +408,10 @@ static struct {
 } mach;
 
 /*
- * Possibly emulated, where costs are inflated and uneven?  A hypervisor
- * named (CPUID, /sys/hypervisor, x86's boot log) is not but QEMU's TCG; the
- * hypervisor bit without a name is TCG; a QEMU machine without the bit
- * (arm64, riscv virt) may be KVM or TCG: "unknown", taken as emulated.
+ * Possibly emulated, where costs are inflated and uneven?  A hypervisor that
+ * CPUID names is not, but QEMU's TCG; the hypervisor bit without a name is
+ * TCG; a QEMU machine without the bit (arm64, riscv virt) may be KVM or TCG:
+ * "unknown", taken as emulated.
  */
 static bool emulated(void)
 {
@@ -566,21 +420,17 @@ static bool emulated(void)
 		"VMwareVMware", "vmware", "XenVMMXenVMM", "xen", "VBoxVBoxVBox", "virtualbox",
 	};
 	unsigned int sig[4] = { 0 }, eax = 0, ebx, ecx = 0, edx;
-	char flags[4096], val[VAL_LEN], part[VAL_LEN], *hv = mach.hv, *text = (char *)sig;
-	bool named, bit, qemu;
+	char flags[4096], val[VAL_LEN], *hv = mach.hv, *text = (char *)sig;
+	bool bit, qemu;
 	size_t i;
 
 	if (mach.emulated)
 		return strcmp(mach.emulated, "no");
-	if (!cpuinfo("model name", mach.cpu, 128)[0] && !cpuinfo("uarch", mach.cpu, 128)[0])
-		snprintf(mach.cpu, 128, "implementer %.40s part %.40s",
-			 cpuinfo("CPU implementer", val, VAL_LEN), cpuinfo("CPU part", part, VAL_LEN));
-	if (read_str("/sys/class/dmi/id/sys_vendor", val, VAL_LEN) ||
-	    read_str("/sys/class/dmi/id/product_name", part, VAL_LEN))
-		snprintf(mach.system, 128, "%s", read_str("/proc/device-tree/compatible", val,
-							  VAL_LEN) ? "unknown" : val);
-	else
-		snprintf(mach.system, 128, "%.60s %.60s", val, part);
+	if (!cpu_field("model name", mach.cpu, 128)[0] && !cpu_field("uarch", mach.cpu, 128)[0])
+		snprintf(mach.cpu, 128, "CPU part %s", cpu_field("CPU part", val, VAL_LEN));
+	if (read_str("/sys/class/dmi/id/sys_vendor", mach.system, 128) &&
+	    read_str("/proc/device-tree/compatible", mach.system, 128))
+		snprintf(mach.system, 128, "unknown");
 #ifdef __x86_64__
 	__get_cpuid(1, &eax, &ebx, &ecx, &edx);
 	if (ecx & (1U << 31))
@@ -591,22 +441,18 @@ static bool emulated(void)
 			snprintf(hv, 64, "%s", known[i + 1]);
 	for (i = 0; !hv[0] && text[i]; i++)
 		text[i] = isprint((unsigned char)text[i]) ? text[i] : '?';
-	if (!hv[0] && text[0])
-		snprintf(hv, 64, "cpuid '%s'", text);
-	named = hv[0] && strncmp(hv, "cpuid ", 6);
-	if (!named && !read_str("/sys/hypervisor/type", val, VAL_LEN) && val[0])
-		named = snprintf(hv, 64, "%.60s", val);
-	if (!named && kmsg_find("Hypervisor detected: ", val, VAL_LEN))
-		named = snprintf(hv, 64, "%.60s", strstr(val, ": ") + 2);
-	bit = strstr(cpuinfo("flags", flags, sizeof(flags)), "hypervisor");
+	bit = strstr(cpu_field("flags", flags, sizeof(flags)), "hypervisor");
 	qemu = strstr(mach.system, "QEMU") || strstr(mach.system, "dummy-virt") ||
 	       strstr(mach.system, "riscv-virtio");
-	if (!strcmp(hv, "tcg") || (!named && (strstr(mach.cpu, "QEMU Virtual") || strstr(mach.cpu, "TCG"))))
+	if (!strcmp(hv, "tcg") ||
+	    (!hv[0] && (strstr(mach.cpu, "QEMU Virtual") || strstr(mach.cpu, "TCG"))))
 		mach.emulated = "yes";
 	else
-		mach.emulated = named ? "no" : hv[0] || (!bit && qemu) ? "unknown" : bit ? "yes" : "no";
+		mach.emulated = hv[0] ? "no" : text[0] || (!bit && qemu) ? "unknown" :
+				bit ? "yes" : "no";
 	if (!hv[0])
-		snprintf(hv, 64, "%s", qemu ? "qemu" : bit ? "unknown" : "none");
+		snprintf(hv, 64, "%s%s%s", text[0] ? "cpuid " : "", text,
+			 text[0] ? "" : qemu ? "qemu" : bit ? "unknown" : "none");
 	return strcmp(mach.emulated, "no");
 }
 
@@ -625,67 +471,69 @@ static bool slub_debug_active(void)
 	return false;
 }
 
-/* Options that inflate costs: the config's word, else what the kernel shows of them. */
-static const char * const debug_opts[][4] = {
+/* Options that inflate costs: the config's word, else what the kernel shows. */
+static const char * const debug_opts[][3] = {
 	{ "KASAN", "kasan", "KernelAddressSanitizer initialized" },
 	{ "KMSAN", "kmsan", "Starting KernelMemorySanitizer" },
-	{ "KCSAN", "kcsan", NULL, "/sys/kernel/debug/kcsan" },
-	{ "DEBUG_KMEMLEAK", "kmemleak", "memory leak detector initialized", "/sys/kernel/debug/kmemleak" },
-	{ "LOCKDEP", "lockdep", NULL, "/proc/lockdep" },
-	{ "DEBUG_PREEMPT", "debug_preempt" }, { "DEBUG_VM", "debug_vm" },
-	{ "SLUB_DEBUG_ON", "slub_debug_on" },
+	{ "KCSAN", "kcsan", "kcsan: enabled early" },
+	{ "DEBUG_KMEMLEAK", "kmemleak", "memory leak detector initialized" },
+	{ "LOCKDEP", "lockdep", "/proc/lockdep" },
+	{ "DEBUG_PREEMPT", "debug_preempt", "" },
+	{ "DEBUG_VM", "debug_vm", "" },
+	{ "SLUB_DEBUG_ON", "slub_debug_on", "" },
 };
+
+/* Append @word to the space-separated list in @buf. */
+static void add_word(char *buf, size_t len, const char *word)
+{
+	size_t off = strlen(buf);
+
+	snprintf(buf + off, len - off, "%s%s", off ? " " : "", word);
+}
 
 /*
  * The kernel's fingerprint: "debug", the options above and debug_pagealloc=;
- * "init_on_alloc", "init_on_free", as the boot log's "mem auto-init" line or
- * the command line say; "kconfig", where the config was read, or "none".
+ * "init_on_alloc", "init_on_free", as the boot log's "mem auto-init" line
+ * says; else "kconfig", whether the config could be read.
  */
 static const char *kernel_fact(const char *key)
 {
-	static char debug[256], from[PATH_MAX], log[VAL_LEN], on[2][16];
-	char line[256], val[VAL_LEN], *what[] = { "alloc", "free" };
-	bool set[ARRAY_SIZE(debug_opts)] = { false }, gz = false;
-	const char * const *o;
-	size_t i, off = 0;
-	struct utsname u;
+	static char debug[256], cfg[1 << 20] = "\n", log[VAL_LEN], on[2][8], *found;
+	static const char * const what[] = { "alloc", "free" };
+	char opt[64], val[4096];
+	const char *shows;
+	size_t i;
 	FILE *f;
 
-	uname(&u);
-	snprintf(from, sizeof(from), "/boot/config-%s", u.release);
-	f = fopen(from, "re");
-	if (!f && !access("/proc/config.gz", R_OK)) {
-		snprintf(from, sizeof(from), "/proc/config.gz");
-		f = popen("gzip -dc /proc/config.gz 2>/dev/null", "re");
-		gz = true;
-	}
-	while (f && fgets(line, sizeof(line), f))
-		for (i = 0; i < ARRAY_SIZE(debug_opts); i++)
-			set[i] |= !strncmp(line, "CONFIG_", 7) && strstr(line, "=y\n") &&
-				  (size_t)(strstr(line, "=y\n") - line) == 7 + strlen(debug_opts[i][0]) &&
-				  !strncmp(line + 7, debug_opts[i][0], strlen(debug_opts[i][0]));
-	if (!f || (gz ? pclose(f) : fclose(f)))
-		snprintf(from, sizeof(from), "none");
-	for (i = 0; i < ARRAY_SIZE(debug_opts); i++) {
-		o = debug_opts[i];
-		if (!strcmp(from, "none"))
-			set[i] = (o[2] && kmsg_find(o[2], val, sizeof(val))) || (o[3] && !access(o[3], F_OK));
-		if (set[i])
-			off += snprintf(debug + off, sizeof(debug) - off, "%s%s", off ? " " : "", o[1]);
-	}
-	if (cmdline("debug_pagealloc") > 0)
-		off += snprintf(debug + off, sizeof(debug) - off, "%sdebug_pagealloc", off ? " " : "");
-	snprintf(debug + off, sizeof(debug) - off, "%s", off ? "" : "none");
-	/* "mem auto-init: stack:off, heap alloc:on, heap free:off" */
-	if (!kmsg_find("mem auto-init: stack:", log, sizeof(log)))
-		log[0] = '\0';
-	for (i = 0; i < 2; i++) {
-		snprintf(val, sizeof(val), log[0] ? "heap %s:on" : "init_on_%s", what[i]);
-		snprintf(on[i], 16, "%s", log[0] ? strstr(log, val) ? "1" : "0" :
-			 cmdline(val) < 0 ? "unknown" : cmdline(val) ? "1" : "0");
+	if (!found) {	/* the config, from /boot or from /proc */
+		f = popen("{ cat /boot/config-$(uname -r) || zcat /proc/config.gz; } 2>&-", "re");
+		found = f && fread(cfg + 1, 1, sizeof(cfg) - 2, f) ? "yes" : "none";
+		if (f)
+			pclose(f);
+		for (i = 0; i < ARRAY_SIZE(debug_opts); i++) {
+			snprintf(opt, sizeof(opt), "\nCONFIG_%s=y\n", debug_opts[i][0]);
+			shows = debug_opts[i][2];	/* a file of it, or its line in the log */
+			if (strstr(cfg, opt) || (found[0] == 'n' && shows[0] &&
+						 (shows[0] == '/' ? !access(shows, F_OK) :
+						  kmsg_find(shows, val, sizeof(val)))))
+				add_word(debug, sizeof(debug), debug_opts[i][1]);
+		}
+		read_str("/proc/cmdline", val, sizeof(val));
+		if (strstr(val, "debug_pagealloc=on") || strstr(val, "debug_pagealloc=1"))
+			add_word(debug, sizeof(debug), "debug_pagealloc");
+		if (!debug[0])
+			add_word(debug, sizeof(debug), "none");
+		/* "mem auto-init: stack:off, heap alloc:on, heap free:off" */
+		if (!kmsg_find("mem auto-init: stack:", log, sizeof(log)))
+			log[0] = '\0';
+		for (i = 0; i < 2; i++) {
+			snprintf(opt, sizeof(opt), "heap %s:on", what[i]);
+			snprintf(on[i], 8, "%s",
+				 !log[0] ? "unknown" : strstr(log, opt) ? "1" : "0");
+		}
 	}
 	return !strcmp(key, "debug") ? debug : !strcmp(key, "init_on_alloc") ? on[0] :
-	       !strcmp(key, "init_on_free") ? on[1] : from;
+	       !strcmp(key, "init_on_free") ? on[1] : found;
 }
 
 /*
@@ -696,26 +544,24 @@ static const char *kernel_fact(const char *key)
  */
 static bool ceiling_enforced(const char *set_by, char *why, size_t len)
 {
-	long long force = env_ll("MMBENCH_ENFORCE", -1);
-	const char *debug = kernel_fact("debug");
+	const char *force = getenv("MMBENCH_ENFORCE") ?: "", *debug = kernel_fact("debug");
 	struct utsname u;
+	bool x86 = !uname(&u) && (!strcmp(u.machine, "x86_64") ||
+				  strstr("i386 i486 i586 i686", u.machine));
 
-	uname(&u);
-	if (!force)
+	if (!strcmp(force, "0"))
 		return !snprintf(why, len, "MMBENCH_ENFORCE=0");
 	if (set_by[0])
 		return snprintf(why, len, "set by %s", set_by);
-	if (force > 0)
-		return snprintf(why, len, "MMBENCH_ENFORCE=%lld", force);
-	if (strcmp(debug, "none"))
-		return !snprintf(why, len, "debug options: %s", debug);
-	if (slub_debug_active())
-		return !snprintf(why, len, "slub_debug is on");
-	if (emulated() && !strcmp(mach.emulated, "unknown"))
-		return !snprintf(why, len,
-				 "a machine that may be emulated (fingerprint.emulated=unknown): no ceiling calibrated for it");
-	if (emulated() && strcmp(u.machine, "x86_64") && !strstr("i386 i486 i586 i686", u.machine))
-		return !snprintf(why, len, "an emulated machine other than x86: no ceiling calibrated for it");
+	if (atoi(force) > 0)
+		return snprintf(why, len, "MMBENCH_ENFORCE=%.20s", force);
+	if (strcmp(debug, "none") || slub_debug_active())
+		return !snprintf(why, len, "%s%s", strcmp(debug, "none") ? "debug options: " :
+				 "slub_debug is on", strcmp(debug, "none") ? debug : "");
+	if (emulated() && (!strcmp(mach.emulated, "unknown") || !x86))
+		return !snprintf(why, len, "%s: no ceiling calibrated for it", x86 ?
+				 "a machine that may be emulated (fingerprint.emulated=unknown)" :
+				 "an emulated machine other than x86");
 	return snprintf(why, len, "default for %s",
 			emulated() ? "an emulated machine" : "real hardware or KVM");
 }
@@ -741,7 +587,7 @@ static long long clock_step(void)
 
 /* ---- rows: reading, statistics, verdicts ---- */
 
-/* A list of samples in @file of @r, per op in 1/1000; how many, or -1. */
+/* The samples in @file of @r, per op; how many, or -1. */
 static int read_samples(struct row *r, const char *file, long long *v)
 {
 	char buf[8192], *p = buf, *end;
@@ -805,7 +651,8 @@ static void set_status(struct row *r, const char *status, const char *why)
 {
 	char reason[sizeof(r->reason)];
 
-	snprintf(reason, sizeof(reason), "%.250s%s%.250s", why, r->reason[0] ? "; " : "", r->reason);
+	snprintf(reason, sizeof(reason), "%.250s%s%.250s", why, r->reason[0] ? "; " : "",
+		 r->reason);
 	memcpy(r->reason, reason, sizeof(reason));
 	snprintf(r->status, sizeof(r->status), "%s", status);
 }
@@ -813,40 +660,35 @@ static void set_status(struct row *r, const char *status, const char *why)
 enum verdict { PASSED, SKIPPED, FAILED };
 
 /*
- * FAILED: the module's check failed or the row could not run (fail, error),
- * or it ran on another CPU than the run's.  SKIPPED: the machine lacks what
- * it needs (unsupported) or spoiled its figures (every sample dropped:
- * noisy; samples under CLOCK_STEPS steps of the clock: unsupported).  Else
- * PASSED, with a remark when it kept fewer samples than asked.
+ * FAILED: the module's check failed or the row could not run (fail, error).
+ * SKIPPED: the machine lacks what it needs (unsupported) or spoiled the
+ * figures (every sample dropped: noisy; samples under CLOCK_STEPS steps of
+ * the clock: unsupported).  Else PASSED, with a remark when it kept fewer
+ * samples than asked.
  */
 static enum verdict judge(struct row *r, long long step)
 {
-	char online[VAL_LEN] = "", isolated[VAL_LEN] = "", why[VAL_LEN];
-	long long cpu = param("cpu", -1), want = param("samples", 9);
-	int i;
+	long long want = 9;
+	char why[VAL_LEN];
 
+	if (!read_str("/sys/module/" MODNAME "/parameters/samples", why, sizeof(why)))
+		want = strtoll(why, NULL, 10);
 	if (strcmp(r->status, "pass"))
-		return strcmp(r->status, "unsupported") && strcmp(r->status, "noisy") ? FAILED : SKIPPED;
-	snprintf(why, sizeof(why), "no sample kept: %lld dropped (%.100s), at most 2 x samples + 8 = %lld taken",
+		return strcmp(r->status, "unsupported") && strcmp(r->status, "noisy") ?
+		       FAILED : SKIPPED;
+	snprintf(why, sizeof(why),
+		 "no sample kept: %lld dropped (%.100s), at most 2 x samples + 8 = %lld taken",
 		 r->nr_dropped, r->dropped, 2 * want + 8);
 	if (!r->kept)
-		set_status(r, "noisy", r->nr_dropped ? why : "budget_ms ran out before a sample was kept");
-	snprintf(why, sizeof(why), "ktime_get_ns() steps by %lld ns: a sample of %lld ns is under %d steps",
+		set_status(r, "noisy", r->nr_dropped ? why :
+			   "budget_ms ran out before a sample was kept");
+	snprintf(why, sizeof(why),
+		 "ktime_get_ns() steps by %lld ns: a sample of %lld ns is under %d steps",
 		 step, r->shortest, CLOCK_STEPS);
 	if (r->kept && r->shortest < CLOCK_STEPS * step)
 		set_status(r, "unsupported", why);
 	if (strcmp(r->status, "pass"))
 		return SKIPPED;
-	/* Its one CPU: cpu=, or the first online one that isolcpus= leaves. */
-	read_str("/sys/devices/system/cpu/online", online, sizeof(online));
-	read_str("/sys/devices/system/cpu/isolated", isolated, sizeof(isolated));
-	for (i = 0; cpu < 0 && i < 8192; i++)
-		cpu = cpu_in(online, i) && !cpu_in(isolated, i) ? i : -1;
-	snprintf(why, sizeof(why), "ran on CPU %s, not on CPU %lld", r->cpus, cpu);
-	if (cpu_in(r->cpus, -1) == 1 && !cpu_in(r->cpus, cpu)) {
-		set_status(r, "fail", why);
-		return FAILED;
-	}
 	snprintf(why, sizeof(why), "%lld of %lld samples kept: %s", r->kept, want,
 		 r->kept + r->nr_dropped >= 2 * want + 8 ?
 		 "too many dropped, limit 2 x samples + 8 taken" : "budget_ms ran out");
@@ -855,20 +697,8 @@ static enum verdict judge(struct row *r, long long step)
 	return PASSED;
 }
 
-/* The group of a row, by its benchmark's name. */
-static const char *group_of(const char *row)
-{
-	if (strstr(row, "page_state") || strstr(row, "vm_event"))
-		return "vmstat";
-	if (!strncmp(row, "page_frag", 9) || !strncmp(row, "alloc_pages", 11))
-		return row[0] == 'p' ? "page_frag" : "page_alloc";
-	if (!strncmp(row, "kmalloc", 7) || !strncmp(row, "kmem_cache", 10) || !strncmp(row, "kfree", 5))
-		return "slab";
-	return "calibration";
-}
-
-/* Print the row as "# <row>.<key>=<value>" lines: the keys the tooling reads. */
-static void report_row(const struct row *r)
+/* Print the row, of @group, as "# <row>.<key>=<value>" lines: the keys the tooling reads. */
+static void report_row(const struct row *r, const char *group)
 {
 	const char *s = r->name;
 	char list[MAX_SAMPLES * 16];
@@ -876,11 +706,8 @@ static void report_row(const struct row *r)
 
 	ksft_print_msg("%s.status=%s\n", s, r->status);
 	ksft_print_msg("%s.reason=%s\n", s, r->reason);
-	ksft_print_msg("%s.group=%s\n", s, group_of(s));
-	if (cpu_in(r->cpus, -1) > 1)
-		ksft_print_msg("%s.team_cpus=%d\n", s, cpu_in(r->cpus, -1));
-	else
-		ksft_print_msg("%s.cpu=%s\n", s, r->cpus);
+	ksft_print_msg("%s.group=%s\n", s, group);
+	ksft_print_msg("%s.cpu=%s\n", s, r->cpus);
 	ksft_print_msg("%s.context=%s\n", s, r->context);
 	ksft_print_msg("%s.ops_per_sample=%lld\n", s, r->ops);
 	ksft_print_msg("%s.samples=%lld\n", s, r->kept);
@@ -890,54 +717,55 @@ static void report_row(const struct row *r)
 	if (!r->kept)
 		return;
 	for (i = 0; i < r->kept; i++)
-		off += snprintf(list + off, sizeof(list) - off, "%s%s", i ? " " : "", fixed(r->ns[i]));
-	ksft_print_msg("%s.sample_ns=%s\n", s, list);
-	ksft_print_msg("%s.ns_per_op_min=%s\n", s, fixed(r->min));
-	ksft_print_msg("%s.ns_per_op_median=%s\n", s, fixed(r->median));
-	ksft_print_msg("%s.ns_per_op_mad=%s\n", s, fixed(r->mad));
+		off += snprintf(list + off, sizeof(list) - off, " %.3f", r->ns[i] / 1000.0);
+	ksft_print_msg("%s.sample_ns=%s\n", s, list + 1);
+	ksft_print_msg("%s.ns_per_op_min=%.3f\n", s, r->min / 1000.0);
+	ksft_print_msg("%s.ns_per_op_median=%.3f\n", s, r->median / 1000.0);
+	ksft_print_msg("%s.ns_per_op_mad=%.3f\n", s, r->mad / 1000.0);
 	if (r->noise >= 0)
-		ksft_print_msg("%s.noise_pct=%s\n", s, fixed(r->noise));
-	ksft_print_msg("%s.net_ns_per_op=%s\n", s, fixed(r->net));
+		ksft_print_msg("%s.noise_pct=%.3f\n", s, r->noise / 1000.0);
+	ksft_print_msg("%s.net_ns_per_op=%.3f\n", s, r->net / 1000.0);
 	if (r->has_cycles)
-		ksft_print_msg("%s.net_cycles_per_op=%s\n", s, fixed(r->net_cycles));
+		ksft_print_msg("%s.net_cycles_per_op=%.3f\n", s, r->net_cycles / 1000.0);
 }
 
-/* Load the module once more, with @ours (every row was read): loaded, or @why not. */
-static bool load_again(const char *ours, char *why, size_t len)
+/* Load the module again with benchmarks=@row (every row was read), read @row into @r. */
+static const char *load_again(const char *row, struct row *r)
 {
-	char params[1024];
+	char params[1024], ours[VAL_LEN];
+	static char why[WHY_LEN];
 
 	unload_module();
+	snprintf(ours, sizeof(ours), "benchmarks=%s", row);
 	if (build_params(NULL, ours, params, sizeof(params)) < 0)
-		return !snprintf(why, len, "its parameters are too long");
-	loaded = load_module(params, ours, why, len) == LOADED;
-	return loaded;
+		return "its parameters are too long";
+	loaded = load_module(params, why, sizeof(why)) == LOADED;
+	if (loaded && read_row(r, row))
+		return "its row cannot be read";
+	return loaded ? r->status : why;
 }
 
 /*
  * Another task may write a vmstat row's counter: a row that left it off
- * fails if a second load of its benchmark leaves it off too; else noisy.
+ * fails if a second load of it leaves it off too; else it is noisy.
  */
 static void recheck_counter(struct row *r)
 {
-	char ours[VAL_LEN], why[WHY_LEN], first[sizeof(r->reason)];
-	struct row again;
+	char first[sizeof(r->reason)];
+	const char *again;
+	struct row r2;
 
-	if (strcmp(group_of(r->name), "vmstat") || strcmp(r->status, "fail") ||
-	    strncmp(r->reason, "counter off by", 14))
+	if (strcmp(r->status, "fail") || strncmp(r->reason, "counter off by", 14))
 		return;
 	snprintf(first, sizeof(first), "%.200s", r->reason);
-	snprintf(ours, sizeof(ours), "benchmarks=%s", r->name);
-	if (!load_again(ours, why, sizeof(why)))
-		snprintf(r->reason, sizeof(r->reason), "%s; a second load failed: %.250s", first, why);
-	else if (read_row(&again, r->name) || strcmp(again.status, "pass"))
-		snprintf(r->reason, sizeof(r->reason), "%s; in a second load: %s, %.250s", first,
-			 again.status, again.reason);
-	else
-		snprintf(r->reason, sizeof(r->reason),
-			 "%s in a first load, back in a second: another task writes it", first);
-	if (strstr(r->reason, "another task writes it"))
+	again = load_again(r->name, &r2);
+	if (!strcmp(again, "pass"))
 		snprintf(r->status, sizeof(r->status), "noisy");
+	snprintf(r->reason, sizeof(r->reason), "%.200s%s%.100s%s%.150s", first,
+		 strcmp(again, "pass") ? "; in a second load: " :
+		 " in a first load, back in a second: another task writes it",
+		 strcmp(again, "pass") ? again : "", again == r2.status ? ", " : "",
+		 again == r2.status && strcmp(again, "pass") ? r2.reason : "");
 }
 
 /*
@@ -947,28 +775,26 @@ static void recheck_counter(struct row *r)
  */
 static bool over_for_sure(const struct row *r, long long ceiling, char *why, size_t len)
 {
-	char load_why[WHY_LEN];
+	const char *again = "pass";
 	struct row base;
 	long long low;
 
 	if (r->noise < 0)
 		return !snprintf(why, len, "%.60s: too few samples to know its noise", r->name);
-	if (drift == LLONG_MIN && !load_again("benchmarks=baseline", load_why, sizeof(load_why)))
-		return !snprintf(why, len, "the baseline's drift is unknown: %.500s", load_why);
-	if (drift == LLONG_MIN && (read_row(&base, "baseline") || strcmp(base.status, "pass") ||
-				   !base.kept || rows[0].median <= 0))
-		return !snprintf(why, len, "the baseline's drift is unknown: a second load's is %s",
-				 base.status);
+	if (drift == LLONG_MIN)
+		again = load_again("baseline", &base);
+	if (strcmp(again, "pass") || (drift == LLONG_MIN && (!base.kept || rows[0].median <= 0)))
+		return !snprintf(why, len, "the baseline's drift is unknown: %.500s", again);
 	if (drift == LLONG_MIN) {
 		drift = (median_of(base.ns, base.kept, NULL, NULL) - rows[0].median) * 100000 /
 			rows[0].median;
-		ksft_print_msg("run2.baseline_drift_pct=%s\n", fixed(drift));
+		ksft_print_msg("run2.baseline_drift_pct=%.3f\n", drift / 1000.0);
 	}
 	low = (r->median - r->mad) * 100000 / (100000 + llabs(drift));
 	return low > ceiling ||
 	       !snprintf(why, len,
-			 "median %s less MAD %s, with the baseline's drift of %s %%, is %s ns, not over the ceiling",
-			 fixed(r->median), fixed(r->mad), fixed(drift), fixed(low));
+			 "median %.3f less MAD %.3f, with the baseline's drift of %.3f %%, is %.3f ns, not over the ceiling",
+			 r->median / 1000.0, r->mad / 1000.0, drift / 1000.0, low / 1000.0);
 }
 
 /*
@@ -990,7 +816,7 @@ static void ceiling_verdict(struct __test_metadata *_metadata, const struct row 
 	ASSERT_EQ(0, ret) {
 		TH_LOG("%s", why);
 	}
-	ksft_print_msg("%s.ceiling_ns=%s\n", r->name, fixed(ceiling));
+	ksft_print_msg("%s.ceiling_ns=%.3f\n", r->name, ceiling / 1000.0);
 	if (!ceiling_enforced(set_by, why, sizeof(why))) {
 		ksft_print_msg("%s.ceiling=informational (%s)%s\n", r->name, why,
 			       r->median > ceiling ? ": median is over it" : "");
@@ -1004,8 +830,8 @@ static void ceiling_verdict(struct __test_metadata *_metadata, const struct row 
 		return;
 	}
 	EXPECT_LE(r->median, ceiling) {
-		TH_LOG("%s: median %s ns/op is over the ceiling of %s ns/op (%s)", r->name,
-		       fixed(r->median), fixed(ceiling), why);
+		TH_LOG("%s: median %.3f ns/op is over the ceiling of %.3f ns/op (%s)", r->name,
+		       r->median / 1000.0, ceiling / 1000.0, why);
 	}
 }
 
@@ -1014,44 +840,39 @@ static void ceiling_verdict(struct __test_metadata *_metadata, const struct row 
 FIXTURE(mmbench) {};
 
 FIXTURE_VARIANT(mmbench) {
-	const char *name;
-	const char *also;	/* run beside it, to compare with */
+	const char *name, *group;
 };
 
-FIXTURE_VARIANT_ADD(mmbench, alu_chain) { .name = "alu_chain" };
-FIXTURE_VARIANT_ADD(mmbench, inc_zone_page_state) { .name = "inc_zone_page_state" };
-FIXTURE_VARIANT_ADD(mmbench, dec_zone_page_state) { .name = "dec_zone_page_state" };
-FIXTURE_VARIANT_ADD(mmbench, inc_dec_zone_page_state) { .name = "inc_dec_zone_page_state" };
-FIXTURE_VARIANT_ADD(mmbench, mod_node_page_state) { .name = "mod_node_page_state" };
-FIXTURE_VARIANT_ADD(mmbench, __mod_zone_page_state) { .name = "__mod_zone_page_state" };
-FIXTURE_VARIANT_ADD(mmbench, count_vm_event) { .name = "count_vm_event" };
-FIXTURE_VARIANT_ADD(mmbench, count_vm_events) { .name = "count_vm_events" };
-FIXTURE_VARIANT_ADD(mmbench, alloc_pages) { .name = "alloc_pages" };
-FIXTURE_VARIANT_ADD(mmbench, alloc_pages_batch) { .name = "alloc_pages_batch" };
-FIXTURE_VARIANT_ADD(mmbench, alloc_pages_bulk) { .name = "alloc_pages_bulk" };
-FIXTURE_VARIANT_ADD(mmbench, kmalloc) { .name = "kmalloc" };
-FIXTURE_VARIANT_ADD(mmbench, kmem_cache) { .name = "kmem_cache" };
-FIXTURE_VARIANT_ADD(mmbench, kmem_cache_bulk) { .name = "kmem_cache_bulk" };
-FIXTURE_VARIANT_ADD(mmbench, kfree_bulk) { .name = "kfree_bulk" };
-FIXTURE_VARIANT_ADD(mmbench, page_frag) { .name = "page_frag" };
-FIXTURE_VARIANT_ADD(mmbench, page_frag_aligned) { .name = "page_frag_aligned" };
-FIXTURE_VARIANT_ADD(mmbench, alloc_pages_concurrent) { .name = "alloc_pages_concurrent" };
-FIXTURE_VARIANT_ADD(mmbench, kmalloc_concurrent) { .name = "kmalloc_concurrent" };
-FIXTURE_VARIANT_ADD(mmbench, page_frag_concurrent) { .name = "page_frag_concurrent" };
-FIXTURE_VARIANT_ADD(mmbench, ptr_ring_remote) { .name = "ptr_ring_remote" };
-FIXTURE_VARIANT_ADD(mmbench, alloc_pages_remote_free) {
-	.name = "alloc_pages_remote_free", .also = "ptr_ring_remote" };
-FIXTURE_VARIANT_ADD(mmbench, kmalloc_remote_free) {
-	.name = "kmalloc_remote_free", .also = "ptr_ring_remote" };
-FIXTURE_VARIANT_ADD(mmbench, page_frag_remote_free) {
-	.name = "page_frag_remote_free", .also = "ptr_ring_remote" };
+FIXTURE_VARIANT_ADD(mmbench, alu_chain) { "alu_chain", "calibration" };
+FIXTURE_VARIANT_ADD(mmbench, inc_zone_page_state) { "inc_zone_page_state", "vmstat" };
+FIXTURE_VARIANT_ADD(mmbench, dec_zone_page_state) { "dec_zone_page_state", "vmstat" };
+FIXTURE_VARIANT_ADD(mmbench, inc_dec_zone_page_state) { "inc_dec_zone_page_state", "vmstat" };
+FIXTURE_VARIANT_ADD(mmbench, mod_node_page_state) { "mod_node_page_state", "vmstat" };
+FIXTURE_VARIANT_ADD(mmbench, __mod_zone_page_state) { "__mod_zone_page_state", "vmstat" };
+FIXTURE_VARIANT_ADD(mmbench, count_vm_event) { "count_vm_event", "vmstat" };
+FIXTURE_VARIANT_ADD(mmbench, count_vm_events) { "count_vm_events", "vmstat" };
+FIXTURE_VARIANT_ADD(mmbench, alloc_pages) { "alloc_pages", "page_alloc" };
+FIXTURE_VARIANT_ADD(mmbench, alloc_pages_batch) { "alloc_pages_batch", "page_alloc" };
+FIXTURE_VARIANT_ADD(mmbench, alloc_pages_bulk) { "alloc_pages_bulk", "page_alloc" };
+FIXTURE_VARIANT_ADD(mmbench, kmalloc) { "kmalloc", "slab" };
+FIXTURE_VARIANT_ADD(mmbench, kmem_cache) { "kmem_cache", "slab" };
+FIXTURE_VARIANT_ADD(mmbench, kmem_cache_bulk) { "kmem_cache_bulk", "slab" };
+FIXTURE_VARIANT_ADD(mmbench, kfree_bulk) { "kfree_bulk", "slab" };
+FIXTURE_VARIANT_ADD(mmbench, page_frag) { "page_frag", "page_frag" };
+FIXTURE_VARIANT_ADD(mmbench, page_frag_aligned) { "page_frag_aligned", "page_frag" };
+FIXTURE_VARIANT_ADD(mmbench, alloc_pages_concurrent) { "alloc_pages_concurrent", "page_alloc" };
+FIXTURE_VARIANT_ADD(mmbench, kmalloc_concurrent) { "kmalloc_concurrent", "slab" };
+FIXTURE_VARIANT_ADD(mmbench, page_frag_concurrent) { "page_frag_concurrent", "page_frag" };
+FIXTURE_VARIANT_ADD(mmbench, ptr_ring_remote) { "ptr_ring_remote", "calibration" };
+FIXTURE_VARIANT_ADD(mmbench, alloc_pages_remote_free) { "alloc_pages_remote_free", "page_alloc" };
+FIXTURE_VARIANT_ADD(mmbench, kmalloc_remote_free) { "kmalloc_remote_free", "slab" };
+FIXTURE_VARIANT_ADD(mmbench, page_frag_remote_free) { "page_frag_remote_free", "page_frag" };
 
 FIXTURE_SETUP(mmbench)
 {
 	char ours[VAL_LEN];
 
-	snprintf(ours, sizeof(ours), "benchmarks=%s%s%s", variant->name, variant->also ? "," : "",
-		 variant->also ?: "");
+	snprintf(ours, sizeof(ours), "benchmarks=%s", variant->name);
 	load_for_case(_metadata, variant->name, ours);
 }
 
@@ -1067,8 +888,8 @@ static bool row_of(const char *row, const char *bench)
 	size_t n = strlen(bench);
 
 	return !strcmp(row, bench) ||
-	       (!strncmp(row, bench, n) && row[n] == '_' && isdigit((unsigned char)row[strlen(row) - 1]) &&
-		strspn(row + n + 1, "abcdefghijklmnopqrstuvwxyz0123456789") == strlen(row + n + 1));
+	       (!strncmp(row, bench, n) && row[n] == '_' && !strchr(row + n + 1, '_') &&
+		isdigit((unsigned char)row[strlen(row) - 1]));
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -1076,71 +897,53 @@ static int name_cmp(const void *a, const void *b)
 	return strverscmp(((const struct row *)a)->name, ((const struct row *)b)->name);
 }
 
-/*
- * The baseline into rows[0], @bench's rows after it in their numbers'
- * order, then @also; how many, 0 when one is missing (@why says which), or
- * -EINVAL when a file cannot be read or parsed.
- */
-static int read_rows(const char *bench, const char *also, char *why, size_t len)
-{
-	int n = 1, ret = read_row(&rows[0], "baseline");
-	const char *missing = "baseline";
-	DIR *dir = opendir(SYSFS_DIR);
-	struct dirent *de;
-
-	while (!ret && dir && (de = readdir(dir)) && n < MAX_ROWS - 1)
-		if (row_of(de->d_name, bench))
-			ret = read_row(&rows[n++], de->d_name);
-	if (dir)
-		closedir(dir);
-	qsort(rows + 1, n - 1, sizeof(rows[0]), name_cmp);
-	if (!ret && n == 1)
-		missing = bench;
-	if (!ret && n > 1 && also)
-		ret = read_row(&rows[n++], missing = also);
-	if (ret == -ENOENT || n == 1)
-		return !snprintf(why, len, "%s published no row %s: the module is older than this test",
-				 MODNAME, missing);
-	snprintf(why, len, "a row's file in %s cannot be read or parsed", SYSFS_DIR);
-	return ret ?: n;
-}
-
 TEST_F_TIMEOUT(mmbench, run, CASE_TIMEOUT)
 {
-	int n, i, passed = 0, failed = 0;
+	int n = 1, i, ret, passed = 0, failed = 0;
 	long long step = clock_step();
 	char why[WHY_LEN] = "";
 	struct row *r = rows;
+	struct dirent *de;
 	enum verdict v;
+	DIR *dir;
 
 	if (!loaded)
 		return;
 	ksft_print_msg("run1.clock_step_ns=%lld\n", step);
-	n = read_rows(variant->name, variant->also, why, sizeof(why));
-	ASSERT_LE(0, n) {
-		TH_LOG("%s", why);
+	/* The baseline, then the benchmark's rows in their numbers' order. */
+	ret = read_row(r, "baseline");
+	dir = opendir(SYSFS_DIR);
+	while (!ret && dir && (de = readdir(dir)) && n < MAX_ROWS)
+		if (row_of(de->d_name, variant->name))
+			ret = read_row(&rows[n++], de->d_name);
+	if (dir)
+		closedir(dir);
+	ASSERT_NE(-EINVAL, ret) {
+		TH_LOG("a row's file in %s cannot be read or parsed", SYSFS_DIR);
 	}
-	if (!n)
-		SKIP(return, "%s", why);
+	if (ret || n == 1)
+		SKIP(return, "%s published no row %s: the module is older than this test", MODNAME,
+		     ret ? "baseline" : variant->name);
+	qsort(rows + 1, n - 1, sizeof(rows[0]), name_cmp);
 	for (i = 0; i < n; i++)
 		row_stats(&rows[i], i ? rows : NULL);
 	/* Without a baseline that passed, nothing here can be judged. */
 	v = judge(r, step);
-	report_row(r);
+	report_row(r, "calibration");
 	ASSERT_NE(FAILED, v) {
 		TH_LOG("baseline: %s: %s", r->status, r->reason);
 	}
 	if (v == SKIPPED)
-		SKIP(return, "baseline %s: %s", r->status, r->reason);
-	for (why[0] = '\0', i = 1; i < n; i++) {
+		SKIP(return, "baseline %.16s: %.500s", r->status, r->reason);
+	for (i = 1; i < n; i++) {
 		r = &rows[i];
-		recheck_counter(r);
+		if (!strcmp(variant->group, "vmstat"))
+			recheck_counter(r);
 		v = judge(r, step);
-		report_row(r);
-		if (variant->also && !strcmp(r->name, variant->also))
-			break;		/* judged in its own case */
+		report_row(r, variant->group);
 		if (v == SKIPPED && !why[0])
-			snprintf(why, sizeof(why), "%s %s: %s", r->name, r->status, r->reason);
+			snprintf(why, sizeof(why), "%.60s %.16s: %.500s", r->name, r->status,
+				 r->reason);
 		if (v == SKIPPED)
 			ksft_print_msg("%s: %s here: %s\n", r->name, r->status, r->reason);
 		failed += v == FAILED;
@@ -1151,10 +954,6 @@ TEST_F_TIMEOUT(mmbench, run, CASE_TIMEOUT)
 		if (v == PASSED)
 			ceiling_verdict(_metadata, r, variant->name);
 	}
-	/* A remote free less the ring alone: what the allocator adds.  Not judged. */
-	if (variant->also && passed && !strcmp(r->status, "pass") && r->kept)
-		ksft_print_msg("%s.allocator_share_ns=%s\n", variant->name,
-			       fixed(rows[1].median - r->median));
 	if (!passed && !failed)
 		SKIP(return, "%.1000s", why);
 	if (!failed && withheld[0])
@@ -1209,123 +1008,6 @@ TEST_F_TIMEOUT(context, fingerprint, CASE_TIMEOUT)
 	ksft_print_msg("fingerprint.emulated=%s\n", mach.emulated);
 	ksft_print_msg("fingerprint.ceilings=%s (%s)\n",
 		       ceiling_enforced("", why, sizeof(why)) ? "enforced" : "informational", why);
-}
-
-FIXTURE(ndelay) {};
-
-FIXTURE_SETUP(ndelay)
-{
-	load_for_case(_metadata, "ndelay", "benchmarks=ndelay");
-}
-
-FIXTURE_TEARDOWN(ndelay)
-{
-	if (loaded)
-		EXPECT_EQ(0, unload_module());
-}
-
-/*
- * The clock against ndelay(): between two delays the cost rises by the
- * nominal difference.  ndelay() has a fixed cost of its own, so differences
- * are judged, between the rows' fastest samples (a busy host only adds
- * time), and only where the measurement can tell: the delay loop resolves
- * the pair (its granularity, what the shortest non-zero delay costs beyond
- * its length and ndelay(0), and at least the clock's step, is at most
- * 1/NDELAY_RESOLVED of their difference); the median error over CLOCK_RUNS
- * loads, give or take the larger of the rows' noise (MADs summed, as a share
- * of the nominal rise) and the errors' spread between the loads, lies wholly
- * inside the tolerance (pass) or wholly outside it (fail).  A pair that
- * fails one of these is not judged; the case skips when none is.
- */
-TEST_F_TIMEOUT(ndelay, slope, CLOCK_TIMEOUT)
-{
-	long long d[8], fast[CLOCK_RUNS][8], mad[CLOCK_RUNS][8], v[CLOCK_RUNS], w[CLOCK_RUNS];
-	long long step = clock_step() * 1000, gran, rise, err, noise, tol, lo, hi;
-	char list[VAL_LEN], name[64], skipped[WHY_LEN] = "", *tok, *save;
-	int n = 0, i, r, judged = 0, first, off;
-	struct row *row = rows;
-	bool in, out;
-
-	if (!loaded)
-		return;
-	ASSERT_EQ(0, read_str(PARAMS_DIR "/delays", list, sizeof(list)));
-	for (tok = strtok_r(list, ",", &save); tok && n < 8; tok = strtok_r(NULL, ",", &save))
-		d[n++] = strtoll(tok, NULL, 10);
-	qsort(d, n, sizeof(d[0]), ll_cmp);
-	first = n && !d[0];
-	if (n - first < 2)
-		SKIP(return, "a slope needs two delays other than 0");
-	for (r = 0; r < CLOCK_RUNS; r++) {
-		if (r)
-			load_for_case(_metadata, "ndelay", "benchmarks=ndelay");
-		if (!loaded)
-			return;
-		for (i = 0; i < n; i++) {
-			snprintf(name, sizeof(name), "ndelay_%lld", d[i]);
-			if (read_row(row, name) == -ENOENT)
-				SKIP(return, "%s published no row %s: the module is older than this test",
-				     MODNAME, name);
-			row_stats(row, NULL);
-			ASSERT_NE(FAILED, judge(row, step / 1000)) {
-				TH_LOG("%s: %s: %s", name, row->status, row->reason);
-			}
-			if (!r)
-				report_row(row);
-			if (strcmp(row->status, "pass"))
-				SKIP(return, "%s %s: %s", name, row->status, row->reason);
-			fast[r][i] = row->min;	/* a busy host only adds time */
-			mad[r][i] = row->noise < 0 ? UNKNOWN : row->mad;
-		}
-	}
-	for (r = 0; r < CLOCK_RUNS; r++)
-		v[r] = fast[r][first] - (first ? fast[r][0] : 0) - d[first] * 1000;
-	gran = median_of(v, CLOCK_RUNS, NULL, NULL);
-	gran = gran < step ? step : gran;	/* it polls that clock */
-	tol = env_ll("MMBENCH_DELAY_TOLERANCE", emulated() ? 60 : 10);
-	lo = -tol * 10;
-	hi = (tol + NDELAY_ROUNDING_PCT) * 10;
-	ksft_print_msg("ndelay.granularity_ns=%s\n", fixed(gran));
-	ksft_print_msg("ndelay.tolerance_pct=%lld\n", tol);
-	ksft_print_msg("ndelay.rounding_allowance_pct=%d\n", NDELAY_ROUNDING_PCT);
-	for (i = first + 1; i < n; i++) {
-		rise = (d[i] - d[i - 1]) * 1000;
-		off = strlen(skipped);
-		if (rise < NDELAY_RESOLVED * gran) {
-			snprintf(skipped + off, sizeof(skipped) - off,
-				 "%sndelay(%lld)-ndelay(%lld): %lld ns apart, under %d x the delay's granularity of %s ns",
-				 off ? "; " : "", d[i], d[i - 1], d[i] - d[i - 1], NDELAY_RESOLVED,
-				 fixed(gran));
-			continue;
-		}
-		for (r = 0; r < CLOCK_RUNS; r++) {
-			v[r] = (fast[r][i] - fast[r][i - 1] - rise) * 1000 / rise;
-			w[r] = (mad[r][i] + mad[r][i - 1]) * 1000 / rise;
-		}
-		err = median_of(v, CLOCK_RUNS, NULL, &noise);	/* noise: the loads' spread */
-		if (noise < median_of(w, CLOCK_RUNS, NULL, NULL))
-			noise = median_of(w, CLOCK_RUNS, NULL, NULL);
-		snprintf(name, sizeof(name), "%s%s", noise > 1000000000LL ? "" : fixed(noise * 100),
-			 noise > 1000000000LL ? "unknown (a row has under 3 samples)" : " %");
-		ksft_print_msg("ndelay.slope_%lld_%lld.error_pct=%s\n", d[i - 1], d[i], fixed(err * 100));
-		ksft_print_msg("ndelay.slope_%lld_%lld.noise=%s\n", d[i - 1], d[i], name);
-		in = err - noise >= lo && err + noise <= hi;
-		out = err + noise < lo || err - noise > hi;
-		judged += in || out;
-		EXPECT_FALSE(out) {
-			TH_LOG("ndelay(%lld)-ndelay(%lld): %s %% +/- %s, limits %s..%s %%, %d loads",
-			       d[i], d[i - 1], fixed(err * 100), name, fixed(lo * 100), fixed(hi * 100),
-			       CLOCK_RUNS);
-		}
-		if (!in && !out)
-			snprintf(skipped + off, sizeof(skipped) - off,
-				 "%sndelay(%lld)-ndelay(%lld) noisy: %s %% off +/- %s (MADs, spread of loads) straddles %s..%s %%",
-				 off ? "; " : "", d[i], d[i - 1], fixed(err * 100), name, fixed(lo * 100),
-				 fixed(hi * 100));
-	}
-	if (skipped[0])
-		ksft_print_msg("ndelay.not_judged=%s\n", skipped);
-	if (!judged)
-		SKIP(return, "%.1000s", skipped);
 }
 
 /* Every test skipped (not root, module missing): exit KSFT_SKIP, not 0. */
