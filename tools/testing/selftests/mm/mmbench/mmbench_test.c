@@ -2,21 +2,18 @@
 /*
  * mmbench_test - load test_mmbench, read back what it measured, judge it
  *
- * test_mmbench times its rows as it loads and publishes what each ran and
- * measured under /sys/kernel/mmbench/ (Documentation/ABI/testing/
- * sysfs-kernel-mmbench); every statistic and verdict is this program's.
- * mmbench.<benchmark>.run loads it with that benchmark (the baseline always
- * runs) and, for each row, computes from the raw samples the ns per op, min,
- * median, MAD, noise and net cost, and judges it: FAIL when the module's
- * functional check failed or the row could not run to its end; SKIP when the
- * machine lacks what it needs or spoiled the figures; else PASS, with its
- * median held to its ceiling where that is enforced.  context.fingerprint
- * prints what the figures depend on.  Each figure is a "# <row>.<key>=<value>"
- * line.  Environment: MMBENCH_MODULE (a .ko to load, not "modprobe
- * test_mmbench"), MMBENCH_PARAMS (more module parameters; its benchmarks=
- * skips the cases it leaves out), MMBENCH_CEILINGS (a ceilings file read
- * first), MMBENCH_CEILING_<ROW or BENCHMARK>=<ns>, MMBENCH_ENFORCE (1: enforce
- * the default ceilings even with debug options; 0: enforce none).
+ * The module times its rows as it loads and publishes the raw figures under
+ * /sys/kernel/mmbench/; every statistic and verdict is this program's.  Each
+ * mmbench.<benchmark>.run loads it with that benchmark (and the baseline),
+ * computes each row's ns per op, min, median, MAD, noise and net cost, and
+ * judges it: FAIL when the module's functional check failed or the row could
+ * not run; SKIP when the machine lacks what it needs or spoiled the figures;
+ * else PASS, its median held to its ceiling where that is enforced.  Each
+ * figure is a "# <row>.<key>=<value>" line.  Environment: MMBENCH_MODULE (a
+ * .ko to load), MMBENCH_PARAMS (module parameters), MMBENCH_CEILINGS (a
+ * ceilings file read first), MMBENCH_CEILING_<ROW or BENCHMARK>=<ns>,
+ * MMBENCH_ENFORCE (1: enforce the default ceilings even with debug options;
+ * 0: enforce none).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -45,8 +42,8 @@
 #define WHY_LEN		2048
 #define MAX_SAMPLES	250	/* the most a row keeps */
 #define MAX_ROWS	24	/* the baseline and a benchmark's rows */
-#define CASE_BUDGET_MS	15000	/* a load runs at most that and 10 s */
-#define CASE_TIMEOUT	40	/* s: a load, and a short second one */
+#define CASE_BUDGET_MS	15000	/* a load runs at most that and 10 s, a case CASE_TIMEOUT s */
+#define CASE_TIMEOUT	40
 #define CLOCK_STEPS	100	/* a sample lasts at least this many steps of the clock */
 
 /* A row as the module published it, and what the test makes of it: 1/1000 ns (cycles). */
@@ -172,10 +169,9 @@ static int parse_ceilings(const char *p, bool emul, long long *ceiling)
 }
 
 /*
- * The ceiling of @name: MMBENCH_CEILING_<NAME>, else its line in
- * MMBENCH_CEILINGS or the ceilings file beside this program (that alone if
- * @defaults).  0, and what set it in @set_by ("" for the default file);
- * -ENOENT when none has it; another error, saying why in @why.
+ * The ceiling of @name: MMBENCH_CEILING_<NAME>, its line in MMBENCH_CEILINGS
+ * or (alone if @defaults) in the ceilings file beside this program; who set
+ * it in @set_by ("" for that file); why not in @why.
  */
 static int find_ceiling(const char *name, bool emul, bool defaults, long long *ceiling,
 			char *set_by, size_t set_len, char *why, size_t len)
@@ -230,11 +226,9 @@ static int find_ceiling(const char *name, bool emul, bool defaults, long long *c
 enum load_result { LOADED, LOAD_SKIP, LOAD_BAD_PARAM, LOAD_FAIL };
 
 /*
- * Load the module with @params: finit_module() of MMBENCH_MODULE, else
- * modprobe, its output printed as "# " lines not to break the KTAP.  Not
- * installed, or refused by the kernel (signature, lockdown): skip; a
- * parameter refused, any other failure: fail.  @why says why, with
- * modprobe's words and the kernel log's records of the load.
+ * Load the module by finit_module() of MMBENCH_MODULE, else by modprobe (its
+ * output as "# " lines, not to break the KTAP).  @why has what modprobe and
+ * the kernel log said: skip if not installed or the kernel refuses modules.
  */
 static enum load_result load_module(const char *params, char *why, size_t len)
 {
@@ -321,10 +315,7 @@ static bool in_list(const char *list, const char *name)
 	return !strcmp(list, "all");
 }
 
-/*
- * A load's parameters: budget_ms, MMBENCH_PARAMS but its benchmarks=, then
- * @ours.  0 when that benchmarks= leaves @filter out, 1, or -E2BIG.
- */
+/* budget_ms, MMBENCH_PARAMS but benchmarks=, @ours: 0 if that leaves @filter out. */
 static int build_params(const char *filter, const char *ours, char *out, size_t len)
 {
 	const char *extra = getenv("MMBENCH_PARAMS");
@@ -408,16 +399,16 @@ static struct {
 } mach;
 
 /*
- * Possibly emulated, where costs are inflated and uneven?  A hypervisor that
- * CPUID names is not, but QEMU's TCG; the hypervisor bit without a name is
- * TCG; a QEMU machine without the bit (arm64, riscv virt) may be KVM or TCG:
- * "unknown", taken as emulated.
+ * Possibly emulated?  A hypervisor CPUID names is not, but TCG; the bit with
+ * no name is TCG; QEMU without the bit (arm64, riscv virt) may be: "unknown".
  */
 static bool emulated(void)
 {
 	static const char * const known[] = {
 		"KVMKVMKVM", "kvm", "TCGTCGTCGTCG", "tcg", "Microsoft Hv", "hyperv",
 		"VMwareVMware", "vmware", "XenVMMXenVMM", "xen", "VBoxVBoxVBox", "virtualbox",
+		"bhyve bhyve ", "bhyve", "ACRNACRNACRN", "acrn", " lrpepyh  vr", "parallels",
+		"QNXQVMBSQG", "qnx", "Jailhouse", "jailhouse",
 	};
 	unsigned int sig[4] = { 0 }, eax = 0, ebx, ecx = 0, edx;
 	char flags[4096], val[VAL_LEN], *hv = mach.hv, *text = (char *)sig;
@@ -491,14 +482,11 @@ static void add_word(char *buf, size_t len, const char *word)
 	snprintf(buf + off, len - off, "%s%s", off ? " " : "", word);
 }
 
-/*
- * The kernel's fingerprint: "debug", the options above and debug_pagealloc=;
- * "init_on_alloc", "init_on_free", as the boot log's "mem auto-init" line
- * says; else "kconfig", whether the config could be read.
- */
+/* "debug": the options above; "init_on_alloc", "init_on_free"; "kconfig": read? */
 static const char *kernel_fact(const char *key)
 {
-	static char debug[256], cfg[1 << 20] = "\n", log[VAL_LEN], on[2][8], *found;
+	static char debug[256], cfg[1 << 20], log[VAL_LEN], on[2][8];
+	static const char *found;
 	static const char * const what[] = { "alloc", "free" };
 	char opt[64], val[4096];
 	const char *shows;
@@ -507,6 +495,7 @@ static const char *kernel_fact(const char *key)
 
 	if (!found) {	/* the config, from /boot or from /proc */
 		f = popen("{ cat /boot/config-$(uname -r) || zcat /proc/config.gz; } 2>&-", "re");
+		cfg[0] = '\n';
 		found = f && fread(cfg + 1, 1, sizeof(cfg) - 2, f) ? "yes" : "none";
 		if (f)
 			pclose(f);
@@ -536,12 +525,7 @@ static const char *kernel_fact(const char *key)
 	       !strcmp(key, "init_on_free") ? on[1] : found;
 }
 
-/*
- * Is a ceiling enforced?  One the user set (@set_by not empty) is; the
- * default ones are not with debug options (costs inflated), nor where none
- * is calibrated (an emulated machine other than x86, or one that may be
- * emulated).  MMBENCH_ENFORCE=1 enforces them all, =0 none.
- */
+/* Is a ceiling enforced: one the user set, a default one unless costs are inflated? */
 static bool ceiling_enforced(const char *set_by, char *why, size_t len)
 {
 	const char *force = getenv("MMBENCH_ENFORCE") ?: "", *debug = kernel_fact("debug");
@@ -660,11 +644,8 @@ static void set_status(struct row *r, const char *status, const char *why)
 enum verdict { PASSED, SKIPPED, FAILED };
 
 /*
- * FAILED: the module's check failed or the row could not run (fail, error).
- * SKIPPED: the machine lacks what it needs (unsupported) or spoiled the
- * figures (every sample dropped: noisy; samples under CLOCK_STEPS steps of
- * the clock: unsupported).  Else PASSED, with a remark when it kept fewer
- * samples than asked.
+ * FAILED: the module's check failed or the row could not run.  SKIPPED: the
+ * machine lacks what it needs, or every sample dropped, or samples too short.
  */
 static enum verdict judge(struct row *r, long long step)
 {
@@ -759,20 +740,18 @@ static void recheck_counter(struct row *r)
 		return;
 	snprintf(first, sizeof(first), "%.200s", r->reason);
 	again = load_again(r->name, &r2);
-	if (!strcmp(again, "pass"))
+	if (strcmp(again, "pass"))
+		snprintf(r->reason, sizeof(r->reason), "%.200s; in a second load: %.100s%s%.150s",
+			 first, again, again == r2.status ? ", " : "",
+			 again == r2.status ? r2.reason : "");
+	else
 		snprintf(r->status, sizeof(r->status), "noisy");
-	snprintf(r->reason, sizeof(r->reason), "%.200s%s%.100s%s%.150s", first,
-		 strcmp(again, "pass") ? "; in a second load: " :
-		 " in a first load, back in a second: another task writes it",
-		 strcmp(again, "pass") ? again : "", again == r2.status ? ", " : "",
-		 again == r2.status && strcmp(again, "pass") ? r2.reason : "");
+	if (!strcmp(again, "pass"))
+		snprintf(r->reason, sizeof(r->reason),
+			 "%.200s in a first load, back in a second: another task writes it", first);
 }
 
-/*
- * Is @r's median over @ceiling whatever the noise: its median less its MAD,
- * divided by 1 + the baseline's drift from this load to a second one (a
- * machine that slowed by d % may have made the row d % dearer), still over?
- */
+/* Is @r over @ceiling for sure: its median less MAD, over 1 + the baseline's drift? */
 static bool over_for_sure(const struct row *r, long long ceiling, char *why, size_t len)
 {
 	const char *again = "pass";
@@ -797,11 +776,7 @@ static bool over_for_sure(const struct row *r, long long ceiling, char *why, siz
 			 r->median / 1000.0, r->mad / 1000.0, drift / 1000.0, low / 1000.0);
 }
 
-/*
- * The median of a passed row @r under its ceiling (its own, else its
- * benchmark @bench's) where that is enforced; over it, a failure only if
- * over_for_sure(), else the case skips.
- */
+/* The median of @r under its ceiling (else @bench's): a failure if over for sure. */
 static void ceiling_verdict(struct __test_metadata *_metadata, const struct row *r,
 			    const char *bench)
 {
@@ -987,7 +962,6 @@ TEST_F_TIMEOUT(context, fingerprint, CASE_TIMEOUT)
 	ksft_print_msg("fingerprint.release=%s\n", u.release);
 	/* The model as the rows ran; a PREEMPT_DYNAMIC kernel's as it is now. */
 	ASSERT_EQ(0, read_str(SYSFS_DIR "/preempt", val, sizeof(val)));
-	ASSERT_NE(0UL, strlen(val));
 	ksft_print_msg("fingerprint.preempt=%s\n", val);
 	if (!read_str("/sys/kernel/debug/sched/preempt", val, sizeof(val)) && strchr(val, '('))
 		ksft_print_msg("fingerprint.preempt_now=%.*s\n",
