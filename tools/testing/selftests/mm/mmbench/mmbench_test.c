@@ -250,7 +250,7 @@ static enum load_result load_module(const char *params, char *why, size_t len)
 		err = ret ? errno : 0;
 		close(fd);
 		if (ret)
-			off = snprintf(why, len, "loading %.200s failed: %s:", ko, strerror(err));
+			off = snprintf(why, len, "loading %.200s failed: %s", ko, strerror(err));
 	} else {
 		snprintf(msg, sizeof(msg), "LC_ALL=C modprobe %s %.900s 2>&1", MODNAME, params);
 		fflush(NULL);
@@ -264,7 +264,7 @@ static enum load_result load_module(const char *params, char *why, size_t len)
 		}
 		ret = f ? pclose(f) : -1;
 		ret = WIFEXITED(ret) ? WEXITSTATUS(ret) : 128;
-		off = ret ? snprintf(why, len, "modprobe %s %.500s failed with status %d (%s):",
+		off = ret ? snprintf(why, len, "modprobe %s %.500s failed with status %d (%s)",
 				     MODNAME, params, ret, out) : 0;
 	}
 	/* The records of the load: the module's, lockdown's, signature checking's. */
