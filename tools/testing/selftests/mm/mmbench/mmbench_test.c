@@ -57,8 +57,7 @@ struct row {
 };
 
 static struct row rows[MAX_ROWS];
-/* The case's load is in (a harness before 6.4 ran the body after a SKIP in the setup). */
-static bool loaded;
+static bool loaded;	/* the case's load is in (pre-6.4 harnesses run a body after a SKIP) */
 static char withheld[512];		/* a ceiling verdict the case withheld */
 static long long drift = LLONG_MIN;	/* the baseline's to a second load, 1/1000 % */
 
@@ -239,6 +238,7 @@ static enum load_result load_module(const char *params, char *why, size_t len)
 	size_t n, off = 0, pre = strlen(mod);
 	FILE *f;
 
+	why[0] = '\0';
 	if (ko && fd < 0)
 		return snprintf(why, len, "cannot open MMBENCH_MODULE=%.200s: %s", ko,
 				strerror(errno)) ? LOAD_SKIP : LOAD_SKIP;
