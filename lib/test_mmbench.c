@@ -343,10 +343,12 @@ static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 	do {
 		cond_resched();
 		mmbench_sample(b, ctx, &s);
+		ps = s.ns;	/* the lower of two: one slow first op must not size the row */
+		mmbench_sample(b, ctx, &s);
+		s.ns = min(s.ns, ps);
 		if (s.ns >= target / 4 || ctx->ops >= MMBENCH_MAX_OPS)
 			break;
-		ctx->ops = min_t(u64, (u64)ctx->ops * (s.ns < target / 64 ? 16 : 4),
-				 MMBENCH_MAX_OPS);
+		ctx->ops = min_t(u64, ctx->ops * (s.ns < target / 64 ? 16ULL : 4), MMBENCH_MAX_OPS);
 	} while (ctx->row->status == MMBENCH_PASS && !READ_ONCE(mmbench_stop));
 	ps = max(div_u64(s.ns * 1000, ctx->ops), 1ULL);
 	ops = mmbench_iterations ?: max(div64_u64(target * 1000, ps), least);
