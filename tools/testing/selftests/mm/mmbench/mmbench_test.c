@@ -51,6 +51,7 @@ struct row {
 	char name[64], status[16], reason[512], cpus[64], context[16];
 	char dropped[4096];		/* why each sample dropped was */
 	long long ops, kept, nr_dropped, shortest;	/* shortest: ns of a sample */
+	long long by_cause[3];	/* dropped for preempt, migrate, steal */
 	long long ns[MAX_SAMPLES], cycles[MAX_SAMPLES];	/* per op */
 	bool has_cycles;
 	long long min, median, mad, noise, net, net_cycles;	/* noise: 1/1000 %, -1 unknown */
@@ -611,6 +612,7 @@ static int read_row(struct row *r, const char *name)
 	r->has_cycles = read_samples(r, "sample_cycles", r->cycles) == r->kept;
 	for (p = r->dropped + strspn(r->dropped, " "); *p; p += strspn(p, " ")) {
 		r->nr_dropped++;
+		r->by_cause[*p == 'p' ? 0 : *p == 'm' ? 1 : 2]++;
 		p += strcspn(p, " ");
 	}
 	return r->kept < 0 ? -EINVAL : 0;
@@ -635,8 +637,7 @@ static void set_status(struct row *r, const char *status, const char *why)
 {
 	char reason[sizeof(r->reason)];
 
-	snprintf(reason, sizeof(reason), "%.250s%s%.250s", why, r->reason[0] ? "; " : "",
-		 r->reason);
+	snprintf(reason, sizeof(reason), "%.250s%s%.250s", why, *r->reason ? "; " : "", r->reason);
 	memcpy(r->reason, reason, sizeof(reason));
 	snprintf(r->status, sizeof(r->status), "%s", status);
 }
@@ -658,8 +659,8 @@ static enum verdict judge(struct row *r, long long step)
 		return strcmp(r->status, "unsupported") && strcmp(r->status, "noisy") ?
 		       FAILED : SKIPPED;
 	snprintf(why, sizeof(why),
-		 "no sample kept: %lld dropped (%.100s), at most 2 x samples + 8 = %lld taken",
-		 r->nr_dropped, r->dropped, 2 * want + 8);
+		 "no sample kept: %lld dropped (%lld preempted, %lld migrated, %lld with steal time), at most 2 x samples + 8 = %lld taken",
+		 r->nr_dropped, r->by_cause[0], r->by_cause[1], r->by_cause[2], 2 * want + 8);
 	if (!r->kept)
 		set_status(r, "noisy", r->nr_dropped ? why :
 			   "budget_ms ran out before a sample was kept");
@@ -917,8 +918,7 @@ TEST_F_TIMEOUT(mmbench, run, CASE_TIMEOUT)
 		v = judge(r, step);
 		report_row(r, variant->group);
 		if (v == SKIPPED && !why[0])
-			snprintf(why, sizeof(why), "%.60s %.16s: %.500s", r->name, r->status,
-				 r->reason);
+			snprintf(why, sizeof(why), "%s %s: %.500s", r->name, r->status, r->reason);
 		if (v == SKIPPED)
 			ksft_print_msg("%s: %s here: %s\n", r->name, r->status, r->reason);
 		failed += v == FAILED;
