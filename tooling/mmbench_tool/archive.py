@@ -8,8 +8,8 @@ load  one per module load: its number, whether insmod worked (and why
       not, when the module's log said), run_ms.
 row   one per row per load: status, reason, median, mad, noise, net (all
       ns/op but noise, in %), the kept samples (ns/op, in the order
-      taken, when the module publishes sample_ns), the samples kept and
-      dropped, and the drops by cause when the kernel log says them.
+      taken), the samples kept and dropped, and the drops by cause:
+      bench.row_figures() of the module's raw files.
 
 Several runs' files concatenated are an archive too (./mmbench measure
 writes one per side that way): every load and row record carries its
@@ -46,12 +46,6 @@ WARN_KEYS = ("preempt", "init_on_alloc", "init_on_free", "clocksource",
 # budget_ms too: a shorter budget can cut a row's samples short.
 SAMPLING = (("samples", "9"), ("sample_us", "2000"), ("iterations", "0"),
             ("budget_ms", "60000"))
-# Why samples were dropped: the module's words in its log line ("dropped
-# 0 preempted, 1 migrated, 0 with steal time").
-DROP_CAUSES = {"preempted": "preempted", "migrated": "migrated",
-               "stolen": "(?:with steal time|stolen)"}
-
-
 def _number(text):
     """@text as a finite number, else None (not measured)."""
     try:
@@ -71,27 +65,10 @@ def host_cpu():
     return platform.processor() or "unknown"
 
 
-def drops(klog_lines, row):
-    """{cause: count} of the samples of @row dropped, from the module's
-    kernel log lines of one load ("test_mmbench: <row>: ...")."""
-    found = {}
-    for line in klog_lines:
-        m = re.match(r"test_mmbench: (\S+): (.*)$", line)
-        if not m or m.group(1) != row:
-            continue
-        text = m.group(2)
-        for cause, words in DROP_CAUSES.items():
-            hit = (re.search(rf"(\d+)\s+(?:samples?\s+)?(?:dropped\s+)?"
-                             rf"(?:as\s+)?{words}", text) or
-                   re.search(rf"{words}\s*[=:]?\s*(\d+)", text))
-            if hit:
-                found[cause] = int(hit.group(1))
-    return found
-
-
 def compose_fingerprint(test_program, host_facts, module=None, guest=None):
     """The fingerprint of a boot: the test program's fingerprint lines
-    (when the suite ran), the module's fingerprint files, what the guest
+    (its suite's, or its fingerprint case's), the module's files (its
+    preempt model as the rows ran), what the guest
     said of itself and @host_facts, each over the ones before; emulated
     "yes" under TCG where the guest did not say."""
     fp = {}
@@ -132,7 +109,6 @@ def records(lines, host_facts, params, boot=None):
     out = [head]
     for n, ld in enumerate(loads, 1):
         number = ld.get(bench.RUN_MS, {}).get("load", n)
-        klog = ld.get(bench.KLOG, [])
         out.append({"type": "load", "boot": boot_id, "load": int(number),
                     "insmod": "failed" if bench.FAILED in ld else "ok",
                     "run_ms": _number(ld.get(bench.RUN_MS, {})
@@ -143,26 +119,12 @@ def records(lines, host_facts, params, boot=None):
             if row.startswith(" "):
                 continue
             rec = {"type": "row", "boot": boot_id, "load": int(number),
-                   "row": row, "status": f.get("status"),
-                   "reason": f.get("reason", ""),
-                   "median": _number(f.get("median")),
-                   "mad": _number(f.get("mad")),
-                   "noise": _number(f.get("noise")),
-                   "net": _number(f.get("net")),
-                   "samples": int(f["samples"]) if
-                   f.get("samples", "").isdigit() else None,
-                   "dropped": int(f["dropped"]) if
-                   f.get("dropped", "").isdigit() else None,
-                   "sample_ns": [float(x) for x in
-                                 f.get("sample_ns", "").split()
-                                 if _number(x) is not None],
-                   "dropped_why": drops(klog, row),
-                   # where valid (the module shows it only then)
-                   "net_cycles": _number(f.get("net_cycles_per_op")),
-                   "ops_per_sample": _number(f.get("ops_per_sample")),
-                   "group": f.get("group"), "cpu": f.get("cpu"),
-                   "context": f.get("context"),
-                   "slow_ops": _number(f.get("slow_ops"))}
+                   "row": row, "status": f["status"], "reason": f["reason"],
+                   "slow_ops": _number(f["slow_ops"])}
+            rec.update({k: f[k] for k in (
+                "median", "mad", "noise", "net", "samples", "dropped",
+                "sample_ns", "dropped_why", "net_cycles", "ops_per_sample",
+                "group", "cpu", "context")})
             out.append(rec)
     return out
 

@@ -5,16 +5,20 @@ import re
 import statistics
 import zlib
 
+from . import names
+from .common import REPO, Failure
+
 RUN_MS = " run_ms"      # a key no row name can take
-KLOG = " klog"          # the module's kernel log lines of a load
 FAILED = " insmod failed"
-# Keys whose value is the rest of the line (it may hold spaces).
-REST_KEYS = ("reason", "sample_ns", "klog")
-# A row's sysfs files under the short names the figures go by.
-SYSFS_KEYS = {"ns_per_op_median": "median", "net_ns_per_op": "net",
-              "ns_per_op_mad": "mad", "noise_pct": "noise",
-              "samples_dropped": "dropped"}
-MODULE_FP = " module fingerprint"
+MODULE_FP = " module fingerprint"  # the module's own files (preempt)
+# The archive's words for the module's causes of a dropped sample (a
+# row's samples_dropped lists one a sample).
+DROP_CAUSES = {"preempt": "preempted", "migrate": "migrated",
+               "steal": "stolen"}
+# A row's group is its benchmark's in the kselftest's cases; those it has
+# no case of are calibration, as the module's groups were.
+TEST_SOURCE = REPO / "tools/testing/selftests/mm/mmbench/mmbench_test.c"
+UNCASED_GROUPS = {"baseline": "calibration", "ndelay": "calibration"}
 # bench.sh sends a load's lines gzipped and in base64 between these: the
 # serial port took ~10 us a byte under TCG, a third of a load's time.
 GZ_BEGIN = "MMBENCH-GZ-BEGIN"
@@ -76,13 +80,113 @@ def unpack(lines):
     yield from u.close()
 
 
+def groups(source=TEST_SOURCE):
+    """{benchmark: group} as the kselftest's cases name them
+    (FIXTURE_VARIANT_ADD(mmbench, <name>) { "<name>", "<group>" }), and
+    UNCASED_GROUPS."""
+    found = dict(re.findall(r'^FIXTURE_VARIANT_ADD\(mmbench, \w+\) '
+                            r'\{ "(\w+)", "(\w+)" \};', source.read_text(),
+                            re.M))
+    if not found:
+        raise Failure(f"{source}: no FIXTURE_VARIANT_ADD(mmbench, ...) "
+                      "case naming its group")
+    return UNCASED_GROUPS | found
+
+
+def _ints(text):
+    """The whole numbers of the space-separated @text; None if a word is
+    not one."""
+    words = (text or "").split()
+    return [int(w) for w in words] if all(w.isdigit() for w in words) \
+        else None
+
+
+def _per_op(text, ops):
+    """The samples of @text (whole-sample figures) per op, in integer
+    thousandths rounded as the kselftest rounds them; [] when there are
+    none or @ops is not a count of ops."""
+    values = _ints(text)
+    if not values or not ops:
+        return []
+    return [(x * 1000 + ops // 2) // ops for x in values]
+
+
+def median_of(values):
+    """The median of whole numbers @values (the mean of the middle two
+    for an even count, truncated as the kselftest's median_of())."""
+    return (statistics.median_low(values) +
+            statistics.median_high(values)) // 2
+
+
+def mad_of(values):
+    """The median absolute deviation of @values from their median."""
+    mid = median_of(values)
+    return median_of([abs(x - mid) for x in values])
+
+
+def row_figures(name, files, base=None, table=None, benches=None):
+    """Row @name's figures from its lean sysfs @files {file: text} and those
+    of the load's baseline row @base: the per-op samples (ns), min,
+    median, MAD (ns/op), noise (%, with 3 samples or more, else None),
+    net ns/op and net cycles/op over the baseline's (None without it),
+    the counts kept and dropped and the drops by cause, its group (the
+    kselftest's table, @table: groups()) and CPUs.  The statistics of
+    LEAN-ABI.md, as mmbench_test.c computes them for its KTAP: in
+    integer thousandths of ns (ps), then in ns."""
+    def ops(f):
+        return int(f.get("ops_per_sample", "")) \
+            if f.get("ops_per_sample", "").isdigit() else 0
+
+    ns = _per_op(files.get("sample_ns"), ops(files))
+    base = base or {}
+    base_ns = _per_op(base.get("sample_ns"), ops(base))
+    cycles = _per_op(files.get("sample_cycles"), ops(files))
+    base_cycles = _per_op(base.get("sample_cycles"), ops(base))
+    why = files.get("samples_dropped", "").split()
+    out = {"status": files.get("status"), "reason": files.get("reason", ""),
+           "context": files.get("context"), "cpu": files.get("cpus"),
+           "ops_per_sample": ops(files) if "ops_per_sample" in files
+           else None, "samples": len(ns) if "sample_ns" in files else None,
+           "dropped": len(why) if "samples_dropped" in files else None,
+           "dropped_why": {}, "sample_ns": [v / 1000 for v in ns],
+           "min": None, "median": None, "mad": None, "noise": None,
+           "net": None, "net_cycles": None, "slow_ops": files.get("slow_ops")}
+    if "samples_dropped" in files:
+        out["dropped_why"] = {c: 0 for c in DROP_CAUSES.values()}
+        for word in why:
+            cause = DROP_CAUSES.get(word, word)
+            out["dropped_why"][cause] = out["dropped_why"].get(cause, 0) + 1
+    out["group"] = (groups() if table is None else table).get(
+        names.bench_of(name, names.benchmarks() if benches is None
+                       else benches))
+    if not ns:
+        # The kselftest's verdict: a row that passed with no sample kept.
+        if out["status"] == "pass":
+            out["status"] = "noisy"
+            out["reason"] = "; ".join(filter(None, (
+                f"no sample kept: {len(why)} dropped ({' '.join(why)})"
+                if why else "budget_ms ran out before a sample was kept",
+                out["reason"])))
+        return out
+    median, mad = median_of(ns), mad_of(ns)
+    out.update(min=min(ns) / 1000, median=median / 1000, mad=mad / 1000)
+    if len(ns) >= 3 and median > 0:
+        out["noise"] = (mad * 100000 // median) / 1000
+    if base_ns:
+        out["net"] = (median - median_of(base_ns)) / 1000
+    if base_ns and len(cycles) == len(ns) and len(base_cycles) == len(base_ns):
+        out["net_cycles"] = (median_of(cycles) - median_of(base_cycles)) / 1000
+    return out
+
+
 def parse(lines):
     """Collect the guest's MMBENCH-BENCH lines.
 
     Returns (suite, fingerprint, loads): suite {suite_cs, suite_ok},
-    fingerprint {key: value}, loads [{row: {status, median, net, mad,
-    ...}}], each load's RUN_MS entry its "load" and "run_ms" and KLOG
-    its kernel log lines.
+    fingerprint {key: value} (the kselftest's), loads [{row: figures}]
+    (row_figures() of each row's sysfs files), each load's RUN_MS entry
+    its "load" and "run_ms", MODULE_FP the module's top-level files and
+    FAILED why insmod failed.
     """
     suite, fingerprint, loads = {}, {}, {}
     for line in unpack(lines):
@@ -93,26 +197,17 @@ def parse(lines):
             key, _, value = rest[len("fingerprint "):].partition("=")
             fingerprint[key] = value
             continue
-        m = re.match(r"load=(\d+) sysfs=([^/\s]+)/(\w+)=(.*)$", rest)
+        # A row's file (<row>/<file>), or the module's own (<file>).
+        m = re.match(r"load=(\d+) sysfs=(?:([^/\s]+)/)?(\w+)=(.*)$", rest)
         if m:
             load = loads.setdefault(int(m.group(1)), {})
             row, key, value = m.group(2), m.group(3), m.group(4).strip()
-            if row == "fingerprint":
+            if row is None:
                 load.setdefault(MODULE_FP, {})[key] = value
             else:
-                load.setdefault(row, {})[SYSFS_KEYS.get(key, key)] = value
+                load.setdefault(row, {})[key] = value
             continue
-        m = re.match(r"load=(\d+) (?:row=(\S+) )?(%s)=(.*)$" %
-                     "|".join(REST_KEYS), rest)
-        if m:
-            load = loads.setdefault(int(m.group(1)), {})
-            if m.group(3) == "klog":
-                load.setdefault(KLOG, []).append(m.group(4))
-            elif m.group(2):
-                load.setdefault(m.group(2), {})[m.group(3)] = \
-                    m.group(4).strip()
-            continue
-        # First: a reason is free text, which may hold "row=" or "load=".
+        # First: a reason is free text, which may hold "load=".
         failed = re.match(r"load=(\d+) insmod failed(?:: (.*))?$", rest)
         if failed:
             loads.setdefault(int(failed.group(1)), {})[FAILED] = {
@@ -121,12 +216,18 @@ def parse(lines):
         fields = dict(re.findall(r"(\w+)=(\S+)", rest))
         if "suite_cs" in fields:
             suite = fields
-        elif "row" in fields:
-            loads.setdefault(int(fields["load"]), {}).setdefault(
-                fields["row"], {}).update(fields)
-        elif "run_ms" in fields:
+        elif "run_ms" in fields and "load" in fields:
             loads.setdefault(int(fields["load"]), {})[RUN_MS] = fields
-    return suite, fingerprint, [loads[k] for k in sorted(loads)]
+    table = benches = None
+    out = []
+    for k in sorted(loads):
+        raw = loads[k]
+        if table is None and any(not r.startswith(" ") for r in raw):
+            table, benches = groups(), names.benchmarks()
+        base = raw.get("baseline")
+        out.append({r: row_figures(r, raw[r], base, table, benches)
+                    if not r.startswith(" ") else raw[r] for r in raw})
+    return suite, fingerprint, out
 
 
 def parse_prefixed(lines, prefix):
@@ -173,7 +274,7 @@ def report(suite, fingerprint, loads):
 
     def med(ld, row, key="median"):
         r = ld.get(row)
-        return float(r[key]) if r and r.get("status") == "pass" else None
+        return r.get(key) if r and r.get("status") == "pass" else None
 
     base = [m for m in (med(ld, "baseline") for ld in loads) if m is not None]
     if base:

@@ -1003,29 +1003,38 @@ class Answers(unittest.TestCase):
                          "about 7 min left; ")
 
 
+# The lean module's raw files (whole-sample ns, a list of drops' causes)
+# as bench.sh prints them, with the kselftest's fingerprint lines.
 # count_vm_event+ndelay_50: a row of modules before 078583c (an injected
 # ndelay), which archives of then still hold.
-GUEST = """MMBENCH-BENCH guest boot_id=1234-abcd
+GUEST = """MMBENCH-BENCH fingerprint debug=none
+MMBENCH-BENCH fingerprint init_on_alloc=0
+MMBENCH-BENCH guest boot_id=1234-abcd
+MMBENCH-BENCH guest release=6.12.117+deb12-cloud-amd64
 MMBENCH-BENCH guest clocksource=tsc
 MMBENCH-BENCH guest cpu_model=QEMU Virtual CPU version 2.5+
 MMBENCH-BENCH guest kaslr=off
 MMBENCH-BENCH load=1 run_ms=1300
-MMBENCH-BENCH load=1 sysfs=fingerprint/release=6.12.117+deb12-cloud-amd64
-MMBENCH-BENCH load=1 sysfs=fingerprint/debug=none
+MMBENCH-BENCH load=1 sysfs=preempt=voluntary
+MMBENCH-BENCH load=1 sysfs=baseline/status=pass
+MMBENCH-BENCH load=1 sysfs=baseline/ops_per_sample=1000
+MMBENCH-BENCH load=1 sysfs=baseline/sample_ns=1200 1182 1190 1170
+MMBENCH-BENCH load=1 sysfs=baseline/sample_cycles=3000 2980 2990 2950
 MMBENCH-BENCH load=1 sysfs=kmalloc_64/status=pass
 MMBENCH-BENCH load=1 sysfs=kmalloc_64/reason=
-MMBENCH-BENCH load=1 sysfs=kmalloc_64/ns_per_op_median=210.582
-MMBENCH-BENCH load=1 sysfs=kmalloc_64/ns_per_op_mad=2.100
-MMBENCH-BENCH load=1 sysfs=kmalloc_64/net_ns_per_op=209.400
-MMBENCH-BENCH load=1 sysfs=kmalloc_64/noise_pct=1.250
-MMBENCH-BENCH load=1 sysfs=kmalloc_64/samples=3
-MMBENCH-BENCH load=1 sysfs=kmalloc_64/samples_dropped=2
-MMBENCH-BENCH load=1 sysfs=kmalloc_64/sample_ns=210.100 210.582 215.000
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/cpus=0
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/context=preempt
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/ops_per_sample=1000
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/samples_dropped=preempt migrate
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/sample_ns=210100 210582 215000
+MMBENCH-BENCH load=1 sysfs=kmalloc_64/sample_cycles=525000 526000 530000
 MMBENCH-BENCH load=1 sysfs=alloc_pages_order9/status=unsupported
 MMBENCH-BENCH load=1 sysfs=alloc_pages_order9/reason=no free block of order 9
+MMBENCH-BENCH load=1 sysfs=alloc_pages_order9/samples_dropped=
+MMBENCH-BENCH load=1 sysfs=alloc_pages_order9/sample_ns=
 MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/status=pass
-MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/ns_per_op_median=300.000
-MMBENCH-BENCH load=1 klog=test_mmbench: kmalloc_64: median 210.582 ns, 3 samples of 100 ops on CPU 0, dropped 1 preempted, 1 migrated, 0 with steal time
+MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/ops_per_sample=10
+MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/sample_ns=3000
 MMBENCH-BENCH load=2 insmod failed
 MMBENCH-BENCH load=3 insmod failed: slow_into: kmalloc_100: no such row in this load
 MMBENCH-BENCH load=4 insmod failed: cpu=5 is not an online CPU (online: 0-1), nor -1 row=x
@@ -1069,8 +1078,27 @@ class Archive(unittest.TestCase):
         self.assertEqual((k["samples"], k["dropped"]), (3, 2))
         self.assertEqual(k["dropped_why"],
                          {"preempted": 1, "migrated": 1, "stolen": 0})
+        # The figures the old module published, made on the host from
+        # the lean one's raw files: MAD, noise (with 3 samples or more),
+        # net of the baseline's median (of an even count: the middle
+        # two's mean), net cycles likewise.
+        self.assertEqual((k["mad"], k["noise"]), (0.482, 0.228))
+        self.assertEqual(k["net"], 209.396)          # 210.582 - 1.186
+        self.assertEqual(k["net_cycles"], 523.015)   # 526 - 2.985
+        self.assertEqual((k["group"], k["cpu"], k["context"],
+                          k["ops_per_sample"]), ("slab", "0", "preempt",
+                                                 1000))
+        base = rows["baseline"]
+        self.assertEqual((base["median"], base["net"], base["samples"]),
+                         (1.186, 0.0, 4))
+        # Without the samples_dropped file: no count, no causes.
+        self.assertEqual((base["dropped"], base["dropped_why"]), (None, {}))
         self.assertEqual(rows["alloc_pages_order9"]["reason"],
                          "no free block of order 9")
+        self.assertEqual((rows["alloc_pages_order9"]["samples"],
+                          rows["alloc_pages_order9"]["median"]), (0, None))
+        self.assertEqual(head["fingerprint"]["preempt"], "voluntary")
+        self.assertEqual(head["fingerprint"]["debug"], "none")
         loads = [r for r in recs if r["type"] == "load"]
         self.assertEqual([(r["load"], r["insmod"]) for r in loads],
                          [(1, "ok"), (2, "failed"), (3, "failed"),

@@ -14,55 +14,73 @@ from mmbench_tool import archive, bench
 BENCH_SH = support.TOOLING / "guest" / "bench.sh"
 
 
+# A lean module's files of one load (grep -r's lines): the baseline and
+# a row of 100 ops a sample, whole-sample ns, one sample dropped.
+SYSFS = (
+    "/sys/kernel/mmbench/preempt:voluntary",
+    "/sys/kernel/mmbench/baseline/status:pass",
+    "/sys/kernel/mmbench/baseline/reason:",
+    "/sys/kernel/mmbench/baseline/cpus:0",
+    "/sys/kernel/mmbench/baseline/context:preempt",
+    "/sys/kernel/mmbench/baseline/ops_per_sample:1000",
+    "/sys/kernel/mmbench/baseline/sample_ns:1500 1400 1600",
+    "/sys/kernel/mmbench/baseline/samples_dropped:",
+    "/sys/kernel/mmbench/kmalloc_64/status:pass",
+    "/sys/kernel/mmbench/kmalloc_64/reason:",
+    "/sys/kernel/mmbench/kmalloc_64/cpus:1",
+    "/sys/kernel/mmbench/kmalloc_64/context:preempt",
+    "/sys/kernel/mmbench/kmalloc_64/ops_per_sample:100",
+    "/sys/kernel/mmbench/kmalloc_64/sample_ns:21010 21050 21100",
+    "/sys/kernel/mmbench/kmalloc_64/samples_dropped:migrate migrate",
+)
+
+
 class Loads(unittest.TestCase):
-    def run_sh(self, env, dmesg='/bin/cat "$TMPDIR/klog" 2>/dev/null',
-               loads=2):
+    def run_sh(self, env, loads=2, kselftest=None):
         """bench.sh's output under a fake insmod that records its
         arguments and succeeds, a fake rmmod, dmesg and grep -r (a
-        module's sysfs files)."""
+        lean module's sysfs files); @kselftest, the fake kselftest's
+        output when it is run."""
         with tempfile.TemporaryDirectory() as tmp:
             bin_dir = Path(tmp) / "bin"
             bin_dir.mkdir()
             fake = {
-                # The kernel log grows a line a load.
-                "insmod": 'echo "$*" >>"$TMPDIR/args"; '
-                          "echo '[    1.0] test_mmbench: kmalloc_64: "
-                          "median 1 ns, dropped 0 preempted, 2 migrated, "
-                          "0 with steal time' >>\"$TMPDIR/klog\"",
+                "insmod": 'echo "$*" >>"$TMPDIR/args"',
                 "rmmod": "true",
                 "uname": "echo 6.12-fake",
-                "cat": 'case "$1" in */run_ms) echo 1300;; '
-                       '*) /bin/cat "$@";; esac',
-                "dmesg": dmesg,
-                "grep": 'if [ "$1" = -r ]; then '
-                        "printf '%s\\n' "
-                        "'/sys/kernel/mmbench/kmalloc_64/status:pass' "
-                        "'/sys/kernel/mmbench/kmalloc_64/ns_per_op_median:"
-                        "210.500' "
-                        "'/sys/kernel/mmbench/kmalloc_64/sample_ns:210.100 "
-                        "210.500 211.000' "
-                        "'/sys/kernel/mmbench/kmalloc_64/reason:' "
-                        "'/sys/kernel/mmbench/fingerprint/debug:none'; "
-                        'else /bin/grep "$@"; fi',
+                "dmesg": "true",
+                "grep": 'if [ "$1" = -r ]; then printf \'%s\\n\' ' +
+                        " ".join(f"'{line}'" for line in SYSFS) +
+                        '; else /bin/grep "$@"; fi',
                 "run_kselftest.sh": "echo SUITE RAN",
             }
+            if kselftest is not None:
+                test = Path(tmp) / "kselftest/mm/mmbench/mmbench_test"
+                test.parent.mkdir(parents=True)
+                test.write_text("#!/bin/sh\necho \"params=$MMBENCH_PARAMS "
+                                "args=$*\" >>\"$TMPDIR/test_args\"\n"
+                                f"printf '%s\\n' '{kselftest}'\n")
+                test.chmod(0o755)
             for name, body in fake.items():
                 (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
                 (bin_dir / name).chmod(0o755)
-            # The log as it was before the first load.
-            (Path(tmp) / "klog").write_text("[ 0.5] boot\n" * 10)
+            (Path(tmp) / "klog").write_text("[ 0.5] boot\n")
             env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
                        TMPDIR=tmp, MMBENCH_LOADS=str(loads),
-                       MMBENCH_KMSG=f"{tmp}/klog", **env)
+                       MMBENCH_KMSG=f"{tmp}/klog",
+                       MMBENCH_KSELFTEST=f"{tmp}/kselftest", **env)
             raw = subprocess.run(["dash", str(BENCH_SH)], env=env,
                                  text=True, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, timeout=60,
                                  check=False).stdout
             args = (Path(tmp) / "args").read_text().splitlines()
+            test_args = (Path(tmp) / "test_args").read_text() \
+                if (Path(tmp) / "test_args").exists() else None
         # A load's files leave packed (the serial port is slow): the
         # host sees their lines once unpacked.
         self.assertNotIn("sysfs=", raw)
         self.assertEqual(raw.count(bench.GZ_BEGIN), loads)
+        self.test_args = test_args
         return "\n".join(bench.unpack(raw.splitlines())), args
 
     def test_loads_only(self):
@@ -74,24 +92,53 @@ class Loads(unittest.TestCase):
         recs = archive.records(out.splitlines(), {"accel": "tcg"}, {})
         rows = [r for r in recs if r["type"] == "row"]
         self.assertEqual([(r["load"], r["row"]) for r in rows],
-                         [(1, "kmalloc_64"), (2, "kmalloc_64")])
-        self.assertEqual(rows[0]["sample_ns"], [210.1, 210.5, 211.0])
-        self.assertEqual(rows[0]["median"], 210.5)
-        self.assertEqual(rows[0]["dropped_why"]["migrated"], 2)
-        # Each load has its own log line, not the earlier loads'.
-        self.assertEqual(out.count("klog=test_mmbench: kmalloc_64"), 2)
-        self.assertEqual(recs[0]["fingerprint"]["debug"], "none")
+                         [(1, "baseline"), (1, "kmalloc_64"),
+                          (2, "baseline"), (2, "kmalloc_64")])
+        # The archive's figures per op from the lean module's raw files:
+        # whole-sample ns over ops_per_sample.
+        k = rows[1]
+        self.assertEqual(k["sample_ns"], [210.1, 210.5, 211.0])
+        self.assertEqual((k["median"], k["mad"]), (210.5, 0.4))
+        self.assertEqual(k["noise"], 0.19)     # 0.4 / 210.5, in 1/1000 %
+        self.assertEqual(k["net"], 209.0)      # less the baseline's 1.5
+        self.assertEqual((k["samples"], k["dropped"]), (3, 2))
+        self.assertEqual(k["dropped_why"],
+                         {"preempted": 0, "migrated": 2, "stolen": 0})
+        self.assertEqual((k["group"], k["cpu"], k["context"],
+                          k["ops_per_sample"]), ("slab", "1", "preempt", 100))
+        self.assertIsNone(k["net_cycles"])     # no sample_cycles
+        self.assertEqual(rows[0]["group"], "calibration")
+        # The insmod timed by the guest: the module has no run_ms.
+        loads = [r for r in recs if r["type"] == "load"]
+        self.assertTrue(all(isinstance(r["run_ms"], float) and
+                            r["run_ms"] >= 0 for r in loads), loads)
+        # The module's preempt file is the fingerprint's preempt.
+        self.assertEqual(recs[0]["fingerprint"]["preempt"], "voluntary")
         # The release is the guest's uname -r: the module does not say it.
         self.assertEqual(recs[0]["fingerprint"]["release"], "6.12-fake")
 
-    def test_log_lines_when_the_log_buffer_is_full(self):
-        # A full buffer keeps its newest lines only: counting lines told
-        # the loads after the first few that they had none.
-        out, _args = self.run_sh({"MMBENCH_SUITE": "0"},
-                                 dmesg='tail -n 4 "$TMPDIR/klog"', loads=5)
-        for i in range(1, 6):
-            self.assertEqual(out.count(f"load={i} klog=test_mmbench: "
-                                       "kmalloc_64"), 1, out)
+    def test_the_fingerprint_case_says_what_the_module_does_not(self):
+        # No suite ran: the kselftest's fingerprint case alone, with
+        # none of the loads' parameters; the module's preempt file over
+        # its preempt.
+        out, _args = self.run_sh(
+            {"MMBENCH_SUITE": "0", "MMBENCH_PARAMS": "samples=3"},
+            kselftest="# fingerprint.debug=kasan lockdep\n"
+                      "# fingerprint.init_on_alloc=1\n"
+                      "# fingerprint.init_on_free=0\n"
+                      "# fingerprint.preempt=none\n"
+                      "ok 1 context.fingerprint", loads=1)
+        self.assertEqual(self.test_args, "params= args=-f context\n")
+        fp = archive.records(out.splitlines(), {"accel": "tcg"},
+                             {})[0]["fingerprint"]
+        self.assertEqual((fp["debug"], fp["init_on_alloc"],
+                          fp["init_on_free"], fp["preempt"]),
+                         ("kasan lockdep", "1", "0", "voluntary"))
+
+    def test_no_fingerprint_case_after_the_suite(self):
+        # ./mmbench bench: the suite's own fingerprint lines say it.
+        self.run_sh({}, kselftest="# fingerprint.debug=none", loads=1)
+        self.assertIsNone(self.test_args)
 
 
 class Unpack(unittest.TestCase):
