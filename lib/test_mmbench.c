@@ -200,8 +200,7 @@ MODULE_PARM_DESC(iterations,
 MMBENCH_PARAM_UINT(samples, 1, MMBENCH_MAX_SAMPLES);
 MODULE_PARM_DESC(samples, "Samples kept per row after a warm-up, 1..250 (default 9)");
 MMBENCH_PARAM_UINT(sample_us, 100, 100000);
-MODULE_PARM_DESC(sample_us,
-		 "Length of a sample when iterations=0, 100..100000 us (default 2000)");
+MODULE_PARM_DESC(sample_us, "Length of a sample when iterations=0, 100..100000 us (default 2000)");
 MMBENCH_PARAM_UINT(budget_ms, 100, 600000);
 MODULE_PARM_DESC(budget_ms, "Time the rows share, 100..600000 ms (default 60000)");
 
@@ -235,42 +234,43 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s);
 
 /* series: end */
 /* series: page_alloc */
-/*
- * Write (@write) or check the tag of block @i of a batch at @p: made from
- * the block's address and @i, at both ends.  A block handed out twice in a
- * batch holds the later tag, so the check of the earlier fails.
- */
+/* Write (@write) or check, in every word of block @i at @p, ~(its address + @i). */
 static bool mmbench_tag(const struct mmbench_ctx *ctx, void *p, unsigned int i, bool write)
 {
 	u8 *b = ctx->bench->pages ? page_address(p) : p;
 	unsigned long tag = ~((unsigned long)b + i);
-	size_t n = min_t(size_t, ctx->size, sizeof(tag));
+	size_t off, n;
 
-	if (write) {
-		memcpy(b, &tag, n);
-		memcpy(b + ctx->size - n, &tag, n);
-		return true;
+	for (off = 0; off < ctx->size; off += n) {
+		n = min_t(size_t, ctx->size - off, sizeof(tag));
+		if (write)
+			memcpy(b + off, &tag, n);
+		else if (memcmp(b + off, &tag, n))
+			return false;
 	}
-	return !memcmp(b, &tag, n) && !memcmp(b + ctx->size - n, &tag, n) &&
-	       (!ctx->align || IS_ALIGNED((unsigned long)b, ctx->align));
+	return !ctx->align || IS_ALIGNED((unsigned long)b, ctx->align);
 }
 
 /*
- * Untimed: a batch by the row's path, each block tagged as it comes; once
- * all are out, every tag checked, then the blocks freed.  A wrong one is
- * counted and not freed: it may be another's, freed with that one.
+ * Untimed: a batch by the row's path, each call's blocks tagged before the next.  Once
+ * all are out, a block handed out twice, or overlapping another, fails its check.
  */
 static void mmbench_check_batch(struct mmbench_ctx *ctx)
 {
-	unsigned int n = ctx->bench->get(ctx, ctx->ptrs, ctx->batch), i, good = 0;
+	unsigned int step = ctx->unit > 1 ? DIV_ROUND_UP(ctx->batch, 2) : 1;
+	unsigned int n = 0, got = step, i, j, good = 0;
 
-	for (i = 0; i < n; i++)
-		mmbench_tag(ctx, ctx->ptrs[i], i, true);
+	while (got == step && n < ctx->batch) {	/* till a call falls short, or the last */
+		got = ctx->bench->get(ctx, ctx->ptrs + n, min(step, ctx->batch - n));
+		for (i = n, n += got; i < n; i++)
+			mmbench_tag(ctx, ctx->ptrs[i], i, true);
+	}
 	for (i = 0; i < n; i++) {
-		if (mmbench_tag(ctx, ctx->ptrs[i], i, false))
+		ctx->bad += !mmbench_tag(ctx, ctx->ptrs[i], i, false);
+		for (j = i + 1; j < n && ctx->ptrs[j] != ctx->ptrs[i]; j++)
+			;
+		if (j == n)	/* else handed out again: freed as that one */
 			ctx->ptrs[good++] = ctx->ptrs[i];
-		else
-			ctx->bad++;
 	}
 	ctx->bench->put(ctx, ctx->ptrs, good);
 }
@@ -363,13 +363,12 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 	const struct mmbench_bench *b = row->bench;
 	u32 attempts = MMBENCH_ATTEMPTS(mmbench_samples);
 	int cpu = raw_smp_processor_id(), ret;
-	u64 start = ktime_get_ns();
 	struct mmbench_sample s;
 	long delta = 0;
 
 	row->status = MMBENCH_PASS;
 	row->reason[0] = '\0';
-	if (start > mmbench_deadline) {
+	if (ktime_get_ns() > mmbench_deadline) {
 		mmbench_set(row, MMBENCH_UNSUPPORTED, "budget_ms ran out before it started");
 		return;
 	}
@@ -423,17 +422,18 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 		mmbench_set(row, MMBENCH_FAIL, "counter off by %ld", delta);
 /* series: page_alloc */
 	if (ctx->bad)
-		mmbench_set(row, MMBENCH_FAIL, "%llu blocks lost their tag, or were misaligned",
-			    ctx->bad);
+		mmbench_set(row, MMBENCH_FAIL, "%llu blocks lost their tag or alignment", ctx->bad);
 	if (ctx->failed)
 		mmbench_set(row, MMBENCH_UNSUPPORTED,
 			    "%llu allocation calls failed: short of memory for this order, size or bulk",
 			    ctx->failed);
 /* series: end */
-	if (READ_ONCE(mmbench_stop))
+	if (READ_ONCE(mmbench_stop)) {
 		mmbench_set(row, MMBENCH_ERROR, "stopped");
-	if (raw_smp_processor_id() != cpu)
-		mmbench_set(row, MMBENCH_ERROR, "CPU %d went offline", cpu);
+	} else if (raw_smp_processor_id() != cpu) {	/* no later row would run there */
+		mmbench_set(row, MMBENCH_ERROR, "CPU %d went offline: the load stops", cpu);
+		WRITE_ONCE(mmbench_stop, true);
+	}
 }
 
 static int mmbench_thread(void *data)
@@ -674,8 +674,8 @@ static const struct mmbench_bench mmbench_vmstat[] = {
 #define MMBENCH_MAX_BULK	1024U
 
 static struct mmbench_list mmbench_orders = {
-	.vals = { 0, 1, 2, 3, MAX_PAGE_ORDER < 9 ? MAX_PAGE_ORDER : 9 }, .nr = 5,
-	.max = MAX_PAGE_ORDER, .param = "orders", .prefix = "order",
+	.vals = { 0, 1, 2, 3, MAX_PAGE_ORDER < 9 ? MAX_PAGE_ORDER : 9 }, .param = "orders",
+	.nr = MAX_PAGE_ORDER > 3 ? 5 : MAX_PAGE_ORDER + 1, .max = MAX_PAGE_ORDER, .prefix = "order",
 };
 
 static struct mmbench_list mmbench_bulk = {
@@ -786,12 +786,12 @@ MMBENCH_BATCH_OP(pages_bulk, pages_bulk_get, pages_bulk_put)
 /* Batches within 16 MiB and a quarter of the free memory. */
 static int pages_setup(struct mmbench_ctx *ctx)
 {
-	u32 room = max(global_zone_page_state(NR_FREE_PAGES) >> (ctx->arg + 2), 1UL);
-	u32 most = max((16UL << 20) >> (PAGE_SHIFT + ctx->arg), 1UL);
+	unsigned long room = max(global_zone_page_state(NR_FREE_PAGES) >> (ctx->arg + 2), 1UL);
+	unsigned long most = max((16UL << 20) >> (PAGE_SHIFT + ctx->arg), 1UL);
 	bool batch = ctx->bench->op == pages_batch_op;
 
 	ctx->size = PAGE_SIZE << ctx->arg;
-	ctx->batch = min3(batch ? mmbench_batch : ctx->batch, most, room);
+	ctx->batch = min_t(unsigned long, batch ? mmbench_batch : ctx->batch, min(most, room));
 	if (batch)
 		ctx->unit = ctx->batch;
 	return 0;
