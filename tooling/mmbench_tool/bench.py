@@ -162,10 +162,13 @@ def row_figures(name, files, base=None, table=None, benches=None):
     if not ns:
         # The kselftest's verdict: a row that passed with no sample kept.
         if out["status"] == "pass":
+            d = out["dropped_why"]
             out["status"] = "noisy"
             out["reason"] = "; ".join(filter(None, (
-                f"no sample kept: {len(why)} dropped ({' '.join(why)})"
-                if why else "budget_ms ran out before a sample was kept",
+                f"no sample kept: {len(why)} dropped ({d['preempted']} "
+                f"preempted, {d['migrated']} migrated, {d['stolen']} with "
+                "steal time)" if why else
+                "budget_ms ran out before a sample was kept",
                 out["reason"])))
         return out
     median, mad = median_of(ns), mad_of(ns)

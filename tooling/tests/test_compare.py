@@ -1035,6 +1035,10 @@ MMBENCH-BENCH load=1 sysfs=alloc_pages_order9/sample_ns=
 MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/status=pass
 MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/ops_per_sample=10
 MMBENCH-BENCH load=1 sysfs=count_vm_event+ndelay_50/sample_ns=3000
+MMBENCH-BENCH load=1 sysfs=kmalloc_8/status=pass
+MMBENCH-BENCH load=1 sysfs=kmalloc_8/ops_per_sample=1000
+MMBENCH-BENCH load=1 sysfs=kmalloc_8/sample_ns=
+MMBENCH-BENCH load=1 sysfs=kmalloc_8/samples_dropped=preempt preempt steal
 MMBENCH-BENCH load=2 insmod failed
 MMBENCH-BENCH load=3 insmod failed: slow_into: kmalloc_100: no such row in this load
 MMBENCH-BENCH load=4 insmod failed: cpu=5 is not an online CPU (online: 0-1), nor -1 row=x
@@ -1097,6 +1101,11 @@ class Archive(unittest.TestCase):
                          "no free block of order 9")
         self.assertEqual((rows["alloc_pages_order9"]["samples"],
                           rows["alloc_pages_order9"]["median"]), (0, None))
+        # Passed with no sample kept: noisy, as the kselftest judges it.
+        self.assertEqual((rows["kmalloc_8"]["status"],
+                          rows["kmalloc_8"]["reason"]),
+                         ("noisy", "no sample kept: 3 dropped (2 preempted, "
+                          "0 migrated, 1 with steal time)"))
         self.assertEqual(head["fingerprint"]["preempt"], "voluntary")
         self.assertEqual(head["fingerprint"]["debug"], "none")
         loads = [r for r in recs if r["type"] == "load"]
