@@ -3,9 +3,12 @@
 # a kernel with FAILSLAB, FAIL_PAGE_ALLOC and FAULT_INJECTION_DEBUG_FS (the
 # debug kernel).  Every benchmark runs once with 10 % of its allocations
 # failed, slab and page allocator alike (interval 1, any gfp, order 0 up),
-# restricted to the run by the task filter: the module, loaded with
-# make_it_fail=1, marks its samples as /proc/<pid>/make-it-fail would (the
-# load itself is not marked).  Each
+# restricted to the run by the task filter: the module, built with the
+# test-only knobs (tooling/kernel/patches/test_mmbench-knobs.patch) and
+# loaded with make_it_fail=1, marks the task of each row's samples (and
+# check) once its setup is done, and the workers of the rows on several
+# CPUs, as /proc/<pid>/make-it-fail would (the load itself is not
+# marked).  Each
 # row must pass or say that its allocations failed, and how many.  A row
 # of the page allocator or slab makes an allocation call every op (every
 # bulk, for a bulk API): with 64 calls in its samples, one of them
@@ -45,6 +48,28 @@ made() {
 	echo $((times - $(num $dbg/$1/times)))
 }
 
+# words <file>: how many words it holds (a list: sample_ns,
+# samples_dropped), 0 if it cannot be read.
+words() {
+	# shellcheck disable=SC2046
+	set -- $(cat "$1" 2>/dev/null)
+	echo $#
+}
+
+# group <row>: its family, as the kselftest's cases name them (the
+# module no longer says; tooling/tests/test_faults_sh.py holds this to
+# the kselftest's table).
+group() {
+	case "$1" in
+	baseline | ndelay | ndelay_[0-9]* | alu_chain | ptr_ring_remote) echo calibration ;;
+	*_page_state | count_vm_event | count_vm_events) echo vmstat ;;
+	alloc_pages*) echo page_alloc ;;
+	kmalloc* | kmem_cache* | kfree_bulk*) echo slab ;;
+	page_frag*) echo page_frag ;;
+	*) echo unknown ;;
+	esac
+}
+
 # num <file>: its number, 0 if it cannot be read.
 num() {
 	v=$(cat "$1" 2>/dev/null)
@@ -74,7 +99,9 @@ echo "mmbench-faults: begin" >/dev/kmsg
 inject
 start=$(date +%s)
 # A run that hangs is stopped, so that fault injection ends all the same.
-timeout 900 insmod "$ko" make_it_fail=1 samples=5
+# The rows share budget_ms, and one that finds it spent does not start:
+# the most it takes, for a slow debug kernel (the load ends by 610 s).
+timeout 900 insmod "$ko" make_it_fail=1 samples=5 budget_ms=600000
 rc=$?
 took=$(($(date +%s) - start))
 slab=$(made failslab)
@@ -92,15 +119,15 @@ for d in $mb/*/; do
 	b=$(basename "$d")
 	st=$(cat "$d/status")
 	why=$(cat "$d/reason")
-	group=$(cat "$d/group")
+	group=$(group "$b")
 	f=$(echo "$why" | sed -n 's/^\([0-9]*\) allocation calls failed.*/\1/p')
 	# Allocation calls of the samples, kept or dropped (at least): a bulk
 	# API's calls take "bulk" ops each.
-	ran=$(($(num "$d/samples") + $(num "$d/samples_dropped")))
+	ran=$(($(words "$d/sample_ns") + $(words "$d/samples_dropped")))
 	calls=$((ran * $(num "$d/ops_per_sample")))
 	case "$b" in
 	kfree_bulk_*) ;;
-	*_bulk_*) bulk=$(num "$d/bulk"); calls=$((calls / (bulk ? bulk : 1))) ;;
+	*_bulk_[0-9]*) bulk=${b##*_}; calls=$((calls / (bulk ? bulk : 1))) ;;
 	esac
 	case "$group:$st" in
 	page_alloc:pass | slab:pass | page_alloc:noisy | slab:noisy)

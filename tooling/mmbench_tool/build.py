@@ -4,6 +4,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from . import knobs as knobsmod
 from .common import OUT, REPO, Failure, run, say
 
 SOURCE_TARBALL = Path("/usr/src/linux-source-6.12.tar.xz")
@@ -53,19 +54,29 @@ def warnings_in(output):
             if re.search(r"\b(warning|error):", line)]
 
 
-def build_module(headers, release, checks=False, cross=()):
+def build_module(headers, release, checks=False, cross=(), knobs=False):
     """Build test_mmbench.ko against @headers; return (ko, warnings).
 
     With @checks, compile from scratch with sparse (C=2) as well as W=1.
     @cross: make variables of a cross build (ARCH=, CROSS_COMPILE=).
+    With @knobs, the module with its test-only knobs (knobs.PATCH applied
+    to a copy of lib/test_mmbench.c), in a folder of its own: the plain
+    module, which users' figures come from, is never overwritten by it.
     """
-    bdir = OUT / "module" / release
+    bdir = OUT / ("module-knobs" if knobs else "module") / release
     bdir.mkdir(parents=True, exist_ok=True)
     kbuild = bdir / "Kbuild"
     if not kbuild.exists() or kbuild.read_text() != KBUILD:
         kbuild.write_text(KBUILD)
     src = bdir / "test_mmbench.c"
-    if not src.is_symlink():
+    if knobs:
+        # Written only when it changed: make rebuilds by its time, when
+        # the module or the patch changed, and not otherwise.
+        text = knobsmod.patched_text()
+        if src.is_symlink() or not src.exists() or src.read_text() != text:
+            src.unlink(missing_ok=True)
+            src.write_text(text)
+    elif not src.is_symlink():
         src.unlink(missing_ok=True)
         src.symlink_to(REPO / "lib" / "test_mmbench.c")
     if checks:

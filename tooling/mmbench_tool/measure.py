@@ -79,6 +79,19 @@ class Side:
         self.setup.prepare()
 
 
+def same_module(sides, knobs=False):
+    """Build every side's module alike: with the test-only knobs on all
+    (knobs.PATCH) when one side's parameters name a knob (slow_into on B),
+    or with @knobs; else the plain module on all.  A comparison then
+    measures what the knob does, not the patch's other code."""
+    from .options import module_params
+    knobs = knobs or any(names.knobs_given(module_params(s.args))
+                         for s in sides)
+    for s in sides:
+        s.setup.knobs = knobs
+    return sides
+
+
 def with_param(params, param):
     """@params with @param (NAME=VALUE) in place of its NAME's value."""
     name = param.split("=", 1)[0] + "="
@@ -679,7 +692,7 @@ def measure(args, results=None, plot=True):
         deps.ensure(COMPARE_PACKAGES)
     if getattr(args, "tree", None):
         sides = revision_sides(args, sides)
-    for s in sides:
+    for s in same_module(sides):
         s.prepare()
     results = results or guest.results_dir("-measure")
     with Phase("boots"):
@@ -1205,6 +1218,8 @@ def check_known(args, results):
         cal = Side("A", args, **_kernel_of(args), params=[
             "benchmarks=" + ",".join(sorted(set(KNOWN_ROWS.values()))) +
             f",{CALIBRATION}"])
+        # The module of the sides it calibrates slow_into for.
+        same_module([cal], knobs=True)
         cal.prepare()
         d = results / "calibration"
         d.mkdir(parents=True, exist_ok=True)
@@ -1244,7 +1259,7 @@ def check_known(args, results):
             Side(f"B{pct}", args, **_kernel_of(args),
                  params=base + [f"slow_into={value}"])
             for pct, value in levels.items()]
-        for s in sides:
+        for s in same_module(sides):
             s.prepare()
     detected = {(row, pct): 0 for row in KNOWN_ROWS for pct in KNOWN_PCTS}
     other = {}
@@ -1511,7 +1526,7 @@ def _ci_sides(args, results, **options):
     sel = f"benchmarks={CI_BENCHMARKS}"
     a = Side("A", args, params=[sel])
     b = Side("B", args, params=[sel, f"slow_into={CI_ROW}:1"])
-    for s in (a, b):
+    for s in same_module([a, b]):
         # The stock kernel's (the debug kernel's guest comes later).
         s.args.debug_kernel = False
         s.prepare()

@@ -11,9 +11,18 @@ front end never drifts from the module.
 import difflib
 import re
 
+from . import knobs
 from .common import REPO, Failure
 
 MODULE_SOURCE = REPO / "lib" / "test_mmbench.c"
+# The module with its test-only knobs (tooling/kernel/patches/
+# test_mmbench-knobs.patch), as ./mmbench test and a run given a knob
+# build it: the parameters a run may give, and what the front end checks
+# them against when a knob is meant (options.check_options()).
+CHECKED_SOURCE = knobs.SOURCE
+# module_param*() and MMBENCH_PARAM_UINT(), the parameters' name first.
+_PARAM = (r"(?:module_param(?:_cb|_named|_array_named)?|"
+          r"MMBENCH_PARAM_UINT)\((\w+),")
 CEILINGS = REPO / "tools/testing/selftests/mm/mmbench/ceilings"
 
 
@@ -65,22 +74,42 @@ def list_params(source=MODULE_SOURCE):
     return found
 
 
-def parameters(source=MODULE_SOURCE):
+def parameters(source=CHECKED_SOURCE):
     """Names of the module's parameters (module_param*() and
-    MMBENCH_PARAM_UINT() in the source; not the macro's own "name")."""
-    return set(re.findall(r"^(?:module_param(?:_cb|_named|_array_named)?|"
-                          r"MMBENCH_PARAM_UINT)\((\w+),",
-                          source.read_text(), re.M)) - {"name"}
+    MMBENCH_PARAM_UINT() in the source; not the macro's own "name");
+    by default with the knobs, MODULE_SOURCE's without them."""
+    return set(re.findall(rf"^{_PARAM}", source.read_text(), re.M)) - \
+        {"name"}
 
 
-def check_parameter_names(params, source=MODULE_SOURCE):
+def knob_parameters(patch=knobs.PATCH):
+    """The parameters the knobs patch adds to the module: read from the
+    lines it adds, so that they are known even where it no longer applies
+    (a plain run does not need it to)."""
+    return set(re.findall(rf"^\+{_PARAM}", patch.read_text(), re.M)) - \
+        {"name"}
+
+
+def knobs_given(params):
+    """The knobs among @params (NAME=VALUE strings, or {NAME: VALUE}):
+    with any, the module is built with the knobs patch."""
+    got = set(params) if isinstance(params, dict) else \
+        {p.split("=", 1)[0] for p in params}
+    return got & knob_parameters()
+
+
+def check_parameter_names(params, source=CHECKED_SOURCE):
     """Refuse a parameter the module does not have, naming it."""
     known = parameters(source)
+    test_only = knob_parameters()
     for name in params:
         if name not in known:
             raise Failure(f"--param {name}={params[name]}: the module has "
                           f"no parameter {name!r}; {_hint(name, known)}"
-                          f"it has: {', '.join(sorted(known))}")
+                          f"it has: {', '.join(sorted(known - test_only))}"
+                          + (f"; test only (with {knobs.PATCH.name}): "
+                             f"{', '.join(sorted(test_only))}"
+                             if test_only else ""))
 
 
 def _number(token, text):
@@ -93,7 +122,7 @@ def _number(token, text):
     return int(m.group(1)) if m else None
 
 
-def uint_ranges(source=MODULE_SOURCE):
+def uint_ranges(source=CHECKED_SOURCE):
     """{parameter: (min, max)} of the module's unsigned parameters that
     take a range: MMBENCH_PARAM_UINT(name, min, max)."""
     text = source.read_text()
@@ -365,7 +394,7 @@ def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=(),
                     "): it would not run, and nothing would be slowed")
 
 
-def check_parameter_values(params, source=MODULE_SOURCE):
+def check_parameter_values(params, source=CHECKED_SOURCE):
     """Refuse a value the module would refuse, for its ranged unsigned
     parameters (param_set_uint_minmax()): a number within the range."""
     for name, (lo, hi) in uint_ranges(source).items():
@@ -379,18 +408,27 @@ def check_parameter_values(params, source=MODULE_SOURCE):
     check_slow_into(params, source)
 
 
-def check_slow_into(params, source=MODULE_SOURCE):
-    """slow_into=ROW:STEPS,... as the module checks it: STEPS within its
-    range, ROW a row that is not the baseline and is in benchmarks= when
-    that is given (whether a list parameter's value makes the row, the
-    module says)."""
+def check_slow_into(params, source=CHECKED_SOURCE):
+    """slow_into=ROW:STEPS,... as the module (its knobs patch) checks it:
+    STEPS within its range, ROW a row that is not the baseline and is in
+    benchmarks= when that is given (whether a list parameter's value makes
+    the row, the module says)."""
     value = params.get("slow_into")
     if value is None:
         return
     selected = params.get("benchmarks", "all").split(",")
     text = source.read_text()
-    hi = _number("MMBENCH_MAX_SLOW", text)
-    most = _number("MMBENCH_MAX_LIST", text) or 8
+    # The knobs patch: "kstrtouint(colon + 1, 10, &steps) || !steps ||
+    # steps > 10000", into "static char *mmbench_slow_into[8]".
+    m = re.search(r"kstrtouint\(colon \+ 1, (\d+), &steps\)[^;]*?"
+                  r"steps > (\w+)", text, re.S)
+    hi = _number("MMBENCH_MAX_SLOW", text) or (m and _number(m.group(2),
+                                                             text))
+    base = int(m.group(1)) if m else 0
+    array = re.search(r"^static char \*mmbench_slow_into\[(\w+)\];", text,
+                      re.M)
+    most = _number("MMBENCH_MAX_LIST", text) or \
+        (array and _number(array.group(1), text)) or 8
     if len(value.split(",")) > most:
         raise Failure(f"--param slow_into={value}: more than {most} "
                       "entries")
@@ -404,7 +442,9 @@ def check_slow_into(params, source=MODULE_SOURCE):
     seen = set()
     for entry in value.split(","):
         row, sep, steps = entry.rpartition(":")
-        number = kstrtouint(steps)
+        number = kstrtouint(steps) if base == 0 else \
+            _integer(steps.lstrip("+")) if re.fullmatch(
+                r"\+?[0-9]+", steps) and base == 10 else None
         if not sep or not row:
             raise Failure(f"--param slow_into={value}: {entry!r} is not "
                           "ROW:STEPS")

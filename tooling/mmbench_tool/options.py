@@ -245,7 +245,12 @@ def check_options(a):
     benches = names.benchmarks()
     try:
         params = dict(p.split("=", 1) for p in module_params(a))
-        names.check_parameter_names(params)
+        # The module with its test-only knobs where they are meant
+        # (./mmbench test, or a knob given: Setup builds it so), else as
+        # it goes upstream, which a plain run loads.
+        source = names.CHECKED_SOURCE if knobs_meant(a, params) else \
+            names.MODULE_SOURCE
+        names.check_parameter_names(params, source)
         if "slow_into" in params and \
                 getattr(a, "command", None) in KSELFTEST and \
                 not getattr(a, "loads_only", False):
@@ -276,7 +281,7 @@ def check_options(a):
                           f"characters; the kselftest takes at most "
                           f"{KSELFTEST_PARAMS_MAX} besides its own")
         names.check_selection(params, benches)
-        names.check_parameter_values(params)
+        names.check_parameter_values(params, source)
         names.check_list_values(params)
         names.check_cpu_values(params, a.cpus,
                                kernel_args=getattr(a, "kernel_arg", []),
@@ -329,6 +334,17 @@ def env_options(a):
                           "from 0 to 999999")
         env[name] = value
     return env
+
+
+def knobs_meant(a, params=None):
+    """Whether the run of @a loads the module with its test-only knobs
+    (tooling/kernel/patches/test_mmbench-knobs.patch): ./mmbench test's
+    (negative.sh and faults.sh use them), or one with a knob among its
+    module parameters (@params, {NAME: VALUE}; default @a's)."""
+    if params is None:
+        params = dict(p.split("=", 1) for p in module_params(a))
+    return getattr(a, "command", None) == "test" or \
+        bool(names.knobs_given(params))
 
 
 def module_params(a):

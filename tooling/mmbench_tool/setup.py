@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from . import (arch as archmod, archive, arm64, bench, build, debugkernel,
-               deps, guest, ktap, literal, names, series)
+               deps, guest, knobs as knobsmod, ktap, literal, names, series)
 from .common import OUT, Failure, Phase, say
 from .options import (GUEST_CEILINGS, ceilings_file, check_options,
                       env_options, module_params)
@@ -15,9 +15,12 @@ from .options import (GUEST_CEILINGS, ceilings_file, check_options,
 class Setup:
     """What a guest run needs: kernel, module, kselftest, tree."""
 
-    def __init__(self, args, checks=False):
+    def __init__(self, args, checks=False, knobs=None):
         self.args = args
         self.checks = checks
+        # The module with its test-only knobs (knobs.PATCH): True, False,
+        # or None for "when a module parameter is one" (prepare()).
+        self.knobs = knobs
         self.module_warnings = []
         self.kselftest_warnings = []
         self.extra_env = {}
@@ -64,11 +67,22 @@ class Setup:
         if self.cross:
             with Phase("arm64 userland"):
                 self.userland = arm64.Userland().fetch().files
+        given = sorted(names.knobs_given(module_params(a)))
+        if self.knobs is None:
+            self.knobs = bool(given)
+        elif given and not self.knobs:
+            raise Failure(f"module parameters {', '.join(given)}: test-only "
+                          "knobs, which this run's plain module does not "
+                          "have")
         with Phase("module"):
             self.ko, self.module_warnings = build.build_module(
                 self.headers, self.release, checks=self.checks,
-                cross=self.cross)
-            say(f"built {self.ko}")
+                cross=self.cross, knobs=self.knobs)
+            say(f"built {self.ko}" + (
+                " (with the test-only knobs of "
+                f"{knobsmod._rel(knobsmod.PATCH)}"
+                + (f", for {', '.join(given)}" if given else "") + ")"
+                if self.knobs else ""))
         with Phase("kernel tree"):
             self.tree = series.assemble_tree()
         with Phase("kselftest"):

@@ -39,7 +39,8 @@ class Release(unittest.TestCase):
             env=[], ceiling=[], accel="tcg")
         seen = {}
 
-        def build_module(headers, release, checks=False, cross=()):
+        def build_module(headers, release, checks=False, cross=(),
+                         knobs=False):
             seen["release"] = release
             # Two runs at once once built the module in one folder.
             self.assertTrue(hold.called, "the module built without the "
