@@ -28,7 +28,7 @@ if [ "${MMBENCH_SUITE:-1}" != 0 ]; then
 elif [ -x "$kselftest/mm/mmbench/mmbench_test" ]; then
 	# No suite: its fingerprint case alone (a load of the baseline)
 	# says what the module no longer does (debug options, init_on_*).
-	(cd "$kselftest/mm/mmbench" && MMBENCH_PARAMS= ./mmbench_test -f context) \
+	(cd "$kselftest/mm/mmbench" && MMBENCH_PARAMS='' ./mmbench_test -f context) \
 		>"$tmp/fingerprint.log" 2>&1
 	sed -n 's/^# fingerprint\./MMBENCH-BENCH fingerprint /p' "$tmp/fingerprint.log"
 fi
