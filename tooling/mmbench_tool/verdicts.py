@@ -2,8 +2,7 @@
 
 One guest boot runs the kselftest N times (guest mode "verdicts"); on a
 busy host every host CPU runs a busy loop meanwhile (Hog).  The report
-counts the runs that failed a case and why, the skips by reason, and how
-often each timing case judged rather than skipped.
+counts the runs that failed a case and why, and the skips by reason.
 """
 import collections
 import os
@@ -29,8 +28,6 @@ while time.monotonic() < end and os.getppid() == parent:
     for _ in range(100000):
         pass
 """
-# Idle goal: at most one timing case SKIP per this many runs.
-IDLE_RUNS_PER_SKIP = 10
 
 
 class Hog:
@@ -133,12 +130,6 @@ def parse(lines):
     return runs
 
 
-def timing_case(name):
-    """The clock cases, judged on timing alone (ndelay.slope): every case
-    but mmbench.<benchmark>.run and context.*."""
-    return not name.startswith(("mmbench.", "context."))
-
-
 class Condition:
     """The runs of one boot, idle or busy, and what they add up to."""
 
@@ -151,15 +142,6 @@ class Condition:
         self.spoilt = spoilt
         self.completed = sum(1 for r in runs if r.complete)
         self.failed_runs = [r for r in runs if r.failures()]
-        cases = sorted({r[2] for run in runs for r in run.results
-                        if timing_case(r[2])})
-        self.timing = {c: collections.Counter() for c in cases}
-        for run in runs:
-            for ok, _, name, directive, _ in run.results:
-                if name in self.timing:
-                    self.timing[name]["skipped" if directive == "SKIP"
-                                      else "judged"] += 1
-        self.timing_skips = sum(c["skipped"] for c in self.timing.values())
 
     def goals(self):
         """[(met, goal, what was seen)]."""
@@ -172,12 +154,6 @@ class Condition:
                  (not self.failed_runs and bool(self.runs),
                   f"no case FAILs in {self.asked} runs",
                   f"{len(self.failed_runs)} runs failed a case")]
-        if self.load == "idle":
-            most = self.asked // IDLE_RUNS_PER_SKIP
-            goals.append((self.timing_skips <= most,
-                          f"timing cases judge: at most {most} SKIP in "
-                          f"{self.asked} runs (1 in {IDLE_RUNS_PER_SKIP})",
-                          f"{self.timing_skips} SKIPs"))
         return goals
 
     def report(self):
@@ -207,12 +183,6 @@ class Condition:
         for key, seen in sorted(skips.items(), key=lambda kv: -len(kv[1])):
             out.append(f"    {len(seen):3d}  {key[0]}: {seen[0]}" +
                        (" (figures vary)" if len(set(seen)) > 1 else ""))
-        if self.timing:
-            out.append("  timing cases, judged / skipped:")
-            width = max(len(c) for c in self.timing)
-            for case, count in self.timing.items():
-                out.append(f"    {case:<{width}}  {count['judged']:3d} / "
-                           f"{count['skipped']}")
         for met, goal, seen in self.goals():
             out.append(f"  goal: {goal}: {'met' if met else 'NOT met'} "
                        f"({seen})")

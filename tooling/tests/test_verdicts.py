@@ -110,7 +110,7 @@ def guest_lines(runs):
 
 
 class Counting(unittest.TestCase):
-    def test_runs_fails_skips_and_timing_cases(self):
+    def test_runs_fails_and_skips(self):
         lines = (["MMBENCH-GUEST-BEGIN 6.12-fake cpus=2"] +
                  run_lines(1, PASS) + run_lines(2, SLOPE_FAILS, rc=1) +
                  run_lines(3, NOISY) + run_lines(4, NOISY[:4], end=False))
@@ -127,8 +127,6 @@ class Counting(unittest.TestCase):
         idle = verdicts.Condition("idle", 4, runs)
         self.assertEqual(idle.completed, 3)
         self.assertEqual(idle.failed_runs, [runs[1]])
-        self.assertEqual(dict(idle.timing["ndelay.slope"]),
-                         {"judged": 2, "skipped": 1})
         text = "\n".join(idle.report())
         for want in ("idle: 4 runs of 4 asked, 3 completed",
                      "FAIL: 1 of 4 runs failed a case",
@@ -136,14 +134,10 @@ class Counting(unittest.TestCase):
                      "run 2: ndelay(200) - ndelay(50): -100.600% off",
                      "SKIP: 1 in 4 runs",
                      "1  ndelay.slope: host too noisy: CV 12.5 %",
-                     "ndelay.slope    2 / 1",
                      "goal: every run completed: NOT met (3 of 4)",
-                     "goal: no case FAILs in 4 runs: NOT met",
-                     "goal: timing cases judge: at most 0 SKIP in 4 runs "
-                     "(1 in 10): NOT met (1 SKIPs)"):
+                     "goal: no case FAILs in 4 runs: NOT met"):
             self.assertIn(want, text)
-        busy = verdicts.Condition("busy", 4, runs)
-        self.assertNotIn("timing cases judge", "\n".join(busy.report()))
+        self.assertEqual(len(idle.goals()), 2)
 
     def test_skips_grouped_by_reason(self):
         """One group for a reason whatever its figures, signs included."""
