@@ -3,8 +3,12 @@
 # the mmbench guest booted with isolcpus=1: a real-time task spins on CPU 1
 # with RT throttling off (and, from 6.12, the fair server off there), as a
 # latency-critical application on an isolated CPU does.  No other task runs
-# on CPU 1 meanwhile.  No load may hang for it: a row that needs CPU 1 is
-# unsupported and says why.  Prints KTAP; the host counts the results.
+# on CPU 1 meanwhile.  No load may hang for it: the multi-CPU rows leave
+# isolated CPUs alone by default; a row whose worker on CPU 1 does not end
+# its part of a sample in 2 s is stopped by the module's watchdog, an error
+# "no progress on CPU 1 in 2 s"; a run whose own CPU never runs its thread
+# ends after budget_ms and 10 s, its rows "not run".  Prints KTAP; the host
+# counts the results.
 ko=/lib/modules/$(uname -r)/extra/test_mmbench.ko
 rows=/sys/kernel/mmbench
 # The debug kernel runs everything several times slower.
@@ -20,7 +24,7 @@ if [ "$(nproc --all)" -lt 2 ] || [ "$isolated" != 1 ]; then
 	echo "1..0 # SKIP needs two CPUs and isolcpus=1, has $(nproc --all) and isolated '$isolated'"
 	exit 0
 fi
-echo "1..8"
+echo "1..9"
 
 echo -1 >/proc/sys/kernel/sched_rt_runtime_us
 server=/sys/kernel/debug/sched/fair_server/cpu1/runtime
@@ -85,7 +89,6 @@ rows_say() {
 	for row in "$rows"/*/; do
 		row=${row%/}
 		name=${row##*/}
-		[ -e "$row/status" ] || continue	# fingerprint/
 		status=$(cat "$row/status")
 		reason=$(cat "$row/reason")
 		got="$got $name: $status: $reason;"
@@ -96,33 +99,47 @@ rows_say() {
 	[ $seen -gt 0 ] && [ $bad -eq 0 ]
 }
 
+# named <case> [rows]: keep what the watchdog said in the rows (default
+# all but the baseline) of the load just made, for the last case.
+names=""
+named() {
+	for row in ${2:-$(ls $rows)}; do
+		[ "$row" = baseline ] || [ ! -d "$rows/$row" ] && continue
+		r=$(cat "$rows/$row/reason" 2>/dev/null)
+		case $r in *"no progress on CPU"*) names="$names$1: $row: $r
+" ;; esac
+	done
+}
+
 hog_start
 
 # The default CPUs of the multi-CPU rows are those not isolated: here CPU 0
-# alone.  It hung before: a worker bound to CPU 1 never ran, and the end of
-# its row waited for it.
+# alone, and cpus= still reads back as not given.  It hung before: a
+# worker bound to CPU 1 never ran, and the end of its row waited for it.
 load "benchmarks=kmalloc_concurrent,kmalloc_remote_free samples=3"
 cpus=$(cat /sys/module/test_mmbench/parameters/cpus 2>&1)
-[ "$rc" = 0 ] && [ "$cpus" = 0 ] &&
-	rows_say unsupported "needs two online CPUs outside isolcpus=, has 1: 0"
+[ "$rc" = 0 ] && [ "$cpus" = "(null)" ] &&
+	rows_say unsupported "needs two online CPUs in cpus=0"
 result $? "the multi-CPU rows leave isolated CPUs alone by default" "insmod: $rc: $(cat /tmp/insmod.out); cpus=$cpus;$got"
 rmmod test_mmbench 2>/dev/null
 
-# cpus= naming CPU 1: its worker never runs.  The first row is unsupported
-# in 2 s, the second at once, and both say why; the first hung before.
+# cpus= naming CPU 1: its worker never runs.  The watchdog stops each row
+# in 2 s, an error ("no progress on CPU N in 2 s"), and the load ends.
+# Which CPU each names is judged once, below, over every watchdog case.
 load "benchmarks=kmalloc_concurrent,kmalloc_remote_free cpus=0,1 samples=3"
 [ "$rc" = 0 ] && [ $i -le $((limit / 4)) ] &&
-	rows_say unsupported "CPU 1 did not run the module's thread within 2 s"
-result $? "multi-CPU rows whose CPU never runs their thread are unsupported, in 2 s" "insmod: $rc in $i s: $(cat /tmp/insmod.out);$got"
+	rows_say error "no progress on CPU "
+result $? "multi-CPU rows whose CPU never runs their worker are errors, in 2 s each" "insmod: $rc in $i s: $(cat /tmp/insmod.out);$got"
+named "never runs"
 rmmod test_mmbench 2>/dev/null
 
-# cpu=1: the run's thread never runs.  Every row is unsupported and says
-# so; the load waited before until it was killed, and then hung.
-load "benchmarks=kmalloc sizes=64 samples=3 cpu=1"
-[ "$rc" = 0 ] && [ $i -le $((limit / 4)) ] &&
-	rows_say unsupported "CPU 1 did not run the module's thread within 2 s" &&
-	grep -qF "CPU 1 did not run" $rows/baseline/reason
-result $? "a run whose CPU never runs its thread: every row unsupported, in 2 s" "insmod: $rc in $i s: $(cat /tmp/insmod.out);$got"
+# cpu=1: the run's thread never runs.  The load ends after budget_ms and
+# 10 s, every row (the baseline too) "not run", and the module says so.
+load "benchmarks=kmalloc sizes=64 samples=3 cpu=1 budget_ms=1000"
+[ "$rc" = 0 ] && [ $i -le $((limit / 2)) ] && rows_say error "not run" &&
+	[ "$(cat $rows/baseline/status $rows/baseline/reason 2>&1 | tr '\n' ' ')" = "error not run " ] &&
+	dmesg | grep -q "test_mmbench: the run did not end in budget_ms and 10 s: stopped"
+result $? "a run whose CPU never runs its thread ends after budget_ms and 10 s, every row 'not run'" "insmod: $rc in $i s: $(cat /tmp/insmod.out);$got baseline: $(cat $rows/baseline/status $rows/baseline/reason 2>&1 | tr '\n' ' ')"
 rmmod test_mmbench 2>/dev/null
 
 # thread_runs <pid> <comm>: whether the load <pid> has a thread <comm>
@@ -144,8 +161,8 @@ thread_runs() {
 
 # The real-time task starts on CPU 1 once the run's thread runs there,
 # during a vmstat row that lasts (kmem_cache_destroy() of a kmem_cache
-# row would wait for CPU 1 itself); the load, killed then, ends at once.
-# It hung before, in kthread_stop().
+# row would wait for CPU 1 itself); the load, killed then, ends at once:
+# the module moves its thread off CPU 1 before kthread_stop().
 kill $hog
 wait $hog 2>/dev/null
 insmod "$ko" cpu=1 benchmarks=inc_zone_page_state samples=250 sample_us=20000 >/tmp/insmod.out 2>&1 &
@@ -167,22 +184,25 @@ loaded=$([ -d /sys/module/test_mmbench ] && echo loaded)
 result $? "a load killed while its CPU is kept by another task ends at once" "thread: ${started:-none}; rt_hog: ${hogged:-not running}; insmod $state; $loaded"
 rmmod test_mmbench 2>/dev/null
 
-# mid_row <rows> <burst> [params]: start the load of multi-CPU <rows> on
-# CPUs 0 and 1, and the real-time task on CPU 1 once the worker there has
-# run; stop the task after <burst> more seconds unless that is "-".  Sets rc,
-# i, running, hogged and said (whether each row but the baseline is
-# unsupported because a worker on CPU 1 waited to run; got lists them).
+# mid_row <rows> <burst>: start the load of multi-CPU <rows> on CPUs 0 and
+# 1, and the real-time task on CPU 1 once the worker there has run; stop
+# the task after <burst> seconds unless that is "-" (then it keeps the
+# CPU).  Sets rc, i, running and hogged.
 mid_row() {
 	kill $hog
 	wait $hog 2>/dev/null
-	# shellcheck disable=SC2086 # $3 holds several parameters
-	insmod "$ko" benchmarks="$1" cpus=0,1 samples=250 sample_us=20000 $3 >/tmp/insmod.out 2>&1 &
+	insmod "$ko" benchmarks="$1" cpus=0,1 samples=250 sample_us=20000 >/tmp/insmod.out 2>&1 &
 	pid=$!
 	thread_runs $pid mmbench_w/1 && running=yes || running=""
-	hog_start
+	/mmbench/rt_hog 1 &
+	hog=$!
+	if [ "$2" = - ]; then
+		sleep 1
+	else
+		sleep "$2"
+	fi
 	kill -0 $hog 2>/dev/null && hogged=yes || hogged=""
 	if [ "$2" != - ]; then
-		sleep "$2"
 		kill $hog
 		wait $hog 2>/dev/null
 	fi
@@ -194,45 +214,26 @@ mid_row() {
 		[ "$2" = - ] && release $pid
 	fi
 	[ "$2" != - ] && hog_start
-	rows_say unsupported "a worker on CPU 1 waited "
-	said=$?
 }
 
-# The waits come from sched_info (CONFIG_SCHED_INFO), as does schedstat.
-sched_info=$([ -e /proc/self/schedstat ] && echo yes)
-
 # The real-time task takes CPU 1 once a multi-CPU row's worker runs there,
-# for good: the row is unsupported, naming CPU 1 and how long its worker
-# waited, and the next multi-CPU row is at once.  Before, the first was an
-# error after 6 s ("a team sample did not end within 6 s").
-what="a real-time task taking a worker's CPU mid-row: unsupported, naming that CPU"
-if [ -n "$sched_info" ]; then
-	mid_row kmalloc_concurrent,kmalloc_remote_free -
-	second=$(cat $rows/kmalloc_remote_free/reason 2>&1)
-	[ -n "$running" ] && [ -n "$hogged" ] && [ "$rc" = 0 ] && [ $said = 0 ] &&
-		grep -qF "another task or the host keeps that CPU" $rows/kmalloc_concurrent/reason &&
-		echo "$second" | grep -q "^CPU 1 kept in an earlier row: a worker on CPU 1"
-	result $? "$what" "worker ran: ${running:-no}; rt_hog: ${hogged:-not running}; insmod: $rc in $i s: $(cat /tmp/insmod.out);$got"
-	rmmod test_mmbench 2>/dev/null
-else
-	echo "ok $((n = n + 1)) $what # SKIP no /proc/self/schedstat: CONFIG_SCHED_INFO is not set"
-fi
+# for good: the watchdog stops that row in 2 s, and the next multi-CPU
+# row, whose worker on CPU 1 never runs, too; each is an error naming
+# CPU 1 and the load ends.  Before, the first was unsupported, and the
+# kernel's forensics (sched_info) named how long the worker waited.
+mid_row kmalloc_concurrent,kmalloc_remote_free -
+[ -n "$running" ] && [ -n "$hogged" ] && [ "$rc" = 0 ] &&
+	rows_say error "no progress on CPU "
+result $? "a real-time task taking a worker's CPU mid-row for good: each row an error" "worker ran: ${running:-no}; rt_hog: ${hogged:-not running}; insmod: $rc in $i s: $(cat /tmp/insmod.out);$got"
+named "taken mid-row"
+rmmod test_mmbench 2>/dev/null
 
-# The same for 5 s only, in a remote-free pair: pop_cpu's part stops,
-# push_cpu gives up on the full ring after 2 s if its sample has more ops
-# left than the ring's 1024, and the sample ends late, past 4 s, either
-# way.  The row is unsupported, naming CPU 1.  Before, it was an error
-# naming the CPU that waited ("CPU 0 waited 2 s for pop_cpu to empty the
-# ring", or "a team sample did not end within 4 s").
-what="a real-time burst of 5 s on a worker's CPU mid-row: unsupported, naming that CPU"
-if [ -n "$sched_info" ]; then
-	mid_row kmalloc_remote_free 4 iterations=65536
-	[ -n "$running" ] && [ -n "$hogged" ] && [ "$rc" = 0 ] && [ $said = 0 ]
-	result $? "$what" "worker ran: ${running:-no}; rt_hog: ${hogged:-not running}; insmod: $rc in $i s: $(cat /tmp/insmod.out);$got"
-	rmmod test_mmbench 2>/dev/null
-else
-	echo "ok $((n = n + 1)) $what # SKIP no /proc/self/schedstat: CONFIG_SCHED_INFO is not set"
-fi
+# The same for half a second only, under the watchdog's 2 s: the sample
+# it delays is dropped (preempted), the row goes on and passes.
+mid_row kmalloc_concurrent 0.5
+[ -n "$running" ] && [ -n "$hogged" ] && [ "$rc" = 0 ] && rows_say pass ""
+result $? "a real-time burst of half a second on a worker's CPU mid-row: the row waits, and passes" "worker ran: ${running:-no}; rt_hog: ${hogged:-not running}; insmod: $rc in $i s: $(cat /tmp/insmod.out);$got; dropped: $(cat $rows/kmalloc_concurrent/samples_dropped 2>&1)"
+rmmod test_mmbench 2>/dev/null
 
 kill $hog
 wait $hog 2>/dev/null
@@ -241,25 +242,24 @@ hog=""
 # does not keep the module from loading again.
 load "benchmarks=kmalloc_concurrent cpus=0,1 samples=3"
 status=$(cat $rows/kmalloc_concurrent/status 2>&1)
-team=$(cat $rows/kmalloc_concurrent/team_cpus 2>&1)
-[ "$rc" = 0 ] && [ "$team" = 2 ] &&
-	{ [ "$status" = pass ] || [ "$status" = noisy ]; }
-result $? "once CPU 1 is free, the multi-CPU rows run on it again" "insmod: $rc: $(cat /tmp/insmod.out); kmalloc_concurrent: $status on $team CPUs: $(cat $rows/kmalloc_concurrent/reason 2>&1)"
+team=$(cat $rows/kmalloc_concurrent/cpus 2>&1)
+[ "$rc" = 0 ] && [ "$team" = 0-1 ] && [ "$status" = pass ]
+result $? "once CPU 1 is free, the multi-CPU rows run on it again" "insmod: $rc: $(cat /tmp/insmod.out); kmalloc_concurrent: $status on CPUs $team: $(cat $rows/kmalloc_concurrent/reason 2>&1)"
 rmmod test_mmbench 2>/dev/null
 
 # The kernel, not a task, keeps CPU 1 mid-row: the kernel's lockup
 # generator (lib/test_lockup.c, built for this guest) spins there with
-# preemption off for 5 s, as a kernel path that never yields would.  That
-# is the kernel under test misbehaving: the row is an error that names
-# CPU 1's kernel time (a second at least), and the next row runs on CPU 1.
-# Before, it was unsupported ("another task keeps that CPU"), and so was
-# the next row.
-what="a stall of the kernel on a worker's CPU mid-row: an error, not a skip"
-if [ -n "$sched_info" ] && [ -e /mmbench/test_lockup.ko ]; then
+# preemption off for 3 s, as a kernel path that never yields would.  The
+# watchdog stops that row in 2 s, an error; the next row meets what is
+# left of the stall or not (an error the same way, or a pass), and the
+# module, removed, loads again with CPU 1 running its rows.  The old
+# module's forensics (CPU 1's kernel time) are gone.
+what="a stall of the kernel on a worker's CPU mid-row: an error, and CPU 1 runs rows again after"
+if [ -e /mmbench/test_lockup.ko ]; then
 	insmod "$ko" benchmarks=kmalloc_concurrent,kmalloc_remote_free cpus=0,1 samples=250 sample_us=40000 >/tmp/insmod.out 2>&1 &
 	pid=$!
 	thread_runs $pid mmbench_w/1 && running=yes || running=""
-	taskset -c 1 insmod /mmbench/test_lockup.ko time_secs=5 disable_preempt=1 >/tmp/lockup.out 2>&1 &
+	taskset -c 1 insmod /mmbench/test_lockup.ko time_secs=3 disable_preempt=1 >/tmp/lockup.out 2>&1 &
 	stall=$!
 	# Its init always fails, and busybox's insmod then tries again with
 	# init_module(): killed while the first spins, it stops there.
@@ -277,15 +277,25 @@ if [ -n "$sched_info" ] && [ -e /mmbench/test_lockup.ko ]; then
 		kill -KILL $pid
 	fi
 	wait $stall
-	first=$(cat $rows/kmalloc_concurrent/status 2>&1)
-	why=$(cat $rows/kmalloc_concurrent/reason 2>&1)
-	next=$(cat $rows/kmalloc_remote_free/status 2>&1)
-	kernel=$(echo "$why" | sed -n 's/^a worker on CPU 1 waited .*; there kernel \([0-9]*\) ms .*: a stall in the kernel$/\1/p')
-	[ -n "$running" ] && [ "$rc" = 0 ] && [ "$first" = error ] &&
-		[ "${kernel:-0}" -ge 1000 ] &&
-		{ [ "$next" = pass ] || [ "$next" = noisy ]; }
-	result $? "$what" "worker ran: ${running:-no}; insmod: $rc in $i s: $(cat /tmp/insmod.out); test_lockup: $(cat /tmp/lockup.out); kmalloc_concurrent: $first: $why; kmalloc_remote_free: $next: $(cat $rows/kmalloc_remote_free/reason 2>&1)"
+	first=$(cat $rows/kmalloc_concurrent/status $rows/kmalloc_concurrent/reason 2>&1 | tr '\n' ' ')
+	next=$(cat $rows/kmalloc_remote_free/status $rows/kmalloc_remote_free/reason 2>&1 | tr '\n' ' ')
+	named "a stall of the kernel" kmalloc_concurrent
+	rmmod test_mmbench 2>/dev/null
+	insmod "$ko" benchmarks=kmalloc_remote_free cpus=0,1 samples=3 >>/tmp/insmod.out 2>&1
+	again=$(cat $rows/kmalloc_remote_free/status 2>&1)
+	[ -n "$running" ] && [ "$rc" = 0 ] &&
+		echo "$first" | grep -qx "error no progress on CPU [0-9]* in 2 s " &&
+		echo "$next" | grep -qxE "pass *|error no progress on CPU [0-9]* in 2 s " &&
+		[ "$again" = pass ]
+	result $? "$what" "worker ran: ${running:-no}; insmod: $rc in $i s: $(cat /tmp/insmod.out); test_lockup: $(cat /tmp/lockup.out); kmalloc_concurrent: $first; kmalloc_remote_free: $next; loaded again: $again"
 	rmmod test_mmbench 2>/dev/null
 else
-	echo "ok $((n = n + 1)) $what # SKIP needs /proc/self/schedstat (CONFIG_SCHED_INFO) and test_lockup.ko"
+	echo "ok $((n = n + 1)) $what # SKIP needs test_lockup.ko" # same case
 fi
+
+# The watchdog names the CPU whose worker made no progress: CPU 1, kept,
+# in every case above; not another worker's CPU that waited for it (at
+# the start of a sample, or on the ring of a pair).
+wrong=$(printf "%s" "$names" | grep -v ": no progress on CPU 1 in 2 s$")
+[ -n "$names" ] && [ -z "$wrong" ]
+result $? "the watchdog names CPU 1, the CPU kept, in each row it stopped" "named otherwise: $(echo "$wrong" | tr '\n' ';')"

@@ -263,8 +263,10 @@ def coarse_clock_guest(setup):
 
 def isolated_cpu_guest(setup):
     """isolcpus=1, with a real-time task keeping CPU 1 (RT throttling
-    off): no load hangs for it, and the rows that need CPU 1 are
-    unsupported, saying why (isolated.sh)."""
+    off): no load hangs for it; by default the rows on several CPUs leave
+    CPU 1 alone (unsupported), and a row whose worker CPU 1 keeps is
+    stopped by the module's 2 s watchdog, an error naming CPU 1
+    (isolated.sh)."""
     results = guest.results_dir("-isolated")
     # The kernel's lockup generator: a stall of the kernel on CPU 1.  It
     # builds for Debian's 6.1 and 6.12; a kernel of one's own may differ,
