@@ -386,7 +386,8 @@ def debug_guest(args):
     bad-input cases, then rmmod and kmemleak; each kind of report counted."""
     a = copy.copy(args)
     a.debug_kernel, a.kernel, a.headers, a.release = True, None, None, None
-    setup = Setup(a)
+    # faults.sh loads it with make_it_fail=1, negative.sh with the others.
+    setup = Setup(a, knobs=True)
     setup.prepare()
     results = guest.results_dir("-debug")
     out = setup.boot("test", results)
@@ -485,7 +486,10 @@ def revision_guests():
 
 
 def cmd_test(args):
-    setup = Setup(args, checks=True)
+    # The module with its test-only knobs (tooling/kernel/patches/
+    # test_mmbench-knobs.patch): the bad-input cases (negative.sh) and
+    # fault injection (faults.sh) use them.
+    setup = Setup(args, checks=True, knobs=True)
     check_options(args)
     # The unit tests of compare need its statistics and plots, those of
     # the initramfs cpio: before the packages of a guest come (prepare()).
