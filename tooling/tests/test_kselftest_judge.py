@@ -43,24 +43,32 @@ CEILINGS = "kmalloc 1000000\ncount_vm_event 1000000\n"
 
 def harness_dir():
     """The folder of 6.12's kselftest_harness.h and kselftest.h: the
-    pristine tree's (series.pristine()), else unpacked from the tarball
-    into a temporary folder (about 20 s); None with neither."""
-    sel = common.OUT / "pristine-6.12" / SELFTESTS
-    if all((sel / h).is_file() for h in HEADERS):
-        return sel, None
+    pristine tree's (series.pristine()), else unpacked once from the
+    tarball (about 20 s) into out/kselftest-headers, kept for the next
+    test (run.py runs each in a process of its own); None with neither."""
+    for sel in (common.OUT / "pristine-6.12" / SELFTESTS,
+                common.OUT / "kselftest-headers" / SELFTESTS):
+        if all((sel / h).is_file() for h in HEADERS):
+            return sel, None
     if not build.SOURCE_TARBALL.exists():
         return None, None
-    tmp = tempfile.TemporaryDirectory()
+    common.OUT.mkdir(parents=True, exist_ok=True)
+    tmp = tempfile.TemporaryDirectory(dir=common.OUT)
     top = "linux-source-6.12/" + SELFTESTS
     subprocess.run(["tar", "-xJf", str(build.SOURCE_TARBALL), "-C", tmp.name,
                     "--strip-components=1", "--occurrence=1"] +
                    [f"{top}/{h}" for h in HEADERS],
                    check=False, capture_output=True)
-    sel = Path(tmp.name) / SELFTESTS
-    if all((sel / h).is_file() for h in HEADERS):
-        return sel, tmp
-    tmp.cleanup()
-    return None, None
+    if not all((Path(tmp.name) / SELFTESTS / h).is_file() for h in HEADERS):
+        tmp.cleanup()
+        return None, None
+    try:        # whole or not at all: another test may do the same
+        Path(tmp.name).rename(common.OUT / "kselftest-headers")
+    except OSError:
+        tmp.cleanup()
+    sel = common.OUT / "kselftest-headers" / SELFTESTS
+    return (sel, None) if all((sel / h).is_file() for h in HEADERS) else \
+        (None, None)
 
 
 def redirect(text, root):
