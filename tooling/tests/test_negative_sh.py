@@ -52,6 +52,17 @@ def cases(text):
                and not line.rstrip().endswith("# same case"))
 
 
+def starts(fmt, want):
+    """Is @want what the printf format @fmt prints, or the start of it?"""
+    for end in range(len(fmt), 0, -1):
+        for head in {fmt[:end], re.sub(r"%[*a-z]*$", "", fmt[:end])}:
+            parts = re.split(r"%\*pbl|%l*[a-z]", head)
+            # A value printed has no space (names, numbers, lists).
+            if re.fullmatch(r"\S*".join(map(re.escape, parts)), want):
+                return True
+    return False
+
+
 def plan(text):
     return int(re.search(r'^echo "1\.\.(\d+)"$', text, re.M).group(1))
 
@@ -131,18 +142,25 @@ class Scripts(unittest.TestCase):
                            text, re.M)
         self.assertGreater(len(wants), 40)
 
-        def starts(fmt, want):
-            """Is @want what @fmt prints, or the start of it?"""
-            for end in range(len(fmt), 0, -1):
-                for head in {fmt[:end], re.sub(r"%[*a-z]*$", "", fmt[:end])}:
-                    parts = re.split(r"%\*pbl|%l*[a-z]", head)
-                    # A value printed has no space (names, numbers, lists).
-                    if re.fullmatch(r"\S*".join(map(re.escape, parts)), want):
-                        return True
-            return False
         for want in wants:
             self.assertTrue(any(k in want for k in kernel) or
                             any(starts(f, want) for f in formats), want)
+
+    def test_reasons_are_the_modules(self):
+        """The reasons negative.sh and isolated.sh wait for in a row's
+        reason file are what mmbench_set() writes there."""
+        formats = re.findall(r'mmbench_set\([^,]+, MMBENCH_\w+,\s*"([^"]*)"',
+                             module_source())
+        self.assertIn("%llu blocks lost their tag or alignment", formats)
+        text = NEGATIVE_SH.read_text() + ISOLATED_SH.read_text()
+        wants = re.findall(r'"(?:fail|error|unsupported): ([^"$]+)"', text)
+        wants += re.findall(r'rows_say \w+ "([^"]+)"', text)
+        wants += re.findall(r'grep -lx "([^"]+)" "\$\{f%status\}reason"',
+                            text)
+        self.assertGreater(len(wants), 8)
+        for want in wants:
+            self.assertTrue(any(starts(f, want.strip()) for f in formats),
+                            want)
 
     @unittest.skipUnless(shutil.which("dash"), "no dash")
     def test_scripts_parse(self):
