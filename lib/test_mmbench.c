@@ -411,6 +411,12 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 /* series: end */
 	if (b->teardown)
 		b->teardown(ctx);
+/* series: slab */
+	kmem_cache_destroy(ctx->cache);		/* if the row made one */
+/* series: end */
+/* series: page_frag */
+	page_frag_cache_drain(&ctx->frag);	/* if the row used it */
+/* series: end */
 	/* The counter back where it was; again, as per-CPU deltas fold. */
 	for (ret = 0; b->read && ret < 4; ret++) {
 		delta = b->read(ctx) - ctx->before;
@@ -867,18 +873,13 @@ static int cache_setup(struct mmbench_ctx *ctx)
 	return ctx->bench->list == &mmbench_bulk ? bulk_setup(ctx) : 0;
 }
 
-static void cache_teardown(struct mmbench_ctx *ctx)
-{
-	kmem_cache_destroy(ctx->cache);
-}
-
 static const struct mmbench_bench mmbench_slab[] = {
 	{ .name = "kmalloc", .list = &mmbench_sizes, .op = kmalloc_pair_op,
 	  MMBENCH_GET_PUT(kmalloc) },
-	{ .name = "kmem_cache", .list = &mmbench_sizes, .setup = cache_setup,
-	  .teardown = cache_teardown, .op = cache_pair_op, MMBENCH_GET_PUT(cache) },
+	{ .name = "kmem_cache", .list = &mmbench_sizes, .setup = cache_setup, .op = cache_pair_op,
+	  MMBENCH_GET_PUT(cache) },
 	{ .name = "kmem_cache_bulk", .list = &mmbench_bulk, .size = MMBENCH_BLOCK_SIZE,
-	  .setup = cache_setup, .teardown = cache_teardown, .op = cache_bulk_op,
+	  .setup = cache_setup, .op = cache_bulk_op,
 	  MMBENCH_GET_PUT(cache_bulk) },
 	{ .name = "kfree_bulk", .list = &mmbench_bulk, .size = MMBENCH_BLOCK_SIZE,
 	  .setup = bulk_setup, .op = kfree_bulk_op, .get = kmalloc256_get, .put = kfree_bulk_put },
@@ -911,16 +912,11 @@ static int frag_setup(struct mmbench_ctx *ctx)
 	return 0;
 }
 
-static void frag_teardown(struct mmbench_ctx *ctx)
-{
-	page_frag_cache_drain(&ctx->frag);
-}
-
 static const struct mmbench_bench mmbench_page_frag[] = {
 	{ .name = "page_frag", .list = &mmbench_frag_sizes, .setup = frag_setup,
-	  .teardown = frag_teardown, .op = frag_pair_op, MMBENCH_GET_PUT(frag) },
+	  .op = frag_pair_op, MMBENCH_GET_PUT(frag) },
 	{ .name = "page_frag_aligned", .list = &mmbench_frag_sizes, .setup = frag_setup,
-	  .teardown = frag_teardown, .op = frag_aligned_pair_op, MMBENCH_GET_PUT(frag_aligned) },
+	  .op = frag_aligned_pair_op, MMBENCH_GET_PUT(frag_aligned) },
 };
 
 /* series: end */
@@ -943,7 +939,7 @@ struct mmbench_worker {
 	struct mmbench_ctx ctx;
 	struct mmbench_sample s;	/* its part of the latest sample */
 	int cpu;
-	unsigned long done;		/* @gen of the latest it finished */
+	unsigned long seen, done;	/* @gen of the latest it started, finished */
 	void *ptrs[MMBENCH_CHECK_BLOCKS];
 };
 
@@ -1029,19 +1025,18 @@ static int mmbench_worker_fn(void *data)
 {
 	struct mmbench_worker *w = data;
 	struct mmbench_team *t = w->team;
-	unsigned long seen = 0;
 	u32 spins = 0;
 
 	for (;;) {
-		wait_event_idle(t->wq, READ_ONCE(t->gen) != seen || kthread_should_stop());
+		wait_event_idle(t->wq, READ_ONCE(t->gen) != w->seen || kthread_should_stop());
 		if (kthread_should_stop())
 			return 0;
 		/* Pairs with team_sample(): what it set before @gen. */
-		seen = smp_load_acquire(&t->gen);
+		WRITE_ONCE(w->seen, smp_load_acquire(&t->gen));
 		if (atomic_inc_return(&t->ready) == t->nr)
-			smp_store_release(&t->go, seen); /* the last: all go */
+			smp_store_release(&t->go, w->seen); /* the last: all go */
 		/* Pairs with the smp_store_release() above. */
-		while (smp_load_acquire(&t->go) != seen && !mmbench_spin(t, &spins))
+		while (smp_load_acquire(&t->go) != w->seen && !mmbench_spin(t, &spins))
 			;
 		w->ctx.ops = t->ops;
 		/* A check, of what the ops' frees left, on all but pop_cpu. */
@@ -1050,7 +1045,7 @@ static int mmbench_worker_fn(void *data)
 			mmbench_sample(&w->bench, &w->ctx, &w->s);
 		if (raw_smp_processor_id() != w->cpu)	/* it went offline */
 			w->s.drop = MMBENCH_MIGRATED;
-		WRITE_ONCE(w->done, seen);
+		WRITE_ONCE(w->done, w->seen);
 		if (atomic_dec_and_test(&t->running))
 			complete(&t->done);
 	}
@@ -1061,6 +1056,7 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 {
 	struct mmbench_team *t = ctx->team;
 	unsigned int i = 0;
+	bool all;
 
 	if (READ_ONCE(t->stop))
 		return;
@@ -1074,9 +1070,12 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 	wake_up_all(&t->wq);
 	/* The watchdog: a worker that does not end its part stops the row. */
 	if (!wait_for_completion_timeout(&t->done, 2 * HZ)) {
-		WRITE_ONCE(t->stop, true);
-		while (i < t->nr - 1 && READ_ONCE(t->w[i].done) == t->gen)
+		all = atomic_read(&t->ready) == t->nr;	/* else blame one that never started */
+		while (i < t->nr - 1 && READ_ONCE(*(all ? &t->w[i].done : &t->w[i].seen)) == t->gen)
 			i++;
+		if (all && ctx->bench->pop)	/* a full ring waits on pop_cpu, else on push_cpu */
+			i = ptr_ring_full(&t->ring);
+		WRITE_ONCE(t->stop, true);
 		mmbench_set(ctx->row, MMBENCH_ERROR, "no progress on CPU %d in 2 s", t->w[i].cpu);
 		return;
 	}
