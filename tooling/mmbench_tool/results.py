@@ -19,7 +19,7 @@ from .options import module_params
 
 # Raised when a field changes meaning, unit or type, or goes away; a new
 # field does not raise it (tooling/doc/results-schema.md).
-SCHEMA = 1
+SCHEMA = 2
 FILE = "results.json"
 # Keys of a row whose value is text, whatever it looks like.
 TEXT_KEYS = ("status", "reason", "group", "context", "ceiling")

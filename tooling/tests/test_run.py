@@ -147,7 +147,7 @@ class ResultsJson(unittest.TestCase):
         subprocess.run([sys.executable, "-m", "json.tool", str(path)],
                        check=True, stdout=subprocess.DEVNULL)
         doc = self.results(fake)
-        self.assertEqual(doc["schema"], 1)
+        self.assertEqual(doc["schema"], 2)
         self.assertEqual((doc["outcome"], doc["exit_status"],
                           doc["verdict"], doc["finished"]),
                          ("passed", 0, "pass", True))
