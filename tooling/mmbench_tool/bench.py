@@ -130,9 +130,10 @@ def row_figures(name, files, base=None, table=None, benches=None):
     median, MAD (ns/op), noise (%, with 3 samples or more, else None),
     net ns/op and net cycles/op over the baseline's (None without it),
     the counts kept and dropped and the drops by cause, its group (the
-    kselftest's table, @table: groups()) and CPUs.  The statistics of
-    LEAN-ABI.md, as mmbench_test.c computes them for its KTAP: in
-    integer thousandths of ns (ps), then in ns."""
+    kselftest's table, @table: groups()) and CPUs.  The statistics
+    mmbench_test.c computes for its KTAP (Documentation/dev-tools/
+    mmbench.rst), as it does: in integer thousandths of ns (ps), then in
+    ns."""
     def ops(f):
         return int(f.get("ops_per_sample", "")) \
             if f.get("ops_per_sample", "").isdigit() else 0
