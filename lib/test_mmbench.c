@@ -234,14 +234,15 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s);
 
 /* series: end */
 /* series: page_alloc */
-/* Write (@write) or check, in every word of block @i at @p, ~(its address + @i). */
-static bool mmbench_tag(const struct mmbench_ctx *ctx, void *p, unsigned int i, bool write)
+/* Write (@write) or check ~(the address of @p) in every word of it; pages: in each page's first. */
+static bool mmbench_tag(const struct mmbench_ctx *ctx, void *p, bool write)
 {
 	u8 *b = ctx->bench->pages ? page_address(p) : p;
-	unsigned long tag = ~((unsigned long)b + i);
-	size_t off, n;
+	unsigned long tag = ~(unsigned long)b;
+	size_t off, n, step = ctx->bench->pages ? PAGE_SIZE : sizeof(tag);
 
-	for (off = 0; off < ctx->size; off += n) {
+	cond_resched();		/* up to 16 MiB a batch */
+	for (off = 0; off < ctx->size; off += step) {
 		n = min_t(size_t, ctx->size - off, sizeof(tag));
 		if (write)
 			memcpy(b + off, &tag, n);
@@ -263,13 +264,14 @@ static void mmbench_check_batch(struct mmbench_ctx *ctx)
 	while (got == step && n < ctx->batch) {	/* till a call falls short, or the last */
 		got = ctx->bench->get(ctx, ctx->ptrs + n, min(step, ctx->batch - n));
 		for (i = n, n += got; i < n; i++)
-			mmbench_tag(ctx, ctx->ptrs[i], i, true);
+			mmbench_tag(ctx, ctx->ptrs[i], true);
 	}
 	for (i = 0; i < n; i++) {
-		ctx->bad += !mmbench_tag(ctx, ctx->ptrs[i], i, false);
+		ctx->bad += !mmbench_tag(ctx, ctx->ptrs[i], false);
 		for (j = i + 1; j < n && ctx->ptrs[j] != ctx->ptrs[i]; j++)
 			;
-		if (j == n)	/* else handed out again: freed as that one */
+		ctx->bad += j < n;	/* handed out again: freed as that one */
+		if (j == n)
 			ctx->ptrs[good++] = ctx->ptrs[i];
 	}
 	ctx->bench->put(ctx, ctx->ptrs, good);
@@ -398,7 +400,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 		mmbench_sample(b, ctx, &s);
 		if (s.drop) {
 			row->dropped[row->nr_dropped++] = s.drop;
-		} else {
+		} else if (row->status == MMBENCH_PASS) {	/* not one the watchdog stopped */
 			row->ns[row->kept] = s.ns;
 			row->cycles[row->kept++] = s.cycles;
 		}
@@ -1073,8 +1075,8 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 		all = atomic_read(&t->ready) == t->nr;	/* else blame one that never started */
 		while (i < t->nr - 1 && READ_ONCE(*(all ? &t->w[i].done : &t->w[i].seen)) == t->gen)
 			i++;
-		if (all && ctx->bench->pop)	/* a full ring waits on pop_cpu, else on push_cpu */
-			i = ptr_ring_full(&t->ring);
+		if (all && ctx->bench->pop && !i && READ_ONCE(t->w[1].done) != t->gen)
+			i = !__ptr_ring_empty(&t->ring);	/* pop_cpu, if behind */
 		WRITE_ONCE(t->stop, true);
 		mmbench_set(ctx->row, MMBENCH_ERROR, "no progress on CPU %d in 2 s", t->w[i].cpu);
 		return;
