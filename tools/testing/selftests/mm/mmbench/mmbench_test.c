@@ -61,6 +61,7 @@ static struct row rows[MAX_ROWS];
 static bool loaded;	/* the case's load is in (pre-6.4 harnesses run a body after a SKIP) */
 static char withheld[512];		/* a ceiling verdict the case withheld */
 static bool over_ceiling;		/* a row of the case failed its ceiling */
+static long long want = 9;		/* samples= of the case's load, not of a reload */
 static long long drift = LLONG_MIN;	/* the baseline's to a second load, 1/1000 % */
 
 /* Read @path into @buf, without its newline: 0, -ENOENT if it does not exist, -EIO. */
@@ -371,6 +372,8 @@ static void load_for_case(struct __test_metadata *_metadata, const char *filter,
 	if (ret == LOAD_SKIP)
 		SKIP(return, "%.1000s", why);
 	loaded = true;
+	if (!read_str("/sys/module/" MODNAME "/parameters/samples", why, sizeof(why)))
+		want = strtoll(why, NULL, 10);
 }
 
 /* ---- the machine and the kernel, as user space sees them ---- */
@@ -646,11 +649,8 @@ enum verdict { PASSED, SKIPPED, FAILED };
  */
 static enum verdict judge(struct row *r, long long step)
 {
-	long long want = 9;
 	char why[VAL_LEN];
 
-	if (!read_str("/sys/module/" MODNAME "/parameters/samples", why, sizeof(why)))
-		want = strtoll(why, NULL, 10);
 	if (r->kept > want || r->kept + r->nr_dropped > 2 * want + 8)
 		set_status(r, "error", "the module took more samples than samples= allows");
 	if (strcmp(r->status, "pass"))
