@@ -29,6 +29,7 @@ FAKE_MODPROBE = """#!/bin/sh
 echo "$*" >>"{scen}/modprobe.log"
 n=$(wc -l <"{scen}/modprobe.log")
 [ -d "{scen}/load$n" ] || n=$(ls "{scen}" | grep -c '^load')
+[ ! -e "{scen}/load$n/refused" ] || exit 1
 mkdir -p "{root}" && cp -R "{scen}/load$n/." "{root}/"
 """
 FAKE_RMMOD = """#!/bin/sh
@@ -293,6 +294,21 @@ class Judge(unittest.TestCase):
         self.assertIn("# kmalloc_64.reason=the module took more samples than"
                       " samples= allows\n", out)
         self.assertEqual(line, "not ok 1 mmbench.kmalloc.run", out)
+
+    def test_samples_asked_survive_a_reload_that_failed(self):
+        """f5f0720: after a reload that failed, samples= read as 9."""
+        wide = [5000] * 7 + [10000] * 6 + [15000] * 7
+        self.loads({"baseline": row(per_op=steady(5000, n=20)),
+                    "kmalloc_64": row(per_op=wide),
+                    "kmalloc_128": row(per_op=steady(3000, n=20))},
+                   {}, samples=20)
+        (self.scen / "load2/refused").touch()
+        line, out = self.run_case("kmalloc", MMBENCH_CEILING_KMALLOC_64="6000")
+        self.assertEqual(len(self.modprobes()), 2)
+        self.assertIn("# kmalloc_128.status=pass\n", out)
+        self.assertTrue(line.startswith(
+            "ok 1 mmbench.kmalloc.run # SKIP kmalloc_64 over its ceiling, "
+            "not judged: the baseline's drift is unknown"), out)
 
     def vmstat_off(self, second):
         self.loads({"baseline": BASELINE,
