@@ -9,6 +9,7 @@ given as a module parameter (measure --b-param slow_into=...).  Plain
 runs load the module as it goes upstream.
 """
 import functools
+import os
 import subprocess
 import tempfile
 from pathlib import Path
@@ -27,32 +28,29 @@ def _rel(path):
 
 
 def patched_text(source=MODULE_SOURCE, patch=PATCH):
-    """The text of @source with @patch applied (by patch(1), no fuzz: as
-    git apply would); Failure, saying what patch said, if it does not
-    apply."""
+    """The text of @source with @patch applied by git apply (no fuzz);
+    Failure, saying what git apply said, if it does not apply."""
     return _apply(source.read_text(), patch.read_text(), str(_rel(source)),
                   str(_rel(patch)))
 
 
 @functools.lru_cache(maxsize=4)
 def _apply(text, diff, source_name, patch_name):
+    # git apply, not patch(1): git is there wherever the clone is (patch is
+    # not on a minimal Debian), and it takes no fuzz.  Outside any git
+    # tree (the ceiling), the paths of the diff are the folder's.
     with tempfile.TemporaryDirectory(prefix="mmbench-knobs-") as d:
-        target = Path(d) / "test_mmbench.c"
+        target = Path(d) / "lib" / "test_mmbench.c"
+        target.parent.mkdir()
         target.write_text(text)
-        try:
-            proc = subprocess.run(
-                ["patch", "--batch", "--forward", "--fuzz=0", "--silent",
-                 "--no-backup-if-mismatch", "--reject-file=-",
-                 str(target)],
-                input=diff, text=True, stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT, check=False)
-        except FileNotFoundError as e:
-            raise Failure("patch: not found: it applies the test-only knobs "
-                          f"({patch_name}) to {source_name}; apt-get "
-                          "install patch") from e
+        proc = subprocess.run(
+            ["git", "apply", "--whitespace=nowarn", "-"], cwd=d,
+            env=dict(os.environ, GIT_CEILING_DIRECTORIES=str(Path(d).parent)),
+            input=diff, text=True, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, check=False)
         if proc.returncode:
             raise Failure(f"{patch_name} does not apply to {source_name} "
-                          f"(patch exited with {proc.returncode}): "
+                          f"(git apply exited with {proc.returncode}): "
                           + " ".join(proc.stdout.split())[:600] +
                           "; bring the patch up to date with the module")
         return target.read_text()

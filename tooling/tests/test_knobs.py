@@ -37,7 +37,7 @@ class Patch(unittest.TestCase):
             with self.assertRaises(Failure) as e:
                 knobs.patched_text(src)
             self.assertIn("test_mmbench-knobs.patch does not apply to", str(e.exception))
-            self.assertIn("FAILED", str(e.exception))
+            self.assertIn("patch failed: lib/test_mmbench.c:", str(e.exception))
 
     def test_meant_by_test_or_a_knob(self):
         a = mock.Mock(command="run", param=["samples=3"], env=[])
