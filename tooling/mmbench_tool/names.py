@@ -404,7 +404,16 @@ def check_parameter_values(params, source=CHECKED_SOURCE):
         number = kstrtouint(value)
         if number is None or not lo <= number <= hi:
             raise Failure(f"--param {name}={value}: want a number "
-                          f"from {lo} to {hi}")
+                          f"from {lo} to {hi}" +
+                          (" (a leading 0 makes it octal to the kernel)"
+                           if re.fullmatch(r"0[0-9]+", value) else ""))
+    # The knobs patch's break_check: strcmp(mmbench_break_check, "<name>").
+    known = sorted(set(re.findall(r'strcmp\(mmbench_break_check, "(\w+)"\)',
+                                  source.read_text())))
+    if "break_check" in params and params["break_check"] not in known:
+        raise Failure(f"--param break_check={params['break_check']}: want "
+                      + " or ".join(known) + " (test only: a check made to "
+                      "fail)")
     check_slow_into(params, source)
 
 

@@ -5,7 +5,7 @@ import os
 import re
 from pathlib import Path
 
-from . import arch as archmod, build, compare, names
+from . import arch as archmod, bench, build, compare, names
 from .common import Failure
 
 # Memory of the small guest of ./mmbench test, in MiB.
@@ -33,7 +33,7 @@ COMPARE_EXIT_CODES = (
 # Environment of the test program that --env may set: numbers, and
 # MMBENCH_CEILINGS (a host file, copied into the guest) and MMBENCH_PARAMS
 # (taken with the --param ones).
-TEST_ENV = {"MMBENCH_ENFORCE", "MMBENCH_DELAY_TOLERANCE"}
+TEST_ENV = {"MMBENCH_ENFORCE"}
 TEST_ENV_TEXT = {"MMBENCH_CEILINGS", "MMBENCH_PARAMS"}
 # Where a MMBENCH_CEILINGS file given with --env is in the guest.
 GUEST_CEILINGS = "/mmbench/ceilings"
@@ -259,6 +259,18 @@ def check_options(a):
                           "that case's benchmark alone, so every other "
                           "case's load would refuse the row; slow_into is "
                           "for ./mmbench measure (--b-param slow_into=...)")
+        # A benchmark no case of the kselftest runs (ndelay, a calibration
+        # row): a run given it alone would skip every case.
+        caseless = [b for b in params.get("benchmarks", "").split(",")
+                    if b in benches and b not in bench.groups() or
+                    b in bench.UNCASED_GROUPS and b != "baseline"]
+        if caseless and getattr(a, "command", None) in KSELFTEST and \
+                not getattr(a, "loads_only", False):
+            raise Failure(f"--param benchmarks={params['benchmarks']}: "
+                          f"{', '.join(caseless)} has no case in the "
+                          "kselftest, which loads the module a case at a "
+                          "time: ./mmbench measure or bench (--loads) load "
+                          "it")
         fail = params.get("make_it_fail")
         if fail is not None and names.kstrtobool(fail) is None:
             raise Failure(f"--param make_it_fail={fail}: want a boolean as "
@@ -329,9 +341,10 @@ def env_options(a):
                           f"{', '.join(allowed)}{hint}")
         if name in env:
             raise Failure(f"--env {name} given twice")
-        if name in TEST_ENV and not re.fullmatch(r"[0-9]{1,6}", value):
+        if name in TEST_ENV and not re.fullmatch(r"0|[1-9][0-9]{0,5}", value):
             raise Failure(f"--env {item!r}: {name} takes a whole number "
-                          "from 0 to 999999")
+                          "from 0 to 999999, without leading zeros (the "
+                          "test program reads \"0\" as off)")
         env[name] = value
     return env
 

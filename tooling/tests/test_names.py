@@ -174,7 +174,9 @@ class Refused(support.Options, unittest.TestCase):
         # no length limit of its own (there was one of 255 characters).
         names_ = ",".join(b for b in names.benchmarks() if b != "baseline")
         self.assertGreater(len(names_), 255)
-        self.accepted("--param", f"benchmarks={names_}")
+        self.accepted_measure("--param", f"benchmarks={names_}")
+        # run: but ndelay, which no case of the kselftest runs.
+        self.accepted("--param", "benchmarks=" + names_.replace("ndelay,", ""))
 
     def refused_measure(self, *argv, says):
         rc, out = support.options_only("measure", "--accel", "tcg", *argv)
@@ -195,6 +197,22 @@ class Refused(support.Options, unittest.TestCase):
                      says="want a number from 1 to 250")
         self.refused("--env", "MMBENCH_PARAMS=iterations=100000001",
                      says="from 0 to 100000000")
+        self.refused("--param", "samples=09", says="want a number from 1 "
+                     "to 250 (a leading 0 makes it octal to the kernel)")
+        # The knobs patch knows two: a value it does not know fails every
+        # case's load in the guest.
+        for value in ("foo", "1", "DUP"):
+            self.refused("--param", f"break_check={value}",
+                         says=f"break_check={value}: want counter or dup")
+        self.accepted("--debug-kernel", "--param", "break_check=dup")
+        # No case of the kselftest runs ndelay: run would skip them all.
+        self.refused("--param", "benchmarks=ndelay", says="ndelay has no "
+                     "case in the kselftest")
+        self.refused("--param", "benchmarks=kmalloc,ndelay",
+                     says="ndelay has no case")
+        rc, out = support.options_only("measure", "--accel", "tcg",
+                                       "--param", "benchmarks=ndelay")
+        self.assertIsNone(rc, out)
         # As the module reads them: kstrtouint() in base 0.
         self.accepted("--param", "inject_stall_ms=10000", "--param",
                       "sample_us=100", "--param", "samples=0x10",
@@ -251,7 +269,8 @@ class Refused(support.Options, unittest.TestCase):
         self.accepted_measure("--param", f"cpus={cpus}")
         # Its own benchmarks= is not counted: the kselftest replaces it.
         cpus = ",".join(["0"] * 440)
-        every = ",".join(b for b in names.benchmarks() if b != "baseline")
+        every = ",".join(b for b in names.benchmarks()
+                         if b not in ("baseline", "ndelay"))
         self.accepted("--param", f"cpus={cpus}", "--param",
                       f"benchmarks={every}")
 
