@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import (build, deps, guest, intree, ktap, lava, measure, revcheck,
-               series, verdicts)
+from . import (build, comparecheck, deps, guest, intree, ktap, lava, measure,
+               revcheck, series, verdicts)
 from .common import OUT, REPO, Failure, Phase, run, say
 from .options import SMALL_MEMORY, check_options
 from .setup import Setup, judge_suite, literal_checks, report, spoilt
@@ -457,13 +457,13 @@ def compare_guests(args):
     """./mmbench compare on real guests: a known regression found."""
     start = time.monotonic()
     try:
-        checks = measure.test_checks(args, guest.results_dir("-compare"))
+        checks = comparecheck.test_checks(args, guest.results_dir("-compare"))
     except (Failure, ValueError) as e:
         checks = [(False, "compare: a known regression in real guests",
                    str(e))]
     try:
-        checks += measure.icount_checks(args,
-                                        guest.results_dir("-compare-icount"))
+        checks += comparecheck.icount_checks(
+            args, guest.results_dir("-compare-icount"))
     except (Failure, ValueError) as e:
         checks += [(False, "compare --accel icount: three instructions "
                     "found in real guests", str(e))]

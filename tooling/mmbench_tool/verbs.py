@@ -207,7 +207,7 @@ def _add_compare_commands(sub):
                    help="recompute from the archives of an earlier "
                         "compare-check folder, booting nothing (aa: with "
                         "each boot's first --loads loads)")
-    p.set_defaults(func="measure.cmd_compare_check")
+    p.set_defaults(func="comparecheck.cmd_compare_check")
     p = sub.add_parser(
         "fleet", help="an archive's figures for LAVA, KCIDB or LKP",
         description="Print an archive's rows in a fleet's format (tooling/doc/"

@@ -1355,7 +1355,7 @@ class Plots(unittest.TestCase):
 
 class KnownRegression(unittest.TestCase):
     def test_calibrate_and_slow_into(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         recs = []
         for load, (chain, row) in enumerate(((1200.0, 60.0), (1210.0, 62.0),
                                              (1190.0, 61.0)), 1):
@@ -1367,16 +1367,16 @@ class KnownRegression(unittest.TestCase):
                              "row": name, "status": "pass", "median": med,
                              "net": med - 1})
         arch = archive.Archive([{"type": "run", "boot": "b"}], recs, [])
-        step, rows = measure.calibrate(arch)
+        step, rows = comparecheck.calibrate(arch)
         self.assertAlmostEqual(step, 1.199)
         # 51.28 steps (the median over the loads of 50.04, 51.28, 51.30)
         self.assertAlmostEqual(rows["inc_dec_zone_page_state"] / step,
                                62 / 1.209)
         self.assertEqual(
-            measure.slow_into(step, rows, 10),
+            comparecheck.slow_into(step, rows, 10),
             "inc_dec_zone_page_state:5,kmalloc_64:18,alloc_pages_order0:175")
         # Never 0 steps: the module refuses it.
-        self.assertTrue(measure.slow_into(step, rows, 0.1)
+        self.assertTrue(comparecheck.slow_into(step, rows, 0.1)
                         .startswith("inc_dec_zone_page_state:1,"))
 
 
@@ -1398,18 +1398,18 @@ class CheckReuse(unittest.TestCase):
     def test_aa_recomputes_from_the_archives(self):
         import argparse
 
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         rng = random.Random(7)
         with tempfile.TemporaryDirectory() as d:
             # The rows slowed are the known ones: the first three here.
-            rows = dict(zip(list(measure.KNOWN_ROWS) + list(ROWS)[3:],
+            rows = dict(zip(list(comparecheck.KNOWN_ROWS) + list(ROWS)[3:],
                             ROWS.values()))
             write_aa(d, [(synthetic(rng, rows=rows),
                           synthetic(rng, rows=rows)) for _ in range(2)])
             args = argparse.Namespace(reuse=d, comparisons=2, boots=3,
                                       loads=8, norm=compare.DEFAULT_NORM)
-            with unittest.mock.patch.object(measure, "Side") as side:
-                rc = measure.check_aa(args, Path(d))
+            with unittest.mock.patch.object(comparecheck, "Side") as side:
+                rc = comparecheck.check_aa(args, Path(d))
             side.assert_not_called()
             self.assertIn(rc, (0, 1))
             text = (Path(d) / "check.txt").read_text()
@@ -1422,8 +1422,8 @@ class CheckReuse(unittest.TestCase):
                              r"found \d+ times in 80 ")
             # Fewer loads than measured: each boot's first ones.
             args.loads = 5
-            with unittest.mock.patch.object(measure, "Side"):
-                measure.check_aa(args, Path(d))
+            with unittest.mock.patch.object(comparecheck, "Side"):
+                comparecheck.check_aa(args, Path(d))
             text = (Path(d) / "check.txt").read_text()
             self.assertIn("(3 boots x 5 loads of the 8 measured a kernel",
                           text)
@@ -1432,7 +1432,7 @@ class CheckReuse(unittest.TestCase):
         # benchmarks= that leaves known rows out: they are not misses.
         import argparse
 
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         rng = random.Random(8)
 
         # And a row that kept no sample in any load (noisy: a debug
@@ -1444,7 +1444,7 @@ class CheckReuse(unittest.TestCase):
                 if r["row"] == "alloc_pages_order0"
                 else r for r in arch.rows
                 if r["row"] != "inc_dec_zone_page_state"], arch.loads)
-        rows = dict(zip(list(measure.KNOWN_ROWS) + list(ROWS)[3:],
+        rows = dict(zip(list(comparecheck.KNOWN_ROWS) + list(ROWS)[3:],
                         ROWS.values()))
         with tempfile.TemporaryDirectory() as d:
             write_aa(d, [(kmalloc_only(synthetic(rng, rows=rows)),
@@ -1452,8 +1452,8 @@ class CheckReuse(unittest.TestCase):
                          for _ in range(2)])
             args = argparse.Namespace(reuse=d, comparisons=2, boots=3,
                                       loads=8, norm=compare.DEFAULT_NORM)
-            with unittest.mock.patch.object(measure, "Side"):
-                measure.check_aa(args, Path(d))
+            with unittest.mock.patch.object(comparecheck, "Side"):
+                comparecheck.check_aa(args, Path(d))
             text = (Path(d) / "check.txt").read_text()
         self.assertRegex(text, r"\+5 % found \d of 2, \+10 % found \d of 2 "
                                r"\(of the rows measured in both kernels: "
@@ -1468,31 +1468,33 @@ class CheckOptions(unittest.TestCase):
     def test_aa_and_known_boot_the_kernel_given(self):
         import argparse
 
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         args = argparse.Namespace(reuse=None, kernel=Path("K"),
                                   headers=Path("H"), release="R",
                                   comparisons=1, boots=1, loads=2)
-        rows = {r: 100.0 for r in measure.KNOWN_ROWS}
+        rows = {r: 100.0 for r in comparecheck.KNOWN_ROWS}
         with tempfile.TemporaryDirectory() as d:
-            for check in (measure.check_aa, measure.check_known):
+            for check in (comparecheck.check_aa, comparecheck.check_known):
                 # known: past its calibration boot, to the boots of A and
                 # of each slowed B.
-                with unittest.mock.patch.object(measure, "Side") as side, \
+                with unittest.mock.patch.object(
+                        comparecheck, "Side") as side, \
                         unittest.mock.patch.object(
-                            measure, "alternate",
+                            comparecheck, "alternate",
                             side_effect=[{"A": Path(d) / "cal.jsonl"},
                                          support.Reached]
-                            if check is measure.check_known else
+                            if check is comparecheck.check_known else
                             support.Reached), \
                         unittest.mock.patch.object(
-                            measure, "calibrate", return_value=(1.2, rows)), \
-                        unittest.mock.patch.object(measure.archive.Archive,
-                                                   "read"):
+                            comparecheck, "calibrate",
+                            return_value=(1.2, rows)), \
+                        unittest.mock.patch.object(
+                            comparecheck.archive.Archive, "read"):
                     with self.assertRaises(support.Reached):
                         check(args, Path(d))
                 self.assertEqual(len(side.call_args_list),
-                                 2 if check is measure.check_aa else
-                                 2 + len(measure.KNOWN_PCTS))
+                                 2 if check is comparecheck.check_aa else
+                                 2 + len(comparecheck.KNOWN_PCTS))
                 for call in side.call_args_list:
                     self.assertEqual((call.kwargs["kernel"],
                                       call.kwargs["headers"],
@@ -1532,7 +1534,7 @@ class NotAnAA(unittest.TestCase):
         archive.write(Path(d) / name, arch.runs + arch.rows)
 
     def test_split_refuses_bad_or_mixed_archives(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         from mmbench_tool.common import Failure
         rng = random.Random(71)
         args = unittest.mock.Mock(reuse=None, boots=2, comparisons=2)
@@ -1545,7 +1547,7 @@ class NotAnAA(unittest.TestCase):
                 else:
                     p.write_text(bad)
                 with self.assertRaisesRegex(Failure, "compare-check split"):
-                    measure.check_split(args)
+                    comparecheck.check_split(args)
         slowed = synthetic(rng)
         for r in slowed.runs:
             r["params"] = {"module": ["slow_into=kmalloc_64:30"]}
@@ -1560,7 +1562,7 @@ class NotAnAA(unittest.TestCase):
                 self.write(d, "A.jsonl", synthetic(rng))
                 self.write(d, "B.jsonl", other)
                 with self.assertRaisesRegex(Failure, says):
-                    measure.check_split(args)
+                    comparecheck.check_split(args)
 
     def test_sampling_numbers_as_the_module_reads_them(self):
         # kstrtouint(, 0): 011 is octal, 0x9 hex, +9 decimal.
@@ -1583,7 +1585,7 @@ class NotAnAA(unittest.TestCase):
                                           []), "x")
 
     def test_aa_reuse_refuses_a_slowed_side(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         from mmbench_tool.common import Failure
         rng = random.Random(72)
         with tempfile.TemporaryDirectory() as d:
@@ -1595,12 +1597,12 @@ class NotAnAA(unittest.TestCase):
             # the defaults, which B's slow_into is not.
             write_aa(d, [(synthetic(rng), b)])
             args = ReuseRefusals().args(d, "aa", 1)
-            with unittest.mock.patch.object(measure.deps, "ensure"), \
+            with unittest.mock.patch.object(comparecheck.deps, "ensure"), \
                     self.assertRaisesRegex(Failure, "slow_into=kmalloc_64"):
-                measure.cmd_compare_check(args)
+                comparecheck.cmd_compare_check(args)
 
     def test_aa_reuse_checks_every_folder_first(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         from mmbench_tool.common import Failure
         rng = random.Random(74)
         with tempfile.TemporaryDirectory() as d:
@@ -1610,13 +1612,13 @@ class NotAnAA(unittest.TestCase):
             write_aa(d, [(synthetic(rng), synthetic(rng)),
                          (synthetic(rng), slowed)])
             args = ReuseRefusals().args(d, "aa", 2)
-            with unittest.mock.patch.object(measure.deps, "ensure"), \
+            with unittest.mock.patch.object(comparecheck.deps, "ensure"), \
                     self.assertRaisesRegex(Failure, "aa02: boots loaded"):
-                measure.cmd_compare_check(args)
+                comparecheck.cmd_compare_check(args)
             self.assertFalse((Path(d) / "aa01" / "compare.json").exists())
 
     def test_known_reuse_with_a_bad_calibration(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         from mmbench_tool.common import Failure
         with tempfile.TemporaryDirectory() as d:
             args = ReuseRefusals().args(d, "known", 1)
@@ -1637,10 +1639,12 @@ class NotAnAA(unittest.TestCase):
                      '60, "kmalloc_64": 180, "alloc_pages_order0": 1400}}',
                      "are not positive numbers")):
                 (Path(d) / "calibration.json").write_text(text + "\n")
-                with unittest.mock.patch.object(measure, "_check_reuse"), \
-                        unittest.mock.patch.object(measure.deps, "ensure"), \
+                with unittest.mock.patch.object(
+                        comparecheck, "_check_reuse"), \
+                        unittest.mock.patch.object(
+                            comparecheck.deps, "ensure"), \
                         self.assertRaisesRegex(Failure, says):
-                    measure.cmd_compare_check(args)
+                    comparecheck.cmd_compare_check(args)
 
     def test_fleet_refuses_an_archive_of_mixed_setups(self):
         # One median a row over every load: loads of two kernels, or
@@ -2531,7 +2535,7 @@ class DiedGuest(unittest.TestCase):
                                  value if impossible else None, value)
 
     def test_icount_check_not_judged_for_the_emulator(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck, measure
         from mmbench_tool.common import Failure
         args = Sampling.measure_args()
         for why, judged in (
@@ -2544,18 +2548,18 @@ class DiedGuest(unittest.TestCase):
                  "see x", True)):
             with tempfile.TemporaryDirectory() as d, \
                     unittest.mock.patch.object(
-                        measure, "_ci_sides", return_value=(
+                        comparecheck, "_ci_sides", return_value=(
                             types.SimpleNamespace(name="A"),
                             types.SimpleNamespace(name="B"))), \
                     unittest.mock.patch.object(
-                        measure, "alternate", side_effect=(
-                            Failure if judged else measure.EmulatorFault)(
+                        comparecheck, "alternate", side_effect=(
+                            Failure if judged else comparecheck.EmulatorFault)(
                             f"kernel A, boot 1: the guest {why}")):
                 if judged:
                     with self.assertRaises(Failure):
-                        measure.icount_checks(args, Path(d))
+                        comparecheck.icount_checks(args, Path(d))
                     continue
-                (ok, what, _), = measure.icount_checks(args, Path(d))
+                (ok, what, _), = comparecheck.icount_checks(args, Path(d))
                 self.assertTrue(ok)
                 self.assertIn("not judged", what)
 
@@ -2563,11 +2567,12 @@ class DiedGuest(unittest.TestCase):
         # A load swelled by other work (seen in CI: one sample 5 times
         # the row's) leaves compare INCONCLUSIVE: one more boot of each,
         # then, still INCONCLUSIVE, not judged; NO CHANGE is judged.
-        from mmbench_tool import compare, measure
+        from mmbench_tool import compare, comparecheck
         args = Sampling.measure_args()
 
         def result(verdict):
-            row = unittest.mock.Mock(row=measure.CI_ROW, verdict=verdict,
+            row = unittest.mock.Mock(row=comparecheck.CI_ROW,
+                                     verdict=verdict,
                                      change=4.2, lo=3.2, hi=5.3,
                                      change_insn=2.9, lo_insn=2.3,
                                      hi_insn=3.5)
@@ -2581,23 +2586,23 @@ class DiedGuest(unittest.TestCase):
                 ((compare.INCONCLUSIVE, compare.NO_CHANGE), 2, False, "")):
             with tempfile.TemporaryDirectory() as d, \
                     unittest.mock.patch.object(
-                        measure, "_ci_sides", return_value=(
+                        comparecheck, "_ci_sides", return_value=(
                             types.SimpleNamespace(name="A"),
                             types.SimpleNamespace(name="B"))), \
                     unittest.mock.patch.object(
-                        measure, "alternate",
+                        comparecheck, "alternate",
                         return_value={"A": Path(d) / "A.jsonl",
                                       "B": Path(d) / "B.jsonl"}) as alt, \
                     unittest.mock.patch.object(
-                        measure, "run_compare",
+                        comparecheck, "run_compare",
                         side_effect=[result(v) for v in verdicts]), \
                     unittest.mock.patch.object(
-                        measure.archive.Archive, "read"):
-                checks = measure.icount_checks(args, Path(d))
+                        comparecheck.archive.Archive, "read"):
+                checks = comparecheck.icount_checks(args, Path(d))
             self.assertEqual(alt.call_count, boots, verdicts)
             if boots == 2:
                 self.assertEqual(alt.call_args.kwargs["first"],
-                                 measure.ICOUNT_BOOTS + 1)
+                                 comparecheck.ICOUNT_BOOTS + 1)
             (found, what, why), = [c for c in checks
                                    if "REGRESSION" in c[1]]
             self.assertEqual(found, ok, verdicts)
@@ -2610,11 +2615,11 @@ class DiedGuest(unittest.TestCase):
         # as a busy host's, and flagged 3 rows nothing slowed.  Such a
         # comparison gets one more boot of each; still so, the check is
         # not judged, naming the loads; flagged on a quiet host, it fails.
-        from mmbench_tool import compare, measure
+        from mmbench_tool import compare, comparecheck
         args = Sampling.measure_args()
 
         def result(flags, dropped, change=-2.0):
-            ci = unittest.mock.Mock(row=measure.CI_ROW,
+            ci = unittest.mock.Mock(row=comparecheck.CI_ROW,
                                     verdict=compare.REGRESSION, change=30.0,
                                     lo=28.0, hi=33.0)
             rows = [ci] + [unittest.mock.Mock(
@@ -2644,25 +2649,25 @@ class DiedGuest(unittest.TestCase):
             sides = [types.SimpleNamespace(name=n, args=types.SimpleNamespace(
                 param=[])) for n in "AB"]
             with tempfile.TemporaryDirectory() as d, \
-                    unittest.mock.patch.object(measure.deps, "ensure"), \
-                    unittest.mock.patch.object(measure, "_ci_sides",
+                    unittest.mock.patch.object(comparecheck.deps, "ensure"), \
+                    unittest.mock.patch.object(comparecheck, "_ci_sides",
                                                return_value=sides), \
                     unittest.mock.patch.object(
-                        measure, "alternate",
+                        comparecheck, "alternate",
                         return_value={"A": Path(d) / "A.jsonl",
                                       "B": Path(d) / "B.jsonl"}) as alt, \
                     unittest.mock.patch.object(
-                        measure, "calibrate", return_value=(
-                            0.4, {measure.CI_ROW: 55.0})), \
+                        comparecheck, "calibrate", return_value=(
+                            0.4, {comparecheck.CI_ROW: 55.0})), \
                     unittest.mock.patch.object(
-                        measure, "run_compare",
+                        comparecheck, "run_compare",
                         side_effect=[result(*r) for r in results]), \
-                    unittest.mock.patch.object(measure.fleet, "lava",
+                    unittest.mock.patch.object(comparecheck.fleet, "lava",
                                                return_value=""), \
                     unittest.mock.patch.object(
-                        measure.archive.Archive, "read"), \
+                        comparecheck.archive.Archive, "read"), \
                     contextlib.redirect_stdout(io.StringIO()):
-                checks = measure.test_checks(args, Path(d))
+                checks = comparecheck.test_checks(args, Path(d))
             # A's calibration boot, B's first, the rest, and the retry.
             self.assertEqual(alt.call_count, 1 + boots, results)
             (found, what, why), = [c for c in checks
@@ -2794,16 +2799,16 @@ class Splits(unittest.TestCase):
     from one kernel's boots, no boot on both sides."""
 
     def test_disjoint_sized_and_repeatable(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         boots = [f"b{i:03d}" for i in range(60)]
-        splits = measure.draw_splits(boots, 3, 40)
+        splits = comparecheck.draw_splits(boots, 3, 40)
         self.assertEqual(len(splits), 40)
         for a, b in splits:
             self.assertEqual((len(a), len(b)), (3, 3))
             self.assertFalse(a & b)
         self.assertEqual(len({(frozenset(a), frozenset(b))
                               for a, b in splits}), 40)
-        self.assertEqual(splits, measure.draw_splits(boots, 3, 40))
+        self.assertEqual(splits, comparecheck.draw_splits(boots, 3, 40))
 
     def test_a_pool_of_boots_split_and_judged(self):
         """The whole of check_split on one kernel's 12 boots: it once
@@ -2812,7 +2817,7 @@ class Splits(unittest.TestCase):
         import argparse
         import random
 
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         rows = {"inc_dec_zone_page_state": 60.0, "kmalloc_64": 150.0,
                 "alloc_pages_order0": 500.0, "count_vm_event": 4.0}
         pool = booted(random.Random(7), boots=12, loads=3, rows=rows)
@@ -2821,15 +2826,15 @@ class Splits(unittest.TestCase):
             args = argparse.Namespace(reuse=tmp, boots=4, comparisons=3)
             out = io.StringIO()
             with contextlib.redirect_stdout(out), \
-                    unittest.mock.patch.object(measure, "say"):
-                self.assertEqual(measure.check_split(args), 0)
+                    unittest.mock.patch.object(comparecheck, "say"):
+                self.assertEqual(comparecheck.check_split(args), 0)
             text = (Path(tmp) / "split.txt").read_text()
         self.assertIn("common    3 A/A splits: ", text)
         self.assertRegex(text, r"\+5 % found \d+/9, \+10 % \d+/9")
 
     def test_every_split_of_few_boots(self):
-        from mmbench_tool import measure
-        splits = measure.draw_splits(list("abcdef"), 3, 100)
+        from mmbench_tool import comparecheck
+        splits = comparecheck.draw_splits(list("abcdef"), 3, 100)
         # Each unordered split once: C(6, 3) / 2.
         self.assertEqual(len(splits), 10)
         self.assertTrue(all("a" in a for a, _b in splits))
@@ -2837,12 +2842,12 @@ class Splits(unittest.TestCase):
     def test_a_folder_that_is_not_there(self):
         import argparse
 
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         from mmbench_tool.common import Failure
         args = argparse.Namespace(reuse="/nonexistent/mmbench", boots=3,
                                   comparisons=2)
         with self.assertRaisesRegex(Failure, "no such folder"):
-            measure.check_split(args)
+            comparecheck.check_split(args)
 
     def test_reuse_of_no_folder_is_said_before_anything(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -2858,12 +2863,12 @@ class Splits(unittest.TestCase):
                         self.assertIn(f"--reuse {path}: {said}", out)
 
     def test_too_few_boots_refused(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         from mmbench_tool.common import Failure
         with self.assertRaisesRegex(Failure, "need 6 or more"):
-            measure.draw_splits(list("abcde"), 3, 10)
+            comparecheck.draw_splits(list("abcde"), 3, 10)
         with self.assertRaisesRegex(Failure, "needs 2 boots a kernel"):
-            measure.draw_splits(list("abcdef"), 1, 10)
+            comparecheck.draw_splits(list("abcdef"), 1, 10)
 
 
 class Sampling(unittest.TestCase):
@@ -3023,25 +3028,25 @@ class FoundPerRow(unittest.TestCase):
     alone, does compare find it?"""
 
     def test_each_row_alone(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         rng = random.Random(41)
         rows = {f"row{i}": (100 + 10 * i, 0.004) for i in range(8)}
         quiet = dict(busy=0, outliers=0, rows=rows)
         a, b = synthetic(rng, **quiet), synthetic(rng, **quiet)
-        self.assertEqual(measure.found_per_row(a, b, 10, "common"),
+        self.assertEqual(comparecheck.found_per_row(a, b, 10, "common"),
                          {r: True for r in rows})
-        self.assertFalse(any(measure.found_per_row(a, b, 0, "common")
+        self.assertFalse(any(comparecheck.found_per_row(a, b, 0, "common")
                              .values()))
 
     def test_goal_line(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         per = [{"x": True, "y": False}, {"x": True, "y": True}]
-        self.assertEqual(measure.goal_line(per),
+        self.assertEqual(comparecheck.goal_line(per),
                          "+2 % added to each row of B in turn: found 3 "
                          "times in 4 (75% of the rows a comparison, goal "
                          "80%); rows found in 80% of the comparisons or "
                          "more: 1 of 2")
-        self.assertIsNone(measure.goal_line([]))
+        self.assertIsNone(comparecheck.goal_line([]))
 
 
 class SamplingOptions(unittest.TestCase):
@@ -3059,10 +3064,10 @@ class SamplingOptions(unittest.TestCase):
     def test_slow_into_replaced_not_added(self):
         # ./mmbench test's B side: its calibrated slow_into replaces the
         # first one, whatever Side() appended after it.
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         self.assertEqual(
-            measure.with_param(["benchmarks=x", "slow_into=r:1",
-                                "samples=3"], "slow_into=r:7"),
+            comparecheck.with_param(["benchmarks=x", "slow_into=r:1",
+                                     "samples=3"], "slow_into=r:7"),
             ["benchmarks=x", "samples=3", "slow_into=r:7"])
 
 
@@ -3082,37 +3087,38 @@ class ReuseRefusals(unittest.TestCase):
                                   norm=compare.DEFAULT_NORM)
 
     def test_missing_comparisons_or_folders(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         from mmbench_tool.common import Failure
         rng = random.Random(61)
         with tempfile.TemporaryDirectory() as d:
             c = write_aa(d, [(synthetic(rng), synthetic(rng))])
-            with unittest.mock.patch.object(measure.deps, "ensure"):
+            with unittest.mock.patch.object(comparecheck.deps, "ensure"):
                 with self.assertRaisesRegex(
                         Failure, r"no aa02/A.jsonl .*--comparisons 2 asks "
                         r"for 2, the folder has 1"):
-                    measure.cmd_compare_check(self.args(d))
+                    comparecheck.cmd_compare_check(self.args(d))
                 self.assertFalse((c / "compare.json").exists())
                 for where in (Path(d) / "none", c / "A.jsonl"):
                     with self.assertRaisesRegex(Failure, "--reuse"):
-                        measure.cmd_compare_check(self.args(where, "aa", 1))
+                        comparecheck.cmd_compare_check(
+                            self.args(where, "aa", 1))
                 with self.assertRaisesRegex(Failure, "no calibration.json"):
-                    measure.cmd_compare_check(self.args(d, "known", 1))
+                    comparecheck.cmd_compare_check(self.args(d, "known", 1))
                 # A bad archive: said, not a traceback.
                 (c / "B.jsonl").write_text('{"type": "run", "boot": 1}\n'
                                            '{"type": "row", "load": "x"}\n')
                 with self.assertRaisesRegex(Failure, "compare-check aa"):
-                    measure.cmd_compare_check(self.args(d, "aa", 1))
+                    comparecheck.cmd_compare_check(self.args(d, "aa", 1))
 
     def test_not_comparable_is_no_answer(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         rng = random.Random(62)
         with tempfile.TemporaryDirectory() as d:
             a, b = synthetic(rng), synthetic(rng)
             b.runs[0]["params"] = {"module": ["samples=3"]}
             c = write_aa(d, [(a, b)])
-            with unittest.mock.patch.object(measure.deps, "ensure"):
-                rc = measure.cmd_compare_check(self.args(d, "aa", 1))
+            with unittest.mock.patch.object(comparecheck.deps, "ensure"):
+                rc = comparecheck.cmd_compare_check(self.args(d, "aa", 1))
             self.assertEqual(rc, 2)
             self.assertIn("1 comparisons NOT COMPARABLE",
                           (c.parent / "check.txt").read_text())
@@ -3134,19 +3140,19 @@ class FirstLoads(unittest.TestCase):
 
 class GuestTime(unittest.TestCase):
     def test_said_per_kernel(self):
-        from mmbench_tool import measure
+        from mmbench_tool import comparecheck
         with tempfile.TemporaryDirectory() as d:
             for n, secs in ((1, {"A": 100, "B": 110}),
                             (2, {"A": 90, "B": 130})):
                 (Path(d) / f"aa{n:02d}").mkdir()
-                (Path(d) / f"aa{n:02d}" / measure.GUEST_TIME).write_text(
+                (Path(d) / f"aa{n:02d}" / comparecheck.GUEST_TIME).write_text(
                     json.dumps(secs))
-            line = measure.guest_time(Path(d) / f"aa{n:02d}"
-                                      for n in (1, 2, 3))
+            line = comparecheck.guest_time(Path(d) / f"aa{n:02d}"
+                                           for n in (1, 2, 3))
             self.assertEqual(line, "guest time a kernel and comparison: "
                              "median 105 s, most 130 s (goal: at most "
                              "120 s)")
-            self.assertIsNone(measure.guest_time([Path(d) / "none"]))
+            self.assertIsNone(comparecheck.guest_time([Path(d) / "none"]))
 
 
 class Options(unittest.TestCase):
