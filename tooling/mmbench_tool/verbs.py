@@ -174,7 +174,7 @@ def _add_compare_commands(sub):
                    help="write no PNG plots (compare.txt and "
                         "compare.json only)")
     add_label_options(p)
-    p.set_defaults(func="measure.cmd_compare")
+    p.set_defaults(func="comparecmd.cmd_compare")
     p = sub.add_parser(
         "compare-check", help="how far compare's verdicts hold (a "
         "benchmark, not a test)",
