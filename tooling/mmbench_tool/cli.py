@@ -1,7 +1,7 @@
 """./mmbench's dispatcher: the command line parsed (verbs.py), the
 command's function run (run.py, selftest.py, lava.py, selfbench.py,
-verdicts.py, measure.py, comparecheck.py, export.py), its failures turned
-into exit statuses."""
+verdicts.py, measure.py, comparecmd.py, fleetcmd.py, comparecheck.py,
+export.py), its failures turned into exit statuses."""
 import importlib
 import os
 import signal

@@ -1,7 +1,7 @@
-"""./mmbench measure, compare and fleet: two kernels measured in
-alternating boots, compared row by row, and the figures in the fleets'
-formats; the boots and the comparison compare-check (comparecheck.py)
-runs too."""
+"""./mmbench measure: two kernels measured in alternating boots and
+compared row by row.  The boots, the comparison written and its exit
+status, and the checks of an archive's setup are also those of compare
+(comparecmd.py), fleet (fleetcmd.py) and compare-check (comparecheck.py)."""
 import copy
 import json
 import math
@@ -11,8 +11,7 @@ import shutil
 import time
 from pathlib import Path
 
-from . import (archive, bench, compare, deps, fleet, guest, names, plots,
-               revisions)
+from . import archive, bench, compare, deps, guest, names, plots, revisions
 from .common import Failure, Phase, say
 
 COMPARE_PACKAGES = {
@@ -723,27 +722,7 @@ def say_no_answer(c):
             f"exit status {EXIT_UNDECIDED}")
 
 
-def cmd_fleet(args):
-    if not args.archive.exists():
-        raise Failure(f"{args.archive}: does not exist")
-    try:
-        arch = archive.Archive.read(args.archive)
-    except (ValueError, OSError) as e:
-        raise Failure(f"{args.archive}: {e}" if str(args.archive)
-                      not in str(e) else str(e)) from e
-    if not arch.rows:
-        raise Failure(f"{args.archive}: no row record: no figures to give")
-    if archive.ICOUNT_ACCEL in arch.fingerprint().get("accel", ()):
-        raise Failure(f"{args.archive}: measured with --accel icount, its "
-                      "ns/op are instructions an op; the fleet formats "
-                      "carry ns")
-    # A row's figure is one median over every load.
-    one_setup(arch, args.archive,
-              what="the fleet formats give the figures of one kernel and "
-                   "setup: give an archive of one")
-    print(fleet.render(arch, args.format), end="", flush=True)
-    return 0
-
+# ------------------------- shared with compare, fleet and compare-check
 
 def _is(path, test, what):
     """@test (Path.exists, is_dir, is_file) of @path, with the system's

@@ -222,7 +222,7 @@ def _add_compare_commands(sub):
     p.add_argument("--format", choices=fleet.FORMATS, default="lava",
                    help="lava: lava-test-case commands; kcidb: KCIDB "
                         "JSON; lkp: key: value lines (default lava)")
-    p.set_defaults(func="measure.cmd_fleet")
+    p.set_defaults(func="fleetcmd.cmd_fleet")
 
 
 def parser():

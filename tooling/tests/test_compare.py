@@ -1241,7 +1241,7 @@ class Fleet(unittest.TestCase):
 
     def test_no_instructions_as_ns(self):
         # An archive of --accel icount holds instructions an op.
-        from mmbench_tool import measure
+        from mmbench_tool import fleetcmd
         from mmbench_tool.common import Failure
         with tempfile.TemporaryDirectory() as tmp:
             p = Path(tmp) / "a.jsonl"
@@ -1250,10 +1250,10 @@ class Fleet(unittest.TestCase):
                 args = unittest.mock.Mock(archive=p, format="lkp")
                 with contextlib.redirect_stdout(io.StringIO()):
                     if ok:
-                        self.assertEqual(measure.cmd_fleet(args), 0)
+                        self.assertEqual(fleetcmd.cmd_fleet(args), 0)
                         continue
                     with self.assertRaisesRegex(Failure, "instructions"):
-                        measure.cmd_fleet(args)
+                        fleetcmd.cmd_fleet(args)
 
     def test_kcidb_and_lkp(self):
         data = json.loads(fleet.kcidb(self.arch()))
