@@ -14,9 +14,13 @@ loads=${MMBENCH_LOADS:-5}
 tmp=${TMPDIR:-/tmp}
 kselftest=${MMBENCH_KSELFTEST:-/kselftest}
 
-uptime_cs() {	# uptime in 1/100 s
-	read -r up _ </proc/uptime
-	echo "${up%.*}${up#*.}"
+uptime_cs() {	# uptime in 1/100 s, without the leading 0 of "0.58" (octal to $(( )))
+	read -r up _ <"${MMBENCH_UPTIME:-/proc/uptime}"
+	up="${up%.*}${up#*.}"
+	while [ "${up#0}" != "$up" ] && [ -n "${up#0}" ]; do
+		up=${up#0}
+	done
+	echo "$up"
 }
 
 if [ "${MMBENCH_SUITE:-1}" != 0 ]; then

@@ -117,6 +117,18 @@ class Loads(unittest.TestCase):
         # The release is the guest's uname -r: the module does not say it.
         self.assertEqual(recs[0]["fingerprint"]["release"], "6.12-fake")
 
+    def test_an_uptime_under_a_second(self):
+        """A kernel booted in half a second: /proc/uptime's "0.58" made
+        "058", which dash's $(( )) refused as octal, and no load ran."""
+        with tempfile.NamedTemporaryFile("w", suffix="uptime") as up:
+            up.write("0.58 1.00\n")
+            up.flush()
+            out, args = self.run_sh({"MMBENCH_SUITE": "0",
+                                     "MMBENCH_UPTIME": up.name})
+        self.assertNotIn("Illegal number", out)
+        self.assertEqual(len(args), 2)
+        self.assertIn("load=1 run_ms=0", out)
+
     def test_the_fingerprint_case_says_what_the_module_does_not(self):
         # No suite ran: the kselftest's fingerprint case alone, with
         # none of the loads' parameters; the module's preempt file over
