@@ -491,7 +491,9 @@ MMBENCH_SHOW(cpus, 1, "%s%*pbl", cpumask_pr_args(&row->cpus));
 MMBENCH_SHOW(context, 1, "%s%s", row->bench->irqoff ? "irqoff" : "preempt");
 MMBENCH_SHOW(ops_per_sample, 1, "%s%u", row->ops);
 MMBENCH_SHOW(sample_ns, row->kept, "%s%llu", row->ns[i]);
+#ifdef CONFIG_X86_TSC
 MMBENCH_SHOW(sample_cycles, row->kept, "%s%llu", row->cycles[i]);
+#endif
 MMBENCH_SHOW(samples_dropped, row->nr_dropped, "%s%s", mmbench_drop_names[row->dropped[i]]);
 
 static struct attribute *mmbench_row_attrs[] = {

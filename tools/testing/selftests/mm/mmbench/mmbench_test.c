@@ -413,7 +413,10 @@ static bool emulated(void)
 		"bhyve bhyve ", "bhyve", "ACRNACRNACRN", "acrn", " lrpepyh  vr", "parallels",
 		"QNXQVMBSQG", "qnx", "Jailhouse", "jailhouse",
 	};
-	unsigned int sig[4] = { 0 }, eax = 0, ebx, ecx = 0, edx;
+	unsigned int sig[4] = { 0 };
+#ifdef __x86_64__
+	unsigned int eax = 0, ebx, ecx = 0, edx;
+#endif
 	char flags[4096], val[VAL_LEN], *hv = mach.hv, *text = (char *)sig;
 	bool bit, qemu;
 	size_t i;
@@ -488,7 +491,7 @@ static const char *kernel_fact(const char *key)
 {
 	static char debug[256], cfg[1 << 20], log[VAL_LEN];
 	static const char *found, *on[2];
-	static const char * const what[] = { "alloc", "free" };
+	static const char * const what[] = { "heap alloc:on", "heap free:on" };
 	char opt[64], val[4096];
 	const char *shows;
 	size_t i;
@@ -511,18 +514,14 @@ static const char *kernel_fact(const char *key)
 		read_str("/proc/cmdline", val, sizeof(val));
 		if (strstr(val, "debug_pagealloc=on") || strstr(val, "debug_pagealloc=1"))
 			add_word(debug, sizeof(debug), "debug_pagealloc");
-		if (!debug[0])
-			add_word(debug, sizeof(debug), "none");
 		/* "mem auto-init: stack:off, heap alloc:on, heap free:off" */
 		if (!kmsg_find("mem auto-init: stack:", log, sizeof(log)))
 			log[0] = '\0';
-		for (i = 0; i < 2; i++) {
-			snprintf(opt, sizeof(opt), "heap %s:on", what[i]);
-			on[i] = !log[0] ? "unknown" : strstr(log, opt) ? "1" : "0";
-		}
+		for (i = 0; i < 2; i++)
+			on[i] = !log[0] ? "unknown" : strstr(log, what[i]) ? "1" : "0";
 	}
-	return !strcmp(key, "debug") ? debug : !strcmp(key, "init_on_alloc") ? on[0] :
-	       !strcmp(key, "init_on_free") ? on[1] : found;
+	return !strcmp(key, "debug") ? (*debug ? debug : "none") :
+	       !strcmp(key, "init_on_alloc") ? on[0] : !strcmp(key, "init_on_free") ? on[1] : found;
 }
 
 /* Is a ceiling enforced: one the user set, a default one unless costs are inflated? */
