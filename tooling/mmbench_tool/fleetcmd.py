@@ -7,7 +7,11 @@ from .measure import one_setup
 
 def cmd_fleet(args):
     if not args.archive.exists():
-        raise Failure(f"{args.archive}: does not exist")
+        # The README's out/results/latest/archive.jsonl after a plain run.
+        plain = (args.archive.parent / "mmbench_test.ktap").exists()
+        raise Failure(f"{args.archive}: does not exist" +
+                      ("; a plain ./mmbench run keeps no archive: "
+                       "./mmbench run --loads N writes one" if plain else ""))
     try:
         arch = archive.Archive.read(args.archive)
     except (ValueError, OSError) as e:

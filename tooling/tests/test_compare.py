@@ -3303,6 +3303,15 @@ class Options(unittest.TestCase):
         rc, out = support.options_only("fleet", "/nonexistent-a.jsonl")
         self.assertEqual(rc, 2)
         self.assertIn("error: /nonexistent-a.jsonl: does not exist\n", out)
+        # The README's path after a run without --loads: say what makes one.
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "mmbench_test.ktap").write_text("")
+            rc, out = support.options_only(
+                "fleet", str(Path(tmp) / "archive.jsonl"))
+        self.assertEqual(rc, 2)
+        self.assertIn("archive.jsonl: does not exist; a plain ./mmbench run "
+                      "keeps no archive: ./mmbench run --loads N writes one",
+                      out)
 
     def test_compare_of_one_archive_alone(self):
         with tempfile.TemporaryDirectory() as tmp:
