@@ -21,6 +21,9 @@ def _pair(paths):
         if _is(d, Path.is_file, "compare"):
             raise Failure(f"{d}: one archive: give A and B, or one folder "
                           "of ./mmbench measure")
+        if not _is(d, Path.is_dir, "compare"):     # /dev/null, a pipe
+            raise Failure(f"{d}: neither a folder nor an archive: give A "
+                          "and B, or one folder of ./mmbench measure")
         if not _is(d / "A.jsonl", Path.exists, "compare") or \
                 not _is(d / "B.jsonl", Path.exists, "compare"):
             raise Failure(f"{d}: no A.jsonl and B.jsonl in it: give two "

@@ -3313,6 +3313,11 @@ class Options(unittest.TestCase):
                       "keeps no archive: ./mmbench run --loads N writes one",
                       out)
 
+    def test_compare_of_one_device(self):
+        rc, out = support.options_only("compare", "/dev/null")
+        self.assertEqual(rc, 2)
+        self.assertIn("/dev/null: neither a folder nor an archive", out)
+
     def test_compare_of_one_archive_alone(self):
         with tempfile.TemporaryDirectory() as tmp:
             one = Path(tmp) / "A.jsonl"
