@@ -9,7 +9,10 @@ def cmd_export(args):
     if out.exists() and not out.is_dir():
         raise Failure(f"-o {args.output}: a file, not a folder")
     if args.results is not None and not args.results.is_dir():
-        raise Failure(f"--results {args.results}: no such results folder")
+        raise Failure(f"--results {args.results}: " +
+                      ("a file, not a results folder (out/results/<date-"
+                       "time>)" if args.results.exists() else
+                       "no such results folder"))
     if args.results is not None and not series.run_figures(args.results):
         raise Failure(f"--results {args.results}: no figures in its "
                       "mmbench_test.ktap: not the results of a ./mmbench "

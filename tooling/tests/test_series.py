@@ -500,7 +500,9 @@ class ExportCommand(unittest.TestCase):
             f.write_text("")
             for argv, why in ((["-o", str(f)], "a file, not a folder"),
                               (["-o", d, "--results", f"{d}/none"],
-                               "no such results folder")):
+                               "no such results folder"),
+                              (["-o", d, "--results", str(f)],
+                               "a file, not a results folder")):
                 err = io.StringIO()
                 with mock.patch.object(series, "export") as export, \
                         contextlib.redirect_stderr(err):
