@@ -16,6 +16,7 @@ builds, and this repository keeps one copy of it.
 """
 import contextlib
 import fcntl
+import json
 import os
 import re
 import shutil
@@ -432,14 +433,25 @@ def run_figures(results):
         errors="replace").splitlines())) or None
 
 
+def _failed(results):
+    """Whether the run in @results says (results.json) it did not pass."""
+    try:
+        return json.loads((results / "results.json").read_text()).get(
+            "outcome", "passed") != "passed"
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def newest_run():
-    """The newest results folder of ./mmbench run or test with figures:
-    "latest" moves on to an attempt that stopped early too."""
+    """The newest results folder of ./mmbench run or test with figures,
+    of a run that did not fail: "latest" moves on to an attempt that
+    stopped early too, and a failed run's figures are not the module's."""
     top = OUT / "results"
     stamps = sorted((d for d in top.iterdir() if d.is_dir() and
                      re.fullmatch(r"[0-9]{8}-[0-9]{6}", d.name)),
                     reverse=True) if top.is_dir() else []
-    return next((d for d in stamps if run_figures(d)), None)
+    return next((d for d in stamps if run_figures(d) and not _failed(d)),
+                None)
 
 
 def cover_figures(results=None):

@@ -338,7 +338,8 @@ def parser():
                         " its old *.patch files are removed)")
     p.add_argument("--results", type=path_arg,
                    help="results folder the cover letter's figures come "
-                        f"from (default {OUT}/results/latest)")
+                        f"from (default: the newest in {OUT}/results of a "
+                        "run that had figures and did not fail)")
     p.add_argument("--check", action="store_true",
                    help="run checkpatch.pl --strict on each patch and "
                         "kernel-doc on the module; exit 1 on any report")

@@ -460,6 +460,12 @@ class CoverLetter(unittest.TestCase):
                     mock.patch.object(series, "say"):
                 self.assertEqual(series.newest_run(),
                                  top / "20261202-100000")
+                # A run that failed is passed over for the one before.
+                (top / "20261202-100000" / "results.json").write_text(
+                    '{"schema": 2, "outcome": "failed"}')
+                self.assertEqual(series.newest_run(),
+                                 top / "20261201-100000")
+                (top / "20261202-100000" / "results.json").unlink()
                 self.assertRegex(series.cover_figures(),
                                  r"kmalloc_64 +344\.5 +340\.9")
                 self.assertIsNone(series.run_figures(top / "20261203-100000"))
