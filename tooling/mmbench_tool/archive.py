@@ -115,9 +115,11 @@ def records(lines, host_facts, params, boot=None):
                                       .get("run_ms"))})
         if ld.get(bench.FAILED, {}).get("why"):
             out[-1]["why"] = ld[bench.FAILED]["why"]
-        for row, f in sorted(ld.items()):
-            if row.startswith(" "):
-                continue
+        rows = sorted((row, f) for row, f in ld.items()
+                      if not row.startswith(" "))
+        # How many row records follow: a reader finds a file cut short.
+        out[-1]["rows"] = len(rows)
+        for row, f in rows:
             rec = {"type": "row", "boot": boot_id, "load": int(number),
                    "row": row, "status": f["status"], "reason": f["reason"],
                    "slow_ops": _number(f["slow_ops"])}
@@ -264,6 +266,10 @@ def _bad_record(rec):
                 rec.get("load") < 1:
             return f"a {kind} record without its boot, or whose load is " \
                    "not a number from 1"
+    count = {"run": "loads", "load": "rows"}.get(kind)
+    if count in rec and (not isinstance(rec[count], int) or
+                         isinstance(rec[count], bool) or rec[count] < 0):
+        return f"a {kind} record whose {count} is not a count"
     if kind == "row":
         why = _bad_row(rec)
         if why:
@@ -286,6 +292,35 @@ def _one_document(path):
     except (ValueError, RecursionError, OSError):
         return False
     return True
+
+def _check_whole(runs, rows, loads, seen):
+    """Refuse boots whose records end early: fewer load records than
+    their run record's "loads", or fewer row records than a load record's
+    "rows" (a file cut at a line's end, which reads as JSON)."""
+    cut = "records: the archive is cut short (a copy that did not finish?)"
+    have = {}
+    for rec in loads:
+        have[rec["boot"]] = have.get(rec["boot"], 0) + 1
+    for run in runs:
+        want = run.get("loads")
+        if isinstance(want, int) and have.get(run["boot"], 0) < want:
+            raise ValueError(
+                f"{seen[('run', run['boot'], None, None)]}: boot "
+                f"{run['boot']:.40} has {have.get(run['boot'], 0)} of its "
+                f"{want} load {cut}")
+    have = {}
+    for rec in rows:
+        key = (rec["boot"], rec.get("load"))
+        have[key] = have.get(key, 0) + 1
+    for rec in loads:
+        want = rec.get("rows")
+        got = have.get((rec["boot"], rec.get("load")), 0)
+        if isinstance(want, int) and got < want:
+            raise ValueError(
+                f"{seen[('load', rec['boot'], rec.get('load'), None)]}: "
+                f"load {rec.get('load')} of boot {rec['boot']:.40} has "
+                f"{got} of its {want} row {cut}")
+
 
 class Archive:
     """The records of one or more archive files (or results folders)."""
@@ -343,6 +378,7 @@ class Archive:
         if not runs:
             raise ValueError(f"{', '.join(map(str, wheres))}: no run "
                              "record: not an mmbench archive")
+        _check_whole(runs, rows, loads, seen)
         return cls(runs, rows, loads, ", ".join(map(str, wheres)))
 
     def fingerprint(self):

@@ -562,10 +562,15 @@ class Comparison:
         if isinstance(norm, Default) and self.icount:
             norm = "none"
         self.norm = norm = str(norm)
-        same = {r.get("boot") for r in a.runs} & {r.get("boot") for r in b.runs}
-        if same - {None, "unknown"}:
-            raise ValueError(f"A and B hold the same boot ({', '.join(sorted(same))}): "
-                             "an archive compared with itself")
+        ba = {r.get("boot") for r in a.runs} - {None, "unknown"}
+        bb = {r.get("boot") for r in b.runs} - {None, "unknown"}
+        if ba & bb:
+            raise ValueError(
+                "A and B are the same boots: an archive compared with "
+                "itself" if ba == bb else
+                f"A and B share {len(ba & bb)} of their boots "
+                f"({', '.join(sorted(ba & bb))[:200]}): a boot belongs to "
+                "one side; give each kernel's archives once")
         ua, ub = log_units(a), log_units(b)
         for side, units, arch in (("A", ua, a), ("B", ub, b)):
             if not units:

@@ -626,7 +626,7 @@ def measure(args, results=None, plot=True):
     if getattr(args, "tree", None):
         revisions.check(args)
     elif args.revisions or args.config or args.aa or \
-            args.align_functions or args.layouts != revisions.DEFAULT_LAYOUTS:
+            args.align_functions or args.layouts is not None:
         raise Failure("REV, --config, --layouts, --align-functions and "
                       "--aa go with --tree")
     check_sides(args)

@@ -534,6 +534,44 @@ def check_selection(params, benches):
             raise Failure(f"--param benchmarks={value}: {name} given twice")
 
 
+def list_defaults(source=MODULE_SOURCE):
+    """{parameter: [values]} of the module's list parameters as their
+    MODULE_PARM_DESC() says their defaults ("(default 8,64,...)"), the
+    kernel's constants at their x86_64 values."""
+    text = source.read_text()
+    out = {}
+    for name in list_ranges(source)[0]:
+        m = re.search(rf"MODULE_PARM_DESC\({name},\s*\"[^;]*?\(default "
+                      r"([0-9A-Z_,]+)\)", text)
+        if m:
+            out[name] = [int(v) if v.isdigit() else KERNEL_CONSTANTS.get(v)
+                         for v in m.group(1).split(",")]
+    return out
+
+
+def check_ceiling_in_load(name, params, benches, source=MODULE_SOURCE):
+    """Refuse --ceiling for a benchmark or row the load does not run:
+    its benchmark not in benchmarks=, or its row's value not in the list
+    parameter (as given, else the module's default)."""
+    bench = bench_of(name, benches)
+    selected = params.get("benchmarks", "all").split(",")
+    if selected != ["all"] and bench not in selected:
+        raise Failure(f"--ceiling {name}: not in this load: "
+                      f"benchmarks={params['benchmarks']} leaves out {bench}")
+    param = list_params(source).get(bench)
+    if name == bench or not param:
+        return
+    given = param in params
+    values = [kstrtouint(v) for v in params[param].split(",")] if given \
+        else list_defaults(source).get(param)
+    value = int(re.search(r"\d+$", name).group())
+    if values is not None and value not in values:
+        raise Failure(f"--ceiling {name}: no such row in this load: {param}="
+                      + ",".join(str(v) for v in values)
+                      + ("" if given else " (the default)")
+                      + f"; add {value} with --param {param}=...")
+
+
 def check_ceiling_name(name, benches, ceiled, where=None):
     """Refuse a ceiling for no benchmark or row, or for one never held to
     a ceiling (baseline, ndelay); @where says where @name came from."""

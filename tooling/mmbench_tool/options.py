@@ -322,6 +322,8 @@ def check_options(a):
                           f"ceiling, {CEILING_MAX_NS:.0f} ns")
         names.check_ceiling_name(ceiling.split("=")[0].lower(), benches,
                                  ceiled)
+        names.check_ceiling_in_load(ceiling.split("=")[0].lower(), params,
+                                    benches)
     named = [c.split("=")[0].lower() for c in a.ceiling]
     twice = sorted({n for n in named if named.count(n) > 1})
     if twice:

@@ -428,6 +428,8 @@ def check(args):
                       "kernels (give --config a debug configuration)")
     if getattr(args, "arch", "x86_64") != "x86_64":
         raise Failure("--tree builds x86_64 kernels only")
+    if args.layouts is None:
+        args.layouts = DEFAULT_LAYOUTS
     if not 1 <= args.layouts <= MAX_LAYOUTS:
         raise Failure(f"--layouts must be from 1 to {MAX_LAYOUTS}")
     if args.boots < args.layouts:

@@ -116,7 +116,6 @@ def _add_compare_commands(sub):
                         "tooling/kernel/guest.config); default tinyconfig "
                         "with guest.config and the kselftest's config")
     p.add_argument("--layouts", type=int,
-                   default=revisions.DEFAULT_LAYOUTS,
                    help="with --tree: code layouts a revision, 1.."
                         f"{revisions.MAX_LAYOUTS} (default "
                         f"{revisions.DEFAULT_LAYOUTS}): builds whose code "

@@ -777,8 +777,13 @@ class Verdicts(unittest.TestCase):
     def test_nothing_to_compare_or_the_same_boots_refused(self):
         rng = random.Random(16)
         a, b = synthetic(rng), synthetic(rng)
-        with self.assertRaisesRegex(ValueError, "the same boot"):
+        with self.assertRaisesRegex(ValueError, "the same boots: an "
+                                    "archive compared with itself"):
             compare.Comparison(a, a)
+        both = archive.Archive(a.runs + b.runs, a.rows + b.rows, [])
+        with self.assertRaisesRegex(ValueError, "share 3 of their boots "
+                                    ".*a boot belongs to one side"):
+            compare.Comparison(both, b)
         for rec in b.rows:
             rec["status"] = "error"
         with self.assertRaisesRegex(ValueError, "B .*no row passed"):
@@ -1050,6 +1055,24 @@ class Archive(unittest.TestCase):
         return archive.records(GUEST, {"accel": "tcg", "arch": "x86_64"},
                                {"module": ["samples=3"]})
 
+    def test_an_archive_cut_at_a_line_end_is_refused(self):
+        # Cut after any record but the last, the file still reads as
+        # JSON lines: the run record's loads and each load record's rows
+        # say what is missing.
+        lines = [json.dumps(r) for r in self.recs()]
+        with tempfile.TemporaryDirectory() as d:
+            p = Path(d) / "a.jsonl"
+            p.write_text("\n".join(lines) + "\n")
+            whole = archive.Archive.read(p)
+            self.assertEqual(len(whole.loads), 4)
+            for n in range(1, len(lines)):
+                p.write_text("\n".join(lines[:n]) + "\n")
+                with self.assertRaisesRegex(ValueError,
+                                            "a.jsonl:[0-9]+: .* of its [0-9]+"
+                                            " (load|row) records: the "
+                                            "archive is cut short"):
+                    archive.Archive.read(p)
+
     def test_a_boot_that_did_not_say_its_id(self):
         # A guest without /proc/sys/kernel/random/boot_id: each boot an
         # id of its own, so that two such boots join as two, not as "the
@@ -1198,6 +1221,10 @@ class Archive(unittest.TestCase):
                 "fingerprint or params is not an object",
             '{"type": "load", "boot": "b", "load": "3"}':
                 "load is not a number",
+            '{"type": "load", "boot": "b", "load": 3, "rows": -1}':
+                "rows is not a count",
+            '{"type": "run", "boot": "d", "loads": true}':
+                "loads is not a count",
         }
         with tempfile.TemporaryDirectory() as tmp:
             p = Path(tmp) / "x.jsonl"

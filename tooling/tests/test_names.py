@@ -464,7 +464,20 @@ class Refused(support.Options, unittest.TestCase):
         self.refused("--ceiling", "kmalloc_064=100",
                      says="it names its rows kmalloc_64")
         self.accepted("--ceiling", "alloc_pages_order10=100000",
-                      "--ceiling", "kmalloc_8192=1000")
+                      "--ceiling", "kmalloc_8192=1000",
+                      "--param", "orders=0,10")
+        # A row the module can run but this load does not: refused before
+        # the guest boots, not found missing after it.
+        self.refused("--ceiling", "alloc_pages_order10=100000",
+                     says="--ceiling alloc_pages_order10: no such row in "
+                          "this load: orders=0,1,2,3,9 (the default); add "
+                          "10 with --param orders=")
+        self.refused("--ceiling", "kmalloc_100=10", "--param", "sizes=64",
+                     says="no such row in this load: sizes=64;")
+        self.refused("--ceiling", "kmalloc_64=10", "--param",
+                     "benchmarks=alloc_pages", says="--ceiling kmalloc_64: "
+                     "not in this load: benchmarks=alloc_pages leaves out "
+                     "kmalloc")
 
     def test_good_names_accepted(self):
         self.accepted("--param", "benchmarks=kmalloc,count_vm_event")

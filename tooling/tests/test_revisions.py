@@ -155,6 +155,8 @@ class Tree(unittest.TestCase):
                      says="--tree takes two revisions")
         self.refused("base", "HEAD", says="go with --tree")
         self.refused("--layouts", "2", says="go with --tree")
+        # The default's value too: without --tree there are no layouts.
+        self.refused("--layouts", "4", says="go with --tree")
 
     def test_the_same_commit_is_an_aa(self):
         self.refused("--tree", str(self.tree), "HEAD", "master",
