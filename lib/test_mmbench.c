@@ -38,6 +38,8 @@
 #define MMBENCH_ATTEMPTS(n)	(2 * (n) + 8)
 /* Most ops with irqs off at once, or between two restores of a counter. */
 #define MMBENCH_STRETCH		1024U
+/* Latency buckets of ns: exact under 32, then 16 to a power of two, to 2^24. */
+#define MMBENCH_BUCKETS		336
 /* series: page_alloc */
 #define MMBENCH_CHECK_BLOCKS	256U	/* most blocks a check takes */
 /* series: end */
@@ -75,6 +77,7 @@ struct mmbench_ctx {
 	u32 batch, align;		/* blocks per batch and check; alignment */
 	void **ptrs;			/* holds a batch */
 	u64 failed, bad;		/* calls that gave no block; bad blocks */
+	u32 taken;			/* blocks of ptrs out, of a run timed op by op */
 	bool check;			/* check blocks, untimed */
 /* series: end */
 /* series: slab */
@@ -141,6 +144,8 @@ struct mmbench_row {
 	u64 ns[MMBENCH_MAX_SAMPLES];	/* of each kept, in the order taken */
 	u64 cycles[MMBENCH_MAX_SAMPLES];	/* get_cycles() ticks of each */
 	u8 dropped[MMBENCH_ATTEMPTS(MMBENCH_MAX_SAMPLES)];	/* mmbench_drop */
+	u64 slowest;			/* ns of the slowest op timed alone */
+	u32 hist[MMBENCH_BUCKETS];	/* ops timed alone, by mmbench_bucket() */
 };
 
 struct mmbench_sample { u64 ns, cycles; enum mmbench_drop drop; };
@@ -165,6 +170,7 @@ static unsigned int mmbench_iterations;
 static unsigned int mmbench_samples = 9;
 static unsigned int mmbench_sample_us = 2000;
 static unsigned int mmbench_budget_ms = 60000;
+static unsigned int mmbench_tail_ops = 4096;
 static int mmbench_cpu = -1;
 
 module_param_array_named(benchmarks, mmbench_names, charp, &mmbench_nr_names, 0444);
@@ -203,6 +209,9 @@ MMBENCH_PARAM_UINT(sample_us, 100, 100000);
 MODULE_PARM_DESC(sample_us, "Length of a sample when iterations=0, 100..100000 us (default 2000)");
 MMBENCH_PARAM_UINT(budget_ms, 100, 600000);
 MODULE_PARM_DESC(budget_ms, "Time the rows share, 100..600000 ms (default 60000)");
+MMBENCH_PARAM_UINT(tail_ops, 0, 65536);
+MODULE_PARM_DESC(tail_ops,
+		 "Ops of each row on one CPU timed one at a time, for op_ns_hist, 0..65536 (default 4096)");
 
 /* ---- timing engine ---- */
 
@@ -329,6 +338,73 @@ static void mmbench_sample(const struct mmbench_bench *b, struct mmbench_ctx *ct
 		s->drop = MMBENCH_STOLEN;
 }
 
+/* The bucket of an op of @ns: its value under 32, then (16 + i) << e for i < 16. */
+static unsigned int mmbench_bucket(u64 ns)
+{
+	unsigned int e = ns < 32 ? 0 : ilog2(ns) - 4;
+
+	return ns >> 24 ? MMBENCH_BUCKETS - 1 : 16 * e + (ns >> e);
+}
+
+/* series: page_alloc */
+/* An op of a run of blocks taken one at a time, given back once ctx->batch are out. */
+static void mmbench_take_op(struct mmbench_ctx *ctx)
+{
+	ctx->taken += ctx->bench->get(ctx, ctx->ptrs + ctx->taken, 1);
+}
+
+static void mmbench_give_back(struct mmbench_ctx *ctx)
+{
+	if (ctx->bench->put && ctx->taken)
+		ctx->bench->put(ctx, ctx->ptrs, ctx->taken);
+	ctx->taken = 0;
+}
+
+/* series: end */
+/*
+ * After the samples, tail_ops ops timed one at a time into the row's histogram, those
+ * dropped left out.  An allocator's op is a block taken in a run of ctx->batch, so that
+ * the refills of the caches its path takes from are among them.
+ */
+static void mmbench_tail(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
+{
+	struct mmbench_row *row = ctx->row;
+	struct mmbench_sample s;
+	u32 i;
+
+/* series: page_alloc */
+	const struct mmbench_bench take = { .op = mmbench_take_op };
+
+/* series: end */
+/* series: cpus */
+	if (b->team)
+		return;
+/* series: end */
+/* series: page_alloc */
+	if (b->get)
+		b = &take;
+/* series: end */
+	ctx->ops = 1;
+	for (i = 0; i < mmbench_tail_ops && !READ_ONCE(mmbench_stop) &&
+	     ktime_get_ns() < mmbench_deadline; i++) {
+		if (!(i % 256))
+			cond_resched();
+		mmbench_sample(b, ctx, &s);
+		if (!s.drop) {
+			row->hist[mmbench_bucket(s.ns)]++;
+			row->slowest = max(row->slowest, s.ns);
+		}
+/* series: page_alloc */
+		if (ctx->taken == ctx->batch)
+			mmbench_give_back(ctx);
+/* series: end */
+	}
+/* series: page_alloc */
+	mmbench_give_back(ctx);
+/* series: end */
+	ctx->ops = row->ops;
+}
+
 /* Ops per sample: sample_us of them, or iterations=. */
 static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 {
@@ -405,6 +481,8 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 			row->cycles[row->kept++] = s.cycles;
 		}
 	}
+	if (ctx->unit == 1 && row->status == MMBENCH_PASS)
+		mmbench_tail(b, ctx);
 /* series: page_alloc */
 	/* A "sample" of an allocator's check, untimed: see mmbench_sample(). */
 	ctx->check = b->get && row->status == MMBENCH_PASS && !READ_ONCE(mmbench_stop);
@@ -496,9 +574,25 @@ MMBENCH_SHOW(sample_cycles, row->kept, "%s%llu", row->cycles[i]);
 #endif
 MMBENCH_SHOW(samples_dropped, row->nr_dropped, "%s%s", mmbench_drop_names[row->dropped[i]]);
 
+/* The slowest op timed alone, then each bucket's ops up to the last that has some. */
+static ssize_t op_ns_hist_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	const struct mmbench_row *row = to_row(kobj);
+	int len = sysfs_emit(buf, "%llu", row->slowest), i, last = MMBENCH_BUCKETS - 1;
+
+	while (last >= 0 && !row->hist[last])
+		last--;
+	for (i = 0; i <= last; i++)
+		len += sysfs_emit_at(buf, len, " %u", row->hist[i]);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static struct kobj_attribute op_ns_hist_attr = __ATTR_RO(op_ns_hist);
+
 static struct attribute *mmbench_row_attrs[] = {
 	&status_attr.attr, &reason_attr.attr, &cpus_attr.attr, &context_attr.attr,
 	&ops_per_sample_attr.attr, &sample_ns_attr.attr, &samples_dropped_attr.attr,
+	&op_ns_hist_attr.attr,
 #ifdef CONFIG_X86_TSC
 	/* get_cycles() counts the TSC; elsewhere no CPU cycles, or 0. */
 	&sample_cycles_attr.attr,

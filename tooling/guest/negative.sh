@@ -26,10 +26,10 @@ release=0
 [ -n "$debug" ] && release=8
 # A default load's rows: baseline, ndelay x5, alu_chain, 7 vmstat; 5 + 5
 # orders, 3 bulk; 7 + 7 sizes, 3 + 3 bulk; 3 + 3 fragment sizes; 7 rows on
-# several CPUs.  Each has 7 files, and sample_cycles where get_cycles()
+# several CPUs.  Each has 8 files, and sample_cycles where get_cycles()
 # reads the TSC (x86); the top has preempt.
 all_rows=60
-case $(uname -m) in x86_64|i?86) row_files=8 ;; *) row_files=7 ;; esac
+case $(uname -m) in x86_64|i?86) row_files=9 ;; *) row_files=8 ;; esac
 # The rows whose blocks the module checks (every allocator path).
 allocators="alloc_pages alloc_pages_batch alloc_pages_bulk kmalloc kmem_cache kmem_cache_bulk kfree_bulk page_frag page_frag_aligned"
 teams="alloc_pages_concurrent kmalloc_concurrent page_frag_concurrent alloc_pages_remote_free kmalloc_remote_free page_frag_remote_free ptr_ring_remote"
@@ -116,7 +116,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..105"
+echo "1..107"
 refused iterations=100000001 "iterations: '100000001' is not a number from 0 to 100000000"
 refused iterations=-5 "iterations: '-5' is not a number from"
 refused iterations=1e3 "iterations: '1e3' is not a number from"
@@ -129,6 +129,7 @@ refused budget_ms=99 "budget_ms: '99' is not a number from 100 to 600000"
 refused budget_ms=600001 "budget_ms: '600001' is not a number from"
 refused batch=0 "batch: '0' is not a number from 1 to 65536"
 refused batch=65537 "batch: '65537' is not a number from"
+refused tail_ops=65537 "tail_ops: '65537' is not a number from 0 to 65536"
 refused inject_stall_ms=10001 "inject_stall_ms: '10001' is not a number from 0 to 10000"
 refused cpu=-2 "cpu: -2 is not an online CPU, nor -1"
 refused cpu=$ncpu "cpu: $ncpu is not an online CPU, nor -1"
@@ -194,7 +195,7 @@ result $? "benchmarks=baseline loads the baseline alone" "rc=$rc: $got; baseline
 # A default load runs every row once, then publishes them: every row
 # passes its checks (the tags of each allocator's blocks, each vmstat
 # counter back where it was), or on one CPU the rows on several CPUs are
-# unsupported, saying why.  481 files on x86: 60 rows of 8, and preempt.
+# unsupported, saying why.  541 files on x86: 60 rows of 9, and preempt.
 insmod "$ko" iterations=1000 samples=3
 rc=$?
 nrows=$(ls -d $mb/*/ 2>/dev/null | wc -l)
@@ -235,8 +236,8 @@ result $? "cpu reads back -1, cpus (null); the rows' cpus say where they ran" "c
 insmod "$ko" benchmarks=count_vm_event,alloc_pages,kmalloc_concurrent orders=0 iterations=1000 samples=3
 rc=$?
 rows=$(ls $mb | tr '\n' ' ')
-want="context cpus ops_per_sample reason sample_ns samples_dropped status"
-[ $row_files = 8 ] && want="context cpus ops_per_sample reason sample_cycles sample_ns samples_dropped status"
+want="context cpus op_ns_hist ops_per_sample reason sample_ns samples_dropped status"
+[ $row_files = 9 ] && want="context cpus op_ns_hist ops_per_sample reason sample_cycles sample_ns samples_dropped status"
 wrong=""
 for r in alloc_pages_order0 baseline count_vm_event kmalloc_concurrent; do
 	f=$(ls $mb/$r 2>&1 | tr '\n' ' ')
@@ -245,7 +246,7 @@ done
 p=$(cat $mb/preempt 2>&1)
 kept=$(wc -w <$mb/count_vm_event/sample_ns 2>/dev/null)
 cyc=$(wc -w <$mb/count_vm_event/sample_cycles 2>/dev/null)
-[ $row_files = 8 ] || cyc=$kept
+[ $row_files = 9 ] || cyc=$kept
 loaded && rmmod test_mmbench
 [ $rc -eq 0 ] && [ "$rows" = "alloc_pages_order0 baseline count_vm_event kmalloc_concurrent preempt " ] &&
 	[ -z "$wrong" ] && echo "$p" | grep -qxE "none|voluntary|full|lazy|rt" &&
@@ -264,6 +265,33 @@ if [ "$ncpu" -ge 2 ]; then
 else
 	skip_case "one CPU: no cpu=1" # same case
 fi
+
+# tail_ops: each row of one op at a time times that many alone (fewer
+# only those dropped, preempted), its slowest first, counted in buckets;
+# a row of bulk calls or on several CPUs times none ("0").
+insmod "$ko" benchmarks=count_vm_event,alloc_pages,kmalloc,kfree_bulk,kmalloc_concurrent orders=0 sizes=64 bulk=16 iterations=1000 samples=3 tail_ops=500
+rc=$?
+wrong=""
+for r in baseline count_vm_event alloc_pages_order0 kmalloc_64; do
+	set -- $(cat $mb/$r/op_ns_hist 2>/dev/null)
+	slowest=${1:-0} n=0 top=0 i=0
+	[ $# -gt 0 ] && shift
+	for c in "$@"; do n=$((n + c)); [ "$c" -gt 0 ] && top=$i; i=$((i + 1)); done
+	# The least ns of the last bucket with ops (lib/test_mmbench.c).
+	low=$top; [ $top -ge 32 ] && low=$(((top % 16 + 16) << (top / 16 - 1)))
+	{ [ $n -ge 450 ] && [ $n -le 500 ] && [ "$slowest" -ge $low ]; } ||
+		wrong="$wrong $r: $n ops, slowest $slowest, last bucket from $low;"
+done
+for r in kfree_bulk_16 kmalloc_concurrent; do
+	[ "$(cat $mb/$r/op_ns_hist 2>&1)" = 0 ] || wrong="$wrong $r: $(cat $mb/$r/op_ns_hist 2>&1);"
+done
+t=$(param tail_ops)
+loaded && rmmod test_mmbench
+insmod "$ko" benchmarks=kmalloc sizes=64 iterations=1000 samples=3 tail_ops=0
+none=$(cat $mb/kmalloc_64/op_ns_hist $mb/baseline/op_ns_hist 2>&1 | tr '\n' ' ')
+loaded && rmmod test_mmbench
+[ $rc -eq 0 ] && [ -z "$wrong" ] && [ "$t" = 500 ] && [ "$none" = "0 0 " ]
+result $? "tail_ops=500: each row of one op at a time has 500 ops timed alone, else none" "rc=$rc tail_ops=$t;$wrong with tail_ops=0: $none"
 
 # benchmarks=all given (not only the default) selects every benchmark.
 insmod "$ko" benchmarks=all iterations=1000 samples=1 budget_ms=100

@@ -33,7 +33,7 @@ class Patch(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             src = Path(d) / "test_mmbench.c"
             src.write_text(names.MODULE_SOURCE.read_text().replace(
-                "MMBENCH_PARAM_UINT(budget_ms", "MMBENCH_PARAM_UINT(budget"))
+                "struct pglist_data *pgdat;", "struct pglist_data *node;"))
             with self.assertRaises(Failure) as e:
                 knobs.patched_text(src)
             self.assertIn("test_mmbench-knobs.patch does not apply to", str(e.exception))

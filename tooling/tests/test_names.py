@@ -22,7 +22,8 @@ class Table(unittest.TestCase):
         self.assertEqual(names.uint_ranges(), {
             "iterations": (0, 100000000), "samples": (1, 250),
             "sample_us": (100, 100000), "budget_ms": (100, 600000),
-            "batch": (1, 65536), "inject_stall_ms": (0, 10000)})
+            "batch": (1, 65536), "inject_stall_ms": (0, 10000),
+            "tail_ops": (0, 65536)})
 
     def test_ceilings_file_names_module_rows(self):
         benches = names.benchmarks()

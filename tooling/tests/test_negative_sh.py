@@ -28,9 +28,10 @@ def module_source():
 def row_files():
     """The files of a row's directory, and those at the top."""
     src = module_source()
-    rows = set(re.findall(r"^MMBENCH_SHOW\((\w+),", src, re.M))
+    listed = re.search(r"mmbench_row_attrs\[\] = \{(.*?)\};", src, re.S)
+    rows = set(re.findall(r"&(\w+)_attr\.attr", listed.group(1)))
     top = set(re.findall(r"^static struct kobj_attribute (\w+)_attr = "
-                         r"__ATTR_RO\(\1\);", src, re.M))
+                         r"__ATTR_RO\(\1\);", src, re.M)) - rows
     return rows, top
 
 
@@ -92,7 +93,8 @@ class Scripts(unittest.TestCase):
         rows, top = row_files()
         self.assertEqual(rows, {"status", "reason", "cpus", "context",
                                 "ops_per_sample", "sample_ns",
-                                "sample_cycles", "samples_dropped"})
+                                "sample_cycles", "samples_dropped",
+                                "op_ns_hist"})
         self.assertEqual(top, {"preempt"})
         for script in (NEGATIVE_SH, ISOLATED_SH):
             text = script.read_text()
