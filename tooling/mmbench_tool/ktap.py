@@ -5,7 +5,7 @@ import sys
 from .common import run
 
 RESULT = re.compile(r"^(not ok|ok) (\d+) (.*?)(?: # (SKIP|TODO)\b ?(.*))?$")
-FIGURE = re.compile(r"^# ([A-Za-z0-9_+]+)\.([a-z_]+)=(.*)$")
+FIGURE = re.compile(r"^# ([A-Za-z0-9_+]+)\.([a-z_][a-z0-9_]*)=(.*)$")
 CASE_END = re.compile(r"^(not )?ok \d+ ")
 BAD_KERNEL_LOG = re.compile(
     r"(Oops|BUG:|WARNING:|Call Trace:|Kernel panic|general protection|"

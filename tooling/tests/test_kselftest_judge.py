@@ -246,6 +246,29 @@ class Judge(unittest.TestCase):
         # The teardown's delete_module(2) took the module out.
         self.assertFalse((self.root / "sys/module/test_mmbench").exists())
 
+    def test_tail_percentiles_agree_with_the_archives(self):
+        # The kselftest's percentiles of the ops timed alone are those
+        # bench.tail() puts in the archive: the same buckets and ranks;
+        # a row's net of the baseline's p50 (the clock's reads).
+        from mmbench_tool import bench
+        clock = "400 " + " ".join(["0"] * 60 + ["900", "90", "9", "1"])
+        hist = "51234 " + " ".join(["0"] * 70 + ["500", "300", "0", "150"]
+                                   + ["0"] * 40 + ["40", "9", "1"])
+        self.loads({"baseline": dict(BASELINE, op_ns_hist=clock),
+                    "kmalloc_64": dict(row(per_op=steady(2000)),
+                                       op_ns_hist=hist)})
+        line, out = self.run_case("kmalloc")
+        self.assertEqual(line, "ok 1 mmbench.kmalloc.run", out)
+        base, figs = bench.tail(clock), bench.tail(hist)
+        self.assertEqual(figs["alone"], 1000)
+        self.assertIn("# kmalloc_64.op_ns_alone=1000\n", out)
+        self.assertIn(f"# baseline.op_ns_p50={base['p50']:.3f}\n", out)
+        for key in ("p50", "p90", "p99", "p99_9", "max"):
+            self.assertIn(f"# kmalloc_64.op_ns_{key}="
+                          f"{figs[key] - base['p50']:.3f}\n", out)
+        self.assertLess(figs["p90"], figs["p99"])
+        self.assertLess(figs["p99_9"], figs["max"])
+
     def test_every_sample_dropped_skips_counting_the_causes(self):
         self.loads({"baseline": BASELINE,
                     "kmalloc_64": row(dropped=" ".join(["preempt"] * 26))})

@@ -55,6 +55,7 @@ struct row {
 	long long ns[MAX_SAMPLES], cycles[MAX_SAMPLES];	/* per op */
 	bool has_cycles;
 	long long min, median, mad, noise, net, net_cycles;	/* noise: 1/1000 %, -1 unknown */
+	long long alone, tail[5];	/* ops timed alone; their p50, p90, p99, p99.9, max */
 };
 
 static struct row rows[MAX_ROWS];
@@ -590,6 +591,38 @@ static int read_samples(struct row *r, const char *file, long long *v)
 	return *p ? -1 : n;
 }
 
+static const char * const tail_keys[] = { "p50", "p90", "p99", "p99_9", "max" };
+static const long long per_mille[] = { 500, 900, 990, 999 };
+
+/* The least ns of op_ns_hist's bucket @i, as lib/test_mmbench.c's mmbench_bucket() fills it. */
+static long long bucket_low(int i)
+{
+	return i < 32 ? i : (long long)(i % 16 + 16) << (i / 16 - 1);
+}
+
+/* The ops of @r timed alone: how many; p50, p90, p99, p99.9 (within the bucket), max. */
+static void read_tail(struct row *r)
+{
+	long long n[400], seen = 0, top, at, lo, hi;
+	char buf[4096], *p, *end;
+	int i, k = 0, nr = 0;
+
+	if (row_str(r->name, "op_ns_hist", buf, sizeof(buf)))
+		return;
+	top = strtoll(buf, &p, 10) + 1;		/* past the slowest */
+	r->tail[4] = (top - 1) * 1000;
+	for (; nr < 400 && (n[nr] = strtoll(p, &end, 10), end != p); p = end)
+		r->alone += n[nr++];
+	for (i = 0; i < nr; seen += n[i++]) {
+		lo = bucket_low(i);
+		hi = bucket_low(i + 1) < top ? bucket_low(i + 1) : top;
+		for (; k < 4 && n[i] && (seen + n[i]) * 1000 >= per_mille[k] * r->alone; k++) {
+			at = per_mille[k] * r->alone - seen * 1000 - 500;	/* 1/1000 op */
+			r->tail[k] = lo * 1000 + (hi - lo) * (at > 0 ? at : 0) / n[i];
+		}
+	}
+}
+
 /* Read row @name into @r: 0, -ENOENT if there is none, else -EINVAL. */
 static int read_row(struct row *r, const char *name)
 {
@@ -608,6 +641,7 @@ static int read_row(struct row *r, const char *name)
 	r->ops = strtoll(val, NULL, 10);
 	r->kept = read_samples(r, "sample_ns", r->ns);
 	r->has_cycles = read_samples(r, "sample_cycles", r->cycles) == r->kept;
+	read_tail(r);
 	for (p = r->dropped + strspn(r->dropped, " "); *p; p += strspn(p, " ")) {
 		r->nr_dropped++;
 		r->by_cause[*p == 'p' ? 0 : *p == 'm' ? 1 : 2]++;
@@ -706,6 +740,11 @@ static void report_row(const struct row *r, const char *group)
 	ksft_print_msg("%s.net_ns_per_op=%.3f\n", s, r->net / 1000.0);
 	if (r->has_cycles)
 		ksft_print_msg("%s.net_cycles_per_op=%.3f\n", s, r->net_cycles / 1000.0);
+	if (r->alone)
+		ksft_print_msg("%s.op_ns_alone=%lld\n", s, r->alone);
+	for (i = 0; r->alone && i < 5; i++)	/* net of the clock's reads, but the baseline's */
+		ksft_print_msg("%s.op_ns_%s=%.3f\n", s, tail_keys[i],
+			       (r->tail[i] - (r == rows ? 0 : rows->tail[0])) / 1000.0);
 }
 
 /* Load the module again with benchmarks=@row (every row was read), read @row into @r. */
