@@ -126,7 +126,7 @@ def records(lines, host_facts, params, boot=None):
             rec.update({k: f[k] for k in (
                 "median", "mad", "noise", "net", "samples", "dropped",
                 "sample_ns", "dropped_why", "net_cycles", "ops_per_sample",
-                "group", "cpu", "context")})
+                "group", "cpu", "context", "op_ns")})
             out.append(rec)
     return out
 
@@ -193,6 +193,10 @@ def _number_or_none(v):
 FIGURE_MAX = 1e18
 # The record types of an archive (tooling/doc/archive-schema.md).
 KINDS = ("run", "load", "row")
+# A row's ops timed alone (bench.tail()): how many, their percentiles.
+TAIL_KEYS = ("alone", "p50", "p90", "p99", "p99_9", "max")
+# The row compare makes of a row's p99 of its ops timed alone.
+TAIL_ROW = "+p99"
 
 
 # A row's name as the module makes it (a sysfs directory; a "+" in the
@@ -230,6 +234,12 @@ def _bad_row(rec):
     for key in ("ops_per_sample", "slow_ops"):
         if not _number_or_none(rec.get(key)):
             return f"row {name}: {key} is not a finite number"
+    op_ns = rec.get("op_ns")
+    if op_ns is not None and (not isinstance(op_ns, dict) or not all(
+            k in TAIL_KEYS and _number_or_none(v) and v is not None
+            for k, v in op_ns.items())):
+        return f"row {name}: op_ns is not an object of " \
+               f"{', '.join(TAIL_KEYS)} as numbers"
     samples = rec.get("sample_ns", [])
     if not isinstance(samples, (list, type(None))) or \
             not all(_number_or_none(v) and v is not None
@@ -380,6 +390,27 @@ class Archive:
                              "record: not an mmbench archive")
         _check_whole(runs, rows, loads, seen)
         return cls(runs, rows, loads, ", ".join(map(str, wheres)))
+
+    def with_tails(self):
+        """This archive and, for each row record whose ops were timed alone
+        (op_ns), a row <row>+p99: its p99 net of the clock's reads (the
+        same load's baseline p50, but the baseline's own), as its median,
+        so that compare takes a load's p99 as it takes its median."""
+        clock = {(r["boot"], r.get("load")): r["op_ns"]["p50"]
+                 for r in self.rows if r.get("row") == "baseline" and
+                 (r.get("op_ns") or {}).get("p50") is not None}
+        tails = []
+        for rec in self.rows:
+            p99 = (rec.get("op_ns") or {}).get("p99")
+            if p99 is None or rec.get("status") != "pass":
+                continue
+            net = p99 - (0 if rec["row"] == "baseline" else
+                         clock.get((rec["boot"], rec.get("load")), 0))
+            tails.append({k: rec.get(k) for k in (
+                "type", "boot", "load", "status", "group", "cpu", "context")}
+                | {"row": rec["row"] + TAIL_ROW, "median": max(net, 0.001),
+                   "net": net, "sample_ns": []})
+        return Archive(self.runs, self.rows + tails, self.loads, self.name)
 
     def fingerprint(self):
         """{key: set of values} over the runs; kaslr "on" for runs that do

@@ -124,6 +124,42 @@ def mad_of(values):
     return median_of([abs(x - mid) for x in values])
 
 
+# The percentiles of a row's ops timed alone (op_ns_hist), by key.
+TAIL = {"p50": 500, "p90": 900, "p99": 990, "p99_9": 999}    # per mille
+
+
+def bucket_low(i):
+    """The least ns of op_ns_hist's bucket @i: @i under 32, then
+    (16 + j) << e for bucket 16 * (e + 1) + j (lib/test_mmbench.c's
+    mmbench_bucket())."""
+    return i if i < 32 else (i - 16 * (i // 16 - 1)) << (i // 16 - 1)
+
+
+def tail(text):
+    """{"alone": N, p50 .. p99_9, "max": ns} of a row's op_ns_hist @text
+    (the slowest op's ns, then each bucket's count), or None with no op:
+    as mmbench_test.c's read_tail() computes them, in ps (a percentile
+    within its bucket, where its rank falls among the bucket's ops)."""
+    try:
+        slowest, *counts = [int(w) for w in (text or "").split()]
+    except ValueError:
+        return None
+    ops = sum(counts)
+    if not ops or min(counts) < 0:
+        return None
+    out = {"alone": ops}
+    seen = 0
+    for i, n in enumerate(counts):
+        lo, hi = bucket_low(i), min(bucket_low(i + 1), slowest + 1)
+        for key, per_mille in TAIL.items():
+            if key not in out and n and (seen + n) * 1000 >= per_mille * ops:
+                at = max(per_mille * ops - seen * 1000 - 500, 0)
+                out[key] = (lo * 1000 + (hi - lo) * at // n) / 1000
+        seen += n
+    out["max"] = float(slowest)
+    return out
+
+
 def row_figures(name, files, base=None, table=None, benches=None):
     """Row @name's figures from its lean sysfs @files {file: text} and those
     of the load's baseline row @base: the per-op samples (ns), min,
@@ -151,7 +187,8 @@ def row_figures(name, files, base=None, table=None, benches=None):
            "dropped": len(why) if "samples_dropped" in files else None,
            "dropped_why": {}, "sample_ns": [v / 1000 for v in ns],
            "min": None, "median": None, "mad": None, "noise": None,
-           "net": None, "net_cycles": None, "slow_ops": files.get("slow_ops")}
+           "net": None, "net_cycles": None, "slow_ops": files.get("slow_ops"),
+           "op_ns": tail(files.get("op_ns_hist"))}
     if "samples_dropped" in files:
         out["dropped_why"] = {c: 0 for c in DROP_CAUSES.values()}
         for word in why:

@@ -22,7 +22,7 @@ import re
 import statistics
 import sys
 
-from .archive import ICOUNT_ACCEL, differences
+from .archive import ICOUNT_ACCEL, TAIL_ROW, differences
 
 Q = 0.05                # Benjamini-Hochberg false discovery rate
 MIN_EFFECT_PCT = 1.0    # the smallest change worth a verdict, in %
@@ -145,7 +145,9 @@ def normalise(ua, ub, how=DEFAULT_NORM, exclude=()):
     if how == "reference":
         use = [r for r in REFERENCE_ROWS if r in common]
     else:
-        use = sorted(common - set(exclude))
+        # A row's p99 (archive.TAIL_ROW) is no measure of the host's speed.
+        use = sorted(r for r in common - set(exclude)
+                     if not r.endswith(TAIL_ROW))
     if not use:
         return ua, ub, {}, []
     centre = {r: statistics.median(u[r] for u in every) for r in use}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import support  # noqa: F401  (the import path)
 
-from mmbench_tool import archive, compare, fleet, measure
+from mmbench_tool import archive, bench, compare, fleet, measure
 from mmbench_tool import setup as setupmod
 from mmbench_tool.common import Failure
 
@@ -788,6 +788,50 @@ class Verdicts(unittest.TestCase):
             rec["status"] = "error"
         with self.assertRaisesRegex(ValueError, "B .*no row passed"):
             compare.Comparison(a, b)
+
+
+class Tails(unittest.TestCase):
+    """A row's p99 of its ops timed alone, compared as its own row."""
+
+    def test_bucket_bounds_and_percentiles(self):
+        # lib/test_mmbench.c's buckets: exact under 32, then 16 to a
+        # power of two.
+        self.assertEqual([bench.bucket_low(i) for i in (0, 31, 32, 33, 47,
+                                                         48, 335)],
+                         [0, 31, 32, 34, 62, 64, 31 << 19])
+        t = bench.tail("40 " + " ".join(["0"] * 20 + ["98", "0", "1", "1"]))
+        self.assertEqual(t["alone"], 100)
+        self.assertEqual((t["p50"], t["p90"], t["max"]), (20.505, 20.913,
+                                                          40.0))
+        self.assertEqual(t["p99_9"], 23.4)
+        for bad in ("", "0", "x 1", "5 -1 2"):
+            self.assertIsNone(bench.tail(bad), bad)
+
+    def test_p99_rows_found_changed_beside_the_median(self):
+        rng = random.Random(46)
+
+        def with_p99(arch, slow=()):
+            for rec in arch.rows:
+                rec["op_ns"] = {"alone": 4096, "p50": 80.0, "p99": (
+                    90.0 if rec["row"] == "baseline" else
+                    (1500 if rec["row"] in slow else 1000) *
+                    (1 + rng.gauss(0, 0.02)))}
+            return arch.with_tails()
+        rows = dict(ROWS, baseline=(5.0, 0.01))
+        a = with_p99(synthetic(rng, boots=6, rows=rows))
+        b = with_p99(synthetic(rng, boots=6, rows=rows), {"row05"})
+        self.assertIn("row05+p99", {r["row"] for r in a.rows})
+        # Net of the load's clock: the baseline's p50.
+        self.assertTrue(all(abs(r["median"] - 920) < 100 for r in a.rows
+                            if r["row"] == "row05+p99"))
+        c = compare.Comparison(a, b)
+        verdict = {r.row: r.verdict for r in c.rows}
+        self.assertEqual(verdict["row05+p99"], "REGRESSION")
+        self.assertNotEqual(verdict["row05"], "REGRESSION")
+        self.assertEqual([r for r, v in verdict.items()
+                          if v == "REGRESSION"], ["row05+p99"])
+        # No p99 row in the factor each load's figures are divided by.
+        self.assertFalse([r for r in c.norm_rows if "+" in r])
 
 
 class Answers(unittest.TestCase):
