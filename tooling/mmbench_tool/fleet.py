@@ -85,10 +85,12 @@ def evidence(arch):
 
 
 def kcidb(arch):
-    """KCIDB-like JSON: a test per case, the measurement in
-    misc.measurement (KCIDB's v4 schema has no numeric field of its own
-    in every version; "number" where it has) beside what it rests on
-    (evidence()); the module's parameters in environment.misc."""
+    """KCIDB JSON, schema v4.3: a test per case, the measurement in
+    misc.measurement and misc.units (v4.3 has no numeric field of its
+    own: "number" came in a later version) beside what it rests on
+    (evidence()); the CPU in environment.comment, the fingerprint and
+    the module's parameters in environment.misc (v4.3's environment has
+    only those two)."""
     run = arch.runs[0]
     fp = run.get("fingerprint", {})
     env = {k: fp[k] for k in sorted(fp)}
@@ -102,12 +104,10 @@ def kcidb(arch):
     for name, result, measurement, units in cases(arch):
         t = {"id": f"{origin}:{run.get('boot', 'unknown')}:{name}",
              "origin": origin, "build_id": build, "path": name,
-             "status": KCIDB_STATUS[result],
-             "environment": {"description": fp.get("cpu_model", ""),
-                             "misc": env}}
+             "status": KCIDB_STATUS[result], "environment": {"misc": env}}
+        if fp.get("cpu_model"):
+            t["environment"]["comment"] = fp["cpu_model"]
         if measurement is not None:
-            t["number"] = {"value": measurement, "unit": units,
-                           "prefix": "metric"}
             row = name[len("mmbench."):].rsplit(".", 1)[0]
             t["misc"] = {"measurement": measurement, "units": units,
                          **rests.get(row, {})}

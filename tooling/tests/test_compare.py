@@ -1330,8 +1330,23 @@ class Fleet(unittest.TestCase):
         data = json.loads(fleet.kcidb(self.arch()))
         paths = {t["path"]: t for t in data["tests"]}
         self.assertEqual(paths["mmbench.kmalloc_64"]["status"], "PASS")
-        self.assertEqual(paths["mmbench.kmalloc_64.ns_per_op"]["number"]
-                         ["value"], 210.582)
+        # Valid KCIDB v4.3: no "number" (a later version's), the figure
+        # in misc; the environment only "comment" and "misc".
+        fig = paths["mmbench.kmalloc_64.ns_per_op"]
+        self.assertEqual(data["version"], {"major": 4, "minor": 3})
+        self.assertEqual((fig["misc"]["measurement"], fig["misc"]["units"]),
+                         (210.582, "ns"))
+        self.assertEqual(paths["mmbench.kmalloc_64.noise_pct"]["misc"]
+                         ["units"], "%")
+        for t in data["tests"]:
+            self.assertNotIn("number", t)
+            self.assertLessEqual(set(t["environment"]), {"comment", "misc"})
+            self.assertEqual(t["environment"]["comment"],
+                             "QEMU Virtual CPU version 2.5+")
+            self.assertEqual(t["environment"]["misc"]["release"],
+                             "6.12.117+deb12-cloud-amd64")
+            self.assertLessEqual(set(t), {"id", "origin", "build_id", "path",
+                                          "status", "environment", "misc"})
         self.assertEqual(paths["mmbench.alloc_pages_order9"]["status"],
                          "SKIP")
         # What a figure rests on, and a known regression said as such.
