@@ -83,7 +83,9 @@ def cmd_compare(args):
         raise Failure(f"compare: {e}") from e
     outdir = args.output or where or guest.results_dir("-compare")
     if not args.output:
+        # A new results folder a refusal below leaves empty goes again.
         _output_folder(outdir, "results folder")
+        made = [] if where else [outdir]
     deps.ensure(COMPARE_PACKAGES)
     try:
         c = compare_archives(a, b, args.norm, outdir,

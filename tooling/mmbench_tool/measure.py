@@ -55,7 +55,8 @@ class Side:
         # moves less from boot to boot (tooling/doc/compare-method.md).
         a.kernel_arg = list(dict.fromkeys(
             ([] if getattr(args, "kaslr", False) else ["nokaslr"]) +
-            list(getattr(args, "kernel_arg", []))))
+            list(getattr(args, "kernel_arg", [])) +
+            list(getattr(args, f"{name.lower()}_kernel_arg", None) or [])))
         self.args = a
         self.setup = Setup(a)
 
@@ -583,6 +584,13 @@ def check_kernel_args(args):
     environment variable), that undo the guests' own, or that do not fit
     the command line; and --kaslr with nokaslr."""
     words = getattr(args, "kernel_arg", [])
+    for side in "ab":
+        both = words + (getattr(args, f"{side}_kernel_arg", None) or [])
+        if sum(len(w) + 1 for w in both if isinstance(w, str)) > 1024:
+            raise Failure(f"--kernel-arg and --{side}-kernel-arg: over "
+                          "1024 characters in all")
+    words = words + (getattr(args, "a_kernel_arg", None) or []) + \
+        (getattr(args, "b_kernel_arg", None) or [])
     for word in words:
         # (argparse stores --kernel-arg=-- as a list.)
         if not isinstance(word, str) or not re.fullmatch(
@@ -595,8 +603,6 @@ def check_kernel_args(args):
         if name in OWN_KERNEL_ARGS:
             raise Failure(f"--kernel-arg {word}: {name}= is the guests' "
                           "own (the console and what a crash does)")
-    if sum(len(w) + 1 for w in words) > 1024:
-        raise Failure("--kernel-arg: over 1024 characters in all")
     if getattr(args, "kaslr", False) and "nokaslr" in words:
         raise Failure("--kaslr and --kernel-arg nokaslr: one or the other")
 

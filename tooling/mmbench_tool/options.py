@@ -58,7 +58,18 @@ def _add_arch_option(p):
                         "the kselftest cross-built")
 
 
-def _add_guest_options(p):
+def _add_guest_options(p, kernels=True):
+    """The options of a guest; @kernels: with those that choose its kernel
+    (--kernel, --headers, --release, --debug-kernel) and an accelerator."""
+    if not kernels:
+        p.set_defaults(kernel=None, headers=None, release=None,
+                       debug_kernel=False, accel="tcg")
+    else:
+        _add_kernel_options(p)
+    _add_common_guest_options(p, kernels)
+
+
+def _add_kernel_options(p):
     p.add_argument("--kernel", type=path_arg,
                    help="kernel image to boot (default: /boot/vmlinuz of "
                         "Debian's linux-image-6.12-cloud-amd64)")
@@ -74,6 +85,9 @@ def _add_guest_options(p):
                    help="boot a debug kernel (KASAN, kmemleak, lockdep, "
                         "...) built once from linux-source-6.12 with "
                         "tooling/kernel/debug.config, and kept")
+
+
+def _add_common_guest_options(p, kernels=True):
     p.add_argument("--cpus", type=int, default=2,
                    help="guest CPUs (default 2)")
     p.add_argument("--memory", type=int, default=1024,
@@ -82,14 +96,8 @@ def _add_guest_options(p):
                    metavar="NAME=VALUE",
                    help="extra test_mmbench parameter, repeatable, e.g. "
                         "--param iterations=10000 --param cpu=1")
-    p.add_argument("--accel", choices=("auto", "kvm", "tcg", "icount"),
-                   default="auto",
-                   help="QEMU accelerator; auto probes KVM with a time "
-                        "limit and falls back to TCG; icount: TCG whose "
-                        "guest clocks count instructions, one a "
-                        "nanosecond, so that ns/op are instructions an op "
-                        "(measure and compare-check only, x86_64; see "
-                        "tooling/doc/compare-method.md) (default auto)")
+    if kernels:
+        _add_accel_option(p)
     p.add_argument("--ceiling", action="append", default=[],
                    metavar="BENCHMARK=NS",
                    help="ns/op ceiling for one benchmark or one row "
@@ -105,6 +113,17 @@ def _add_guest_options(p):
     p.add_argument("--timeout", type=int, default=1800,
                    help="seconds the guest may run before it is stopped, "
                         f"10 to {TIMEOUT_MAX} (default 1800)")
+
+
+def _add_accel_option(p):
+    p.add_argument("--accel", choices=("auto", "kvm", "tcg", "icount"),
+                   default="auto",
+                   help="QEMU accelerator; auto probes KVM with a time "
+                        "limit and falls back to TCG; icount: TCG whose "
+                        "guest clocks count instructions, one a "
+                        "nanosecond, so that ns/op are instructions an op "
+                        "(measure and compare-check only, x86_64; see "
+                        "tooling/doc/compare-method.md) (default auto)")
 
 
 # Commands that run the kselftest, which loads the module once a case.
@@ -130,6 +149,17 @@ def _bzimage(path):
             return f.read(4) == b"HdrS"
     except OSError as e:
         raise Failure(f"--kernel {path}: {e.strerror or e}") from e
+
+
+def _arm64_image(path):
+    """Whether @path is an arm64 boot image as QEMU's -kernel takes it: an
+    Image (its header's magic "ARMd" at 0x38), gzip'd or not."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(0x3c)
+    except OSError as e:
+        raise Failure(f"--kernel {path}: {e.strerror or e}") from e
+    return head[0x38:0x3c] == b"ARMd" or head[:2] == b"\x1f\x8b"
 
 
 KVM_DEVICE = "/dev/kvm"
@@ -236,10 +266,21 @@ def check_options(a):
     if a.headers and not (a.headers / "Makefile").is_file():
         raise Failure(f"--headers {a.headers}: not a kernel headers tree "
                       "(no Makefile), e.g. /lib/modules/<release>/build")
+    if a.headers and not (a.headers / ".config").is_file():
+        raise Failure(f"--headers {a.headers}: not a build tree a module "
+                      "can be built in (no .config; Debian's "
+                      "linux-headers-*-common is half of one): give "
+                      "/lib/modules/<release>/build")
     if a.kernel and arch is archmod.X86_64 and not _bzimage(a.kernel):
         raise Failure(f"--kernel {a.kernel}: not an x86 bzImage (no "
                       "\"HdrS\" boot header), e.g. /boot/vmlinuz-"
                       "<release>")
+    if a.kernel and arch is not archmod.X86_64 and not _arm64_image(a.kernel):
+        raise Failure(f"--kernel {a.kernel}: not an arm64 Image (no "
+                      "\"ARMd\" at 0x38, nor gzip'd)"
+                      + (", but an x86 bzImage" if _bzimage(a.kernel) else
+                         "") + ", e.g. Debian's /boot/vmlinuz-<release> of "
+                      "linux-image-*-arm64")
     check_release(a.kernel, a.headers, a.release, arch)
     env = env_options(a)
     benches = names.benchmarks()

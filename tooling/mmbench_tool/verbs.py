@@ -103,6 +103,11 @@ def _add_compare_commands(sub):
         p.add_argument(f"--{side}-param", action="append", default=[],
                        metavar="NAME=VALUE",
                        help=f"a module parameter of {S} only, repeatable")
+        p.add_argument(f"--{side}-kernel-arg", action="append",
+                       default=[], metavar="ARG",
+                       help=f"a parameter more on {S}'s command line only, "
+                            "as --kernel-arg (e.g. a kernel knob: "
+                            "sysctl.vm.percpu_pagelist_high_fraction=100000)")
     p.add_argument("--tree", type=path_arg, metavar="DIR",
                    help="a kernel git tree: build REV_A and REV_B of it "
                         "(x86_64, out of tree, in the build cache; the "
@@ -294,7 +299,7 @@ def parser():
         "cases: mmbench.<row> (pass, fail or skip) and "
         "mmbench.<row>.ns_per_op (the median, in ns). Prints LAVA's "
         "results and checks that every row arrived.", epilog=EXIT_CODES)
-    _add_guest_options(p)
+    _add_guest_options(p, kernels=False)
     p.set_defaults(func="lava.cmd_lava")
     p = sub.add_parser(
         "bench", help="measure how far the figures can be trusted",

@@ -208,6 +208,20 @@ class Options(support.Options, unittest.TestCase):
         self.refused("--arch", "arm64", "--accel", "kvm",
                      says="an arm64 guest cannot run under KVM")
 
+    def test_an_x86_kernel_for_arm64_refused(self):
+        # Booted under qemu-system-aarch64 it printed nothing until
+        # --timeout, then "suite FAILED" (a new user's).
+        import glob
+        images = [i for i in sorted(glob.glob("/boot/vmlinuz-*"))
+                  if "arm64" not in i]
+        if not images:
+            self.skipTest("no x86 kernel image in /boot")
+        release = images[0].split("vmlinuz-", 1)[1]
+        self.refused("--arch", "arm64", "--kernel", images[0], "--headers",
+                     f"/lib/modules/{release}/build",
+                     says="not an arm64 Image (no \"ARMd\" at 0x38, nor "
+                          "gzip'd), but an x86 bzImage")
+
     def test_no_debug_kernel_for_arm64(self):
         self.refused("--arch", "arm64", "--debug-kernel",
                      says="--debug-kernel builds an x86_64 kernel")

@@ -90,6 +90,12 @@ class Options(support.Options, unittest.TestCase):
                           "Makefile)")
         with tempfile.TemporaryDirectory() as headers:
             (Path(headers) / "Makefile").write_text("")
+            # Debian's linux-headers-*-common: a make error of 11 lines,
+            # once found after the packages.
+            self.refused("--kernel", "/etc/passwd", "--headers", headers,
+                         says=f"--headers {headers}: not a build tree a "
+                              "module can be built in (no .config")
+            (Path(headers) / ".config").write_text("")
             self.refused("--kernel", "/etc/passwd", "--headers", headers,
                          says="--kernel /etc/passwd: not an x86 bzImage "
                               "(no \"HdrS\" boot header)")
@@ -118,6 +124,7 @@ class Options(support.Options, unittest.TestCase):
             headers = Path(d) / "headers"
             (headers / "include/generated").mkdir(parents=True)
             (headers / "Makefile").write_text("")
+            (headers / ".config").write_text("")
             (headers / "include/generated/utsrelease.h").write_text(
                 '#define UTS_RELEASE "6.12.9-test"\n')
 

@@ -27,6 +27,7 @@ def debian_61_headers(top):
         '#define UTS_RELEASE "6.1.0-57-cloud-amd64"\n')
     (tree / "Makefile").write_text(
         "kernelrelease:\n\t@cat include/config/kernel.release\n")
+    (tree / ".config").write_text("")
     return tree
 
 
