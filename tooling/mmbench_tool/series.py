@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -373,17 +374,57 @@ def _export(tree, outdir, branch, results, cover):
     name, email = identity()
     head = commit_series(tree, patches, name, email)
     branch = branch or "mmbench/" + time.strftime("%Y%m%d-%H%M%S")
-    git(tree, "branch", "-f", branch, head)
-    if outdir.exists():
-        for old in outdir.glob("*.patch"):
-            old.unlink()
     outdir.mkdir(parents=True, exist_ok=True)
-    out = git(tree, "format-patch", *(["--cover-letter"] if cover else []),
-              "--thread", "-o", str(outdir), f"{TAG}..{branch}")
-    files = [Path(line) for line in out.splitlines() if line.endswith(".patch")]
+    staging = Path(tempfile.mkdtemp(prefix=".mmbench-export-", dir=outdir))
+    try:
+        out = git(tree, "format-patch",
+                  *(["--cover-letter"] if cover else []), "--thread",
+                  "-o", str(staging), f"{TAG}..{head}")
+        files = replace_series(outdir, [Path(line) for line in
+                                        out.splitlines()
+                                        if line.endswith(".patch")])
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    git(tree, "branch", "-f", branch, head)
     if cover:
         fill_cover_letter(files[0], cover_figures(results))
     return branch, files
+
+
+# The names of the patches an export wrote in its folder, one a line: the
+# next export there removes those, and no other *.patch.
+SERIES_MARKER = ".mmbench-series"
+
+
+def replace_series(outdir, new):
+    """Move the patch files @new (format-patch's, in a folder of their own)
+    into @outdir in place of those an earlier export wrote there: those
+    its SERIES_MARKER names, or, in a folder of an export before the
+    marker, those named as one of @new.  Refuses a folder that holds any
+    other *.patch (a user's own work), removing nothing.  Returns the
+    files in @outdir."""
+    marker = outdir / SERIES_MARKER
+    try:
+        ours = {n for n in marker.read_text().splitlines()
+                if n.endswith(".patch") and "/" not in n}
+    except FileNotFoundError:
+        ours = set()
+    ours |= {p.name for p in new}
+    others = sorted(p.name for p in outdir.glob("*.patch")
+                    if p.name not in ours)
+    if others:
+        more = f" (and {len(others) - 1} more)" if len(others) > 1 else ""
+        raise Failure(f"{outdir} holds {others[0]}{more}, which no export "
+                      "wrote: export to another folder (-o DIR), or move "
+                      "it away")
+    for name in ours:
+        (outdir / name).unlink(missing_ok=True)
+    files = []
+    for p in new:
+        os.replace(p, outdir / p.name)
+        files.append(outdir / p.name)
+    marker.write_text("".join(f"{p.name}\n" for p in files))
+    return files
 
 
 # The rows the cover letter quotes: one or two of each kind.

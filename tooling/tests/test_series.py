@@ -367,6 +367,43 @@ class OnAGitTree(unittest.TestCase):
         self.assertEqual(git(self.tree, "rev-parse", "HEAD^{tree}"),
                          git(self.tree, "rev-parse", f"{head}^{{tree}}"))
 
+    def test_export_replaces_only_the_patches_an_export_wrote(self):
+        # A new user's own 0001-my-own-work.patch in -o DIR was deleted.
+        out = Path(self.tmp.name) / "out"
+        out.mkdir()
+        mine = out / "0001-my-own-work.patch"
+        mine.write_text("mine\n")
+
+        def export():
+            with mock.patch.object(series, "series",
+                                   return_value=self.two_patches()), \
+                    mock.patch.object(series, "identity",
+                                      return_value=("A B", "a@b")):
+                return series._export(self.tree, out, "b", None, False)[1]
+        with self.assertRaisesRegex(Failure, f"^{out} holds "
+                                    "0001-my-own-work.patch, which no "
+                                    "export wrote"):
+            export()
+        self.assertEqual(sorted(p.name for p in out.iterdir()),
+                         ["0001-my-own-work.patch"])
+        mine.rename(Path(self.tmp.name) / mine.name)
+        # An export of before the marker: its patches are the ones this
+        # export writes, replaced.
+        (out / "0001-lib-one.patch").write_text("old\n")
+        files = export()
+        names = ["0001-lib-one.patch", "0002-selftests-mm-two.patch"]
+        self.assertEqual([p.name for p in files], names)
+        self.assertEqual((out / series.SERIES_MARKER).read_text(),
+                         "".join(f"{n}\n" for n in names))
+        # A second export removes the first's, under whatever names.
+        os.rename(out / names[1], out / "0003-renamed-since.patch")
+        (out / series.SERIES_MARKER).write_text(
+            f"{names[0]}\n0003-renamed-since.patch\n")
+        self.assertEqual([p.name for p in export()], names)
+        self.assertEqual(sorted(p.name for p in out.iterdir()),
+                         [series.SERIES_MARKER, *names])
+        self.assertIn("From: A B <a@b>", (out / names[0]).read_text())
+
     def test_bisect_builds_each_patch_but_the_last_and_comes_back(self):
         head = series.commit_series(self.tree, self.two_patches(), "A", "a@b")
         git(self.tree, "checkout", "-q", "--detach", head)
