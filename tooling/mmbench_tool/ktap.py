@@ -54,14 +54,30 @@ def runner_verdict(runner_lines, test="mm/mmbench: mmbench_test"):
     return None
 
 
+# The harness's line of a failed assertion, or its TH_LOG():
+# "# mmbench_test.c:806:run:kmalloc_64: median ... is over the ceiling".
+ASSERTION = re.compile(r"^# [^ :]+\.c:\d+:[^:]*:(.*)$")
+
+
 def results(ktap_lines):
-    """Top-level results: list of (ok, number, name, directive, reason)."""
-    found = []
+    """Top-level results: list of (ok, number, name, directive, reason);
+    a failed case's reason, where its result line gives none, the
+    harness's words on why: its TH_LOG() lines, else its assertions'."""
+    found, why = [], []
     for line in ktap_lines:
+        m = ASSERTION.match(line)
+        if m:
+            why.append(m.group(1).strip())
+            continue
         m = RESULT.match(line)
         if m:
+            reason = m.group(5) or ""
+            said = [w for w in why if not w.startswith("Expected ")] or why
+            if m.group(1) == "not ok" and not reason and said:
+                reason = "; ".join(said)[:500]
             found.append((m.group(1) == "ok", int(m.group(2)), m.group(3),
-                          m.group(4) or "", m.group(5) or ""))
+                          m.group(4) or "", reason))
+            why = []
     return found
 
 

@@ -339,7 +339,9 @@ def parser():
         epilog=EXIT_CODES)
     p.add_argument("-o", "--output", type=path_arg, default=OUT / "series",
                    help=f"folder of the patch files (default {OUT}/series;"
-                        " its old *.patch files are removed)")
+                        " the patches an earlier export wrote there are "
+                        "replaced; a folder holding other *.patch files "
+                        "is refused)")
     p.add_argument("--results", type=path_arg,
                    help="results folder the cover letter's figures come "
                         f"from (default: the newest in {OUT}/results of a "

@@ -26,6 +26,24 @@ class Ktap(unittest.TestCase):
                          {"status": "pass", "ns_per_op_median": "171.763"})
         self.assertTrue(ktap.runner_verdict(suite).startswith("not ok 1"))
 
+    def test_a_failed_case_says_why(self):
+        # results.json's reason of a case over its ceiling was "": the
+        # harness's words were in the KTAP only.
+        inner = [
+            "# mmbench_test.c:805:run:Expected r->median (192826) <= "
+            "ceiling (1000)",
+            "# mmbench_test.c:806:run:kmalloc_64: median 192.826 ns/op is "
+            "over the ceiling of 1.000 ns/op",
+            "# kmalloc_64.status=pass", "not ok 1 mmbench.kmalloc.run",
+            "# mmbench_test.c:700:run:Expected 0 (0) == ret (1)",
+            "not ok 2 mmbench.kmem_cache.run", "ok 3 mmbench.page_frag.run"]
+        self.assertEqual(ktap.results(inner), [
+            (False, 1, "mmbench.kmalloc.run", "", "kmalloc_64: median "
+             "192.826 ns/op is over the ceiling of 1.000 ns/op"),
+            (False, 2, "mmbench.kmem_cache.run", "",
+             "Expected 0 (0) == ret (1)"),
+            (True, 3, "mmbench.page_frag.run", "", "")])
+
     def test_injected_failures_only_in_their_window(self):
         trace = ["mmbench/0: page allocation failure: order:0, mode:0xcc0",
                  "Call Trace:", " <TASK>", " dump_stack_lvl+0x5d/0x80",
