@@ -1,6 +1,7 @@
 """./mmbench compare: the archives of two kernels compared row by row,
 the table printed and written (compare.txt, compare.json, the plots) in a
 folder; the statistics are compare.py's."""
+import json
 import tempfile
 from pathlib import Path
 
@@ -70,6 +71,18 @@ def _remove_folders(made):
             return
 
 
+def _saved_labels(d):
+    """The kernels' labels measure (or a compare) saved in @d's
+    compare.json: the revisions of --tree, or --label-a and -b, which a
+    compare of the folder again keeps; (None, None) where it has none."""
+    try:
+        saved = json.loads((d / "compare.json").read_text()).get("labels")
+        return tuple(saved[s] if isinstance(saved.get(s), str) and
+                     saved[s] else None for s in "AB")
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None, None
+
+
 def cmd_compare(args):
     from .options import check_labels
     check_labels(args)
@@ -81,6 +94,9 @@ def cmd_compare(args):
         # Refused archives leave no empty -o folder behind.
         _remove_folders(made)
         raise Failure(f"compare: {e}") from e
+    labels = (args.label_a, args.label_b)
+    if where and not any(labels):
+        labels = _saved_labels(where)
     outdir = args.output or where or guest.results_dir("-compare")
     if not args.output:
         # A new results folder a refusal below leaves empty goes again.
@@ -89,8 +105,7 @@ def cmd_compare(args):
     deps.ensure(COMPARE_PACKAGES)
     try:
         c = compare_archives(a, b, args.norm, outdir,
-                             plot=not args.no_plots,
-                             labels=(args.label_a, args.label_b))
+                             plot=not args.no_plots, labels=labels)
     except (ValueError, KeyError, TypeError, AttributeError, OSError,
             ArithmeticError) as e:
         _remove_folders(made)

@@ -1919,6 +1919,28 @@ class NotAnAA(unittest.TestCase):
             self.assertIn("compared with itself", p.stderr)
             self.assertEqual(list((Path(d) / "out/results").iterdir()), [])
 
+    def test_a_measure_folder_compared_again_keeps_its_labels(self):
+        # measure --tree named the kernels by their revisions; compare of
+        # its folder again named them by release (a new user's).
+        rng = random.Random(45)
+        with tempfile.TemporaryDirectory() as d:
+            for side in "AB":
+                arch = synthetic(rng, boots=3, loads=3)
+                archive.write(Path(d) / f"{side}.jsonl",
+                              arch.runs + arch.rows)
+            (Path(d) / "compare.json").write_text(json.dumps(
+                {"labels": {"A": "base", "B": "my-patch"}}))
+            p = subprocess.run(
+                [str(support.REPO / "mmbench"), "compare", d, "--no-plots"],
+                capture_output=True, text=True)
+            self.assertIn("A: base (", p.stdout, p.stderr)
+            self.assertIn(", B: my-patch (", p.stdout)
+            p = subprocess.run(
+                [str(support.REPO / "mmbench"), "compare", d, "--no-plots",
+                 "--label-a", "x", "--label-b", "y"],
+                capture_output=True, text=True)
+            self.assertIn("A: x (", p.stdout, p.stderr)
+
     def test_a_results_folder_that_cannot_be_made(self):
         # out/results not writable (another user's out/): said, not a
         # traceback.
