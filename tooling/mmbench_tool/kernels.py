@@ -14,6 +14,7 @@ import hashlib
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 from .common import REPO, Failure, say
@@ -128,6 +129,22 @@ def missed(config_text, fragments):
     return out
 
 
+# How often a long make says it is still going, in s.
+HEARTBEAT_S = 60
+
+
+def _minutes(began):
+    return f"{(time.monotonic() - began) / 60:.0f} min"
+
+
+def compiled(log, start):
+    """How many files Kbuild compiled ("  CC ..." lines) in @log past
+    byte @start."""
+    with open(log, "rb") as f:
+        f.seek(start)
+        return sum(1 for line in f if line.startswith(b"  CC "))
+
+
 def make(src, obj, log, *targets, what="the kernel", env=None):
     """make -C @src O=@obj @targets, its output appended to @log."""
     cmd = ["make", "-C", str(src), f"O={obj}", "ARCH=x86_64",
@@ -135,9 +152,22 @@ def make(src, obj, log, *targets, what="the kernel", env=None):
     with open(log, "a") as f:
         f.write("$ " + " ".join(cmd) + "\n")
         f.flush()
-        rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f,
-                            stderr=subprocess.STDOUT, check=False,
-                            env=env or make_env()).returncode
+        start, began = f.tell(), time.monotonic()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f,
+                                stderr=subprocess.STDOUT,
+                                env=env or make_env())
+        while True:
+            try:
+                rc = proc.wait(timeout=HEARTBEAT_S)
+                break
+            except subprocess.TimeoutExpired:
+                # A first build takes many minutes: say it is going on.
+                say(f"{what}: still making, {_minutes(began)}, "
+                    f"{compiled(log, start)} files compiled so far")
+            except BaseException:
+                proc.kill()
+                proc.wait()
+                raise
     if rc:
         tail = log.read_text(errors="replace").splitlines()[-30:]
         print("\n".join(tail))

@@ -40,3 +40,31 @@ class Kernels(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Make(unittest.TestCase):
+    def test_a_long_make_says_it_is_going_on(self):
+        # A first build printed nothing for 19 minutes (a new user's).
+        import contextlib
+        import io
+        import tempfile
+        from pathlib import Path
+        from unittest import mock
+        from mmbench_tool import kernels
+        with tempfile.TemporaryDirectory() as d:
+            src = Path(d)
+            (src / "Makefile").write_text(
+                "all:\n\t@echo '  CC      mm/slub.o'\n"
+                "\t@echo '  CC      mm/page_alloc.o'\n\t@sleep 1\n")
+            out = io.StringIO()
+            with mock.patch.object(kernels, "HEARTBEAT_S", 0.3), \
+                    contextlib.redirect_stdout(out):
+                kernels.make(src, src, src / "build.log", "all",
+                             what="revision HEAD")
+            self.assertIn("revision HEAD: still making, 0 min, 2 files "
+                          "compiled so far", out.getvalue())
+            (src / "Makefile").write_text("all:\n\t@exit 3\n")
+            with self.assertRaises(kernels.Failure) as e, \
+                    contextlib.redirect_stdout(io.StringIO()):
+                kernels.make(src, src, src / "build.log", "all")
+            self.assertIn("'make all' exited with 2", str(e.exception))
