@@ -361,21 +361,36 @@ static void mmbench_give_back(struct mmbench_ctx *ctx)
 }
 
 /* series: end */
+/* Interrupts and softirqs @cpu handled so far (x86's local timer interrupt not counted). */
+static unsigned long mmbench_irqs(int cpu)
+{
+	unsigned long n = kstat_cpu_irqs_sum(cpu);
+	unsigned int i;
+
+	for (i = 0; i < NR_SOFTIRQS; i++)
+		n += kstat_softirqs_cpu(i, cpu);
+	return n;
+}
+
 /*
- * After the samples, tail_ops ops timed one at a time into the row's histogram, those
- * dropped left out.  An allocator's op is a block taken in a run of ctx->batch, so that
- * the refills of the caches its path takes from are among them.
+ * After the samples, tail_ops ops timed one at a time into the row's histogram, but
+ * those dropped as a sample is or during which the CPU took an interrupt.  An
+ * allocator's op is a block taken in a run of ctx->batch, so that the refills of the
+ * caches its path takes from are among them; a call that gives none is left out too.
  */
 static void mmbench_tail(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 {
 	struct mmbench_row *row = ctx->row;
 	struct mmbench_sample s;
-	u32 i;
-
+	unsigned long irqs;
+	u32 i, kept = 0;
+	bool drop;
+	int cpu;
 /* series: page_alloc */
 	const struct mmbench_bench take = { .op = mmbench_take_op };
-
+	u64 failed = ctx->failed, f;
 /* series: end */
+
 /* series: cpus */
 	if (b->team)
 		return;
@@ -387,22 +402,34 @@ static void mmbench_tail(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 	ctx->ops = 1;
 	for (i = 0; i < mmbench_tail_ops && !READ_ONCE(mmbench_stop) &&
 	     ktime_get_ns() < mmbench_deadline; i++) {
-		if (!(i % 256))
-			cond_resched();
-		mmbench_sample(b, ctx, &s);
-		if (!s.drop) {
-			row->hist[mmbench_bucket(s.ns)]++;
-			row->slowest = max(row->slowest, s.ns);
-		}
+		cond_resched();
+		cpu = raw_smp_processor_id();
+		irqs = mmbench_irqs(cpu);
 /* series: page_alloc */
+		f = ctx->failed;
+/* series: end */
+		mmbench_sample(b, ctx, &s);
+		drop = s.drop || mmbench_irqs(cpu) != irqs;
+/* series: page_alloc */
+		drop |= ctx->failed != f;
 		if (ctx->taken == ctx->batch)
 			mmbench_give_back(ctx);
 /* series: end */
+		if (drop)
+			continue;
+		row->hist[mmbench_bucket(s.ns)]++;
+		row->slowest = max(row->slowest, s.ns);
+		kept++;
 	}
 /* series: page_alloc */
 	mmbench_give_back(ctx);
+	ctx->failed = failed;	/* the row's samples say whether it is supported */
 /* series: end */
 	ctx->ops = row->ops;
+	if (kept < i)
+		mmbench_set(row, MMBENCH_PASS,
+			    "%u of %u ops timed alone kept (preempted, interrupted or no block)",
+			    kept, i);
 }
 
 /* Ops per sample: sample_us of them, or iterations=. */
@@ -578,8 +605,9 @@ MMBENCH_SHOW(samples_dropped, row->nr_dropped, "%s%s", mmbench_drop_names[row->d
 static ssize_t op_ns_hist_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	const struct mmbench_row *row = to_row(kobj);
-	int len = sysfs_emit(buf, "%llu", row->slowest), i, last = MMBENCH_BUCKETS - 1;
+	int len, i, last = MMBENCH_BUCKETS - 1;
 
+	len = sysfs_emit(buf, "%llu", row->slowest);
 	while (last >= 0 && !row->hist[last])
 		last--;
 	for (i = 0; i <= last; i++)

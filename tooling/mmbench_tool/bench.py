@@ -139,24 +139,30 @@ def tail(text):
     """{"alone": N, p50 .. p99_9, "max": ns} of a row's op_ns_hist @text
     (the slowest op's ns, then each bucket's count), or None with no op:
     as mmbench_test.c's read_tail() computes them, in ps (a percentile
-    within its bucket, where its rank falls among the bucket's ops)."""
+    within its bucket, where its rank falls among the bucket's ops; the
+    1 ns buckets under 32 not interpolated; never past the slowest), and
+    a percentile only with an op past it (p99: 100 ops)."""
     try:
         slowest, *counts = [int(w) for w in (text or "").split()]
     except ValueError:
         return None
     ops = sum(counts)
-    if not ops or min(counts) < 0:
+    if not ops or min(counts) < 0 or slowest < 0:
         return None
+    top = min(slowest, 1 << 40)
     out = {"alone": ops}
     seen = 0
     for i, n in enumerate(counts):
-        lo, hi = bucket_low(i), min(bucket_low(i + 1), slowest + 1)
+        lo = bucket_low(i)
+        hi = lo if i < 32 else min(bucket_low(i + 1), top)
         for key, per_mille in TAIL.items():
             if key not in out and n and (seen + n) * 1000 >= per_mille * ops:
                 at = max(per_mille * ops - seen * 1000 - 500, 0)
                 out[key] = (lo * 1000 + (hi - lo) * at // n) / 1000
         seen += n
-    out["max"] = float(slowest)
+    out = {k: v for k, v in out.items()
+           if k not in TAIL or ops * (1000 - TAIL[k]) >= 1000}
+    out["max"] = float(top)
     return out
 
 

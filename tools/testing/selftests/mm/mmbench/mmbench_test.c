@@ -600,7 +600,10 @@ static long long bucket_low(int i)
 	return i < 32 ? i : (long long)(i % 16 + 16) << (i / 16 - 1);
 }
 
-/* The ops of @r timed alone: how many; p50, p90, p99, p99.9 (within the bucket), max. */
+/*
+ * The ops of @r timed alone: how many; p50, p90, p99, p99.9 (each where the bucket
+ * that holds it is 1 ns wide, else interpolated within it, never past the slowest), max.
+ */
 static void read_tail(struct row *r)
 {
 	long long n[400], seen = 0, top, at, lo, hi;
@@ -609,13 +612,13 @@ static void read_tail(struct row *r)
 
 	if (row_str(r->name, "op_ns_hist", buf, sizeof(buf)))
 		return;
-	top = strtoll(buf, &p, 10) + 1;		/* past the slowest */
-	r->tail[4] = (top - 1) * 1000;
+	top = strtoull(buf, &p, 10) < 1ULL << 40 ? strtoull(buf, NULL, 10) : 1LL << 40;
+	r->tail[4] = top * 1000;
 	for (; nr < 400 && (n[nr] = strtoll(p, &end, 10), end != p); p = end)
 		r->alone += n[nr++];
 	for (i = 0; i < nr; seen += n[i++]) {
 		lo = bucket_low(i);
-		hi = bucket_low(i + 1) < top ? bucket_low(i + 1) : top;
+		hi = i < 32 ? lo : bucket_low(i + 1) < top ? bucket_low(i + 1) : top;
 		for (; k < 4 && n[i] && (seen + n[i]) * 1000 >= per_mille[k] * r->alone; k++) {
 			at = per_mille[k] * r->alone - seen * 1000 - 500;	/* 1/1000 op */
 			r->tail[k] = lo * 1000 + (hi - lo) * (at > 0 ? at : 0) / n[i];
@@ -742,9 +745,11 @@ static void report_row(const struct row *r, const char *group)
 		ksft_print_msg("%s.net_cycles_per_op=%.3f\n", s, r->net_cycles / 1000.0);
 	if (r->alone)
 		ksft_print_msg("%s.op_ns_alone=%lld\n", s, r->alone);
-	for (i = 0; r->alone && i < 5; i++)	/* net of the clock's reads, but the baseline's */
-		ksft_print_msg("%s.op_ns_%s=%.3f\n", s, tail_keys[i],
-			       (r->tail[i] - (r == rows ? 0 : rows->tail[0])) / 1000.0);
+	/* A percentile with an op past it; net of the clock's reads, but the baseline's. */
+	for (i = 0; r->alone && i < 5; i++)
+		if (i == 4 || r->alone * (1000 - per_mille[i]) >= 1000)
+			ksft_print_msg("%s.op_ns_%s=%.3f\n", s, tail_keys[i],
+				       (r->tail[i] - (r == rows ? 0 : rows->tail[0])) / 1000.0);
 }
 
 /* Load the module again with benchmarks=@row (every row was read), read @row into @r. */
