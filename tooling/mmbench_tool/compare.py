@@ -354,6 +354,8 @@ class RowResult:
         self.min_effect_insn = self.mde_insn = None
         # What layout alone does to the row, in % (LAYOUT_RANGE).
         self.layout_spread = None
+        # icount: how far loads of one boot or layout differ (log).
+        self.load_spread = None
         self.verdict = INCONCLUSIVE
         self.more_boots = None
         self.why = ""
@@ -440,6 +442,16 @@ def decide(r, m):
         abs(r.diff) <= math.log1p(r.layout_spread / 100)
     if within and r.verdict in (REGRESSION, IMPROVEMENT):
         r.why = _layout_why(r) + ": more layouts would not decide it"
+        r.verdict, r.more_boots = INCONCLUSIVE, None
+    # icount: a row whose loads of one boot or layout take one of a few
+    # fixed levels (a slab's state the row inherits) moves by a level
+    # with no change of its path: a change within that is none.
+    if r.load_spread and abs(r.diff) <= r.load_spread and \
+            r.verdict in (REGRESSION, IMPROVEMENT):
+        r.why = (f"loads of one boot or layout differ by about "
+                 f"{r.level * math.expm1(r.load_spread):.2f} insn (change "
+                 f"{r.change_insn:+.2f} insn): more boots would not decide "
+                 "it")
         r.verdict, r.more_boots = INCONCLUSIVE, None
     elif within and r.verdict == INCONCLUSIVE and not r.why:
         r.more_boots = more_boots(r, m, detect=False)
@@ -614,6 +626,15 @@ class Comparison:
             self.replication[s] for s in "AB"))
         if df:
             r.layout_spread = pct(LAYOUT_RANGE * math.sqrt(ss / df))
+        if insn:
+            groups = {}
+            for side, values in (("A", va), ("B", vb)):
+                lay = self.layouts[side] or {}
+                for (boot, _load), v in values.items():
+                    groups.setdefault((side, lay.get(boot, boot)),
+                                      []).append(v)
+            r.load_spread = max([max(g) - min(g) for g in groups.values()],
+                                default=None)
         return r
 
     def _undisturbed(self, side, units):
@@ -668,16 +689,32 @@ class Comparison:
         # that makes most rows slower alike is taken out of each row by
         # the normalisation, and shows here.
         self.shift = self._shift()
+        # icount: a row on several CPUs counts the vCPUs' turns, which
+        # move with anything, not its path: no test, no part of the
+        # family (compare-method.md).
+        teams = self._team_rows() if self.icount else set()
+        for r in self.rows:
+            if r.row in teams:
+                r.p = None
         tested = self.rows + ([self.shift] if self.shift else [])
         rejected, adjusted = bh([r.p for r in tested])
         m = sum(1 for r in tested if r.p is not None)
         for r, rej, q in zip(tested, rejected, adjusted):
             r.significant, r.q = rej, q
             decide(r, m)
+            if r.row in teams:
+                r.verdict, r.more_boots = INCONCLUSIVE, None
+                r.why = ("on several CPUs: under icount it counts the "
+                         "vCPUs' turns, not its path")
             if self.one_boot:
                 r.verdict, r.more_boots = INCONCLUSIVE, None
             if self.not_comparable:
                 r.verdict = NOT_COMPARABLE
+
+    def _team_rows(self):
+        """The rows that ran on several CPUs (their cpu a list: 0-1)."""
+        return {rec["row"] for arch in (self.a, self.b) for rec in arch.rows
+                if re.search(r"[-,]", str(rec.get("cpu") or ""))}
 
     def _shift(self):
         """The change of the load factor itself, B against A, in %, with
@@ -828,10 +865,16 @@ class Comparison:
         parts = []
         if near:
             k = max(r.more_boots for r in near)
+            least = min(r.more_boots for r in near)
+            # "about 42 more would decide 56" read as 42 for each, when
+            # most of them said 1 (a new user's).
+            fewest = sum(1 for r in near if r.more_boots == least)
             parts.append(f"about {k} more "
                          f"{more if k != 1 else more[:-1]} a kernel would "
                          "decide " + ("them" if len(near) == len(undecided)
-                                      else f"{len(near)} of them"))
+                                      else f"{len(near)} of them")
+                         + (f", {least} more {fewest} of them (each row's "
+                            "verdict says)" if least < k else ""))
         if far:
             parts.append(f"{far} would need more {more} than measure "
                          f"takes ({most})")

@@ -579,6 +579,37 @@ class Icount(unittest.TestCase):
         self.assertIn("lo_insn", got["rows"][0])
         self.assertIn("hi_insn", got["rows"][0])
 
+    def test_loads_at_two_levels_are_no_verdict(self):
+        # A new user's kfree_bulk_64 under icount: B's loads at two fixed
+        # levels, 7 of 9 at -2.3 insn and 2 at +3.7, each layout's
+        # median at the majority: "faster" from four NOPs added.
+        a, b = self.archives(64, boots=9, layouts=[(f"pad{i}", {})
+                                                   for i in range(3)])
+        rng = random.Random(64)
+        for rec in b.rows:
+            if rec["row"] == "row05":
+                rec["median"] += -2.3 if rng.random() < 0.75 else 3.7
+        by = {r.row: r for r in compare.Comparison(a, b).rows}
+        self.assertEqual(by["row05"].verdict, compare.INCONCLUSIVE)
+        self.assertIn("loads of one boot or layout differ by about",
+                      by["row05"].why)
+        # One instruction more on every load still is one.
+        a, b = self.archives(65, add={"row05": 1.0})
+        by = {r.row: r for r in compare.Comparison(a, b).rows}
+        self.assertEqual(by["row05"].verdict, compare.REGRESSION)
+
+    def test_rows_on_several_cpus_are_no_verdict(self):
+        # They count the vCPUs' turns under icount, not a path.
+        a, b = self.archives(66, add={"row07": 5.0, "row08": 5.0})
+        for rec in a.rows + b.rows:
+            if rec["row"] == "row07":
+                rec["cpu"] = "0-1"
+        by = {r.row: r for r in compare.Comparison(a, b).rows}
+        self.assertEqual(by["row07"].verdict, compare.INCONCLUSIVE)
+        self.assertIsNone(by["row07"].p)
+        self.assertIn("vCPUs' turns", by["row07"].why)
+        self.assertEqual(by["row08"].verdict, compare.REGRESSION)
+
     def test_half_an_instruction_is_the_least(self):
         # 0.3 instructions more, precisely measured: inside the minimum
         # effect, NO CHANGE.
@@ -802,9 +833,18 @@ class Tails(unittest.TestCase):
                          [0, 31, 32, 34, 62, 64, 31 << 19])
         t = bench.tail("40 " + " ".join(["0"] * 20 + ["98", "0", "1", "1"]))
         self.assertEqual(t["alone"], 100)
-        self.assertEqual((t["p50"], t["p90"], t["max"]), (20.505, 20.913,
-                                                          40.0))
-        self.assertEqual(t["p99_9"], 23.4)
+        # 1 ns buckets: not interpolated; p99.9 wants 1000 ops.
+        self.assertEqual((t["p50"], t["p90"], t["p99"], t["max"]),
+                         (20.0, 20.0, 22.0, 40.0))
+        self.assertNotIn("p99_9", t)
+        # Interpolated within a wider bucket (48, 50), never past the
+        # slowest (a reviewer's: all 4096 at 31 ns gave a p50 of 31.499).
+        t = bench.tail("49 " + " ".join(["0"] * 40 + ["10"]))
+        self.assertEqual((t["p50"], t["p90"], t["max"]), (48.45, 48.85,
+                                                          49.0))
+        self.assertNotIn("p99", t)
+        t = bench.tail("31 " + " ".join(["0"] * 31 + ["4096"]))
+        self.assertEqual((t["p50"], t["p99_9"], t["max"]), (31, 31, 31))
         for bad in ("", "0", "x 1", "5 -1 2"):
             self.assertIsNone(bench.tail(bad), bad)
 
