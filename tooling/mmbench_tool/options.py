@@ -266,11 +266,11 @@ def check_options(a):
     if a.headers and not (a.headers / "Makefile").is_file():
         raise Failure(f"--headers {a.headers}: not a kernel headers tree "
                       "(no Makefile), e.g. /lib/modules/<release>/build")
-    if a.headers and not (a.headers / ".config").is_file():
+    if a.headers and not (a.headers / "include/config/auto.conf").is_file():
         raise Failure(f"--headers {a.headers}: not a build tree a module "
-                      "can be built in (no .config; Debian's "
-                      "linux-headers-*-common is half of one): give "
-                      "/lib/modules/<release>/build")
+                      "can be built in (no include/config/auto.conf; "
+                      "Debian's linux-headers-*-common is half of one): "
+                      "give /lib/modules/<release>/build")
     if a.kernel and arch is archmod.X86_64 and not _bzimage(a.kernel):
         raise Failure(f"--kernel {a.kernel}: not an x86 bzImage (no "
                       "\"HdrS\" boot header), e.g. /boot/vmlinuz-"

@@ -94,8 +94,9 @@ class Options(support.Options, unittest.TestCase):
             # once found after the packages.
             self.refused("--kernel", "/etc/passwd", "--headers", headers,
                          says=f"--headers {headers}: not a build tree a "
-                              "module can be built in (no .config")
-            (Path(headers) / ".config").write_text("")
+                              "module can be built in (no include/config/auto.conf")
+            (Path(headers) / "include/config").mkdir(parents=True, exist_ok=True)
+            (Path(headers) / "include/config/auto.conf").write_text("")
             self.refused("--kernel", "/etc/passwd", "--headers", headers,
                          says="--kernel /etc/passwd: not an x86 bzImage "
                               "(no \"HdrS\" boot header)")
@@ -124,7 +125,8 @@ class Options(support.Options, unittest.TestCase):
             headers = Path(d) / "headers"
             (headers / "include/generated").mkdir(parents=True)
             (headers / "Makefile").write_text("")
-            (headers / ".config").write_text("")
+            (headers / "include/config").mkdir(parents=True, exist_ok=True)
+            (headers / "include/config/auto.conf").write_text("")
             (headers / "include/generated/utsrelease.h").write_text(
                 '#define UTS_RELEASE "6.12.9-test"\n')
 

@@ -27,7 +27,8 @@ def debian_61_headers(top):
         '#define UTS_RELEASE "6.1.0-57-cloud-amd64"\n')
     (tree / "Makefile").write_text(
         "kernelrelease:\n\t@cat include/config/kernel.release\n")
-    (tree / ".config").write_text("")
+    (tree / "include/config").mkdir(parents=True, exist_ok=True)
+    (tree / "include/config/auto.conf").write_text("")
     return tree
 
 
