@@ -28,6 +28,8 @@ Q = 0.05                # Benjamini-Hochberg false discovery rate
 MIN_EFFECT_PCT = 1.0    # the smallest change worth a verdict, in %
 # Under icount: the smallest change worth a verdict, in instructions an op.
 MIN_EFFECT_INSN = 0.5
+# The widest bucket of a row's op_ns_hist, in % of its least: 1/16.
+TAIL_BUCKET_PCT = 6.25
 MIN_UNITS = 2           # fewer boots (or layouts) a side: INCONCLUSIVE
 MORE_BOOTS_CAP = 999
 # The most boots, and layouts, ./mmbench measure takes a kernel (--boots,
@@ -626,6 +628,13 @@ class Comparison:
             self.replication[s] for s in "AB"))
         if df:
             r.layout_spread = pct(LAYOUT_RANGE * math.sqrt(ss / df))
+        if row.endswith(TAIL_ROW):
+            # A percentile is had within a bucket 6.25 % wide: a change
+            # under that may not move it at all, and is no finding.
+            r.min_effect = max(r.min_effect, TAIL_BUCKET_PCT)
+            if r.level:
+                r.min_effect_insn = max(r.min_effect_insn or 0, r.level *
+                                        TAIL_BUCKET_PCT / 100)
         if insn:
             groups = {}
             for side, values in (("A", va), ("B", vb)):

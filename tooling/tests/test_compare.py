@@ -822,6 +822,10 @@ class Verdicts(unittest.TestCase):
             compare.Comparison(a, b)
 
 
+def by_row(c, row):
+    return next(r for r in c.rows if r.row == row)
+
+
 class Tails(unittest.TestCase):
     """A row's p99 of its ops timed alone, compared as its own row."""
 
@@ -871,6 +875,8 @@ class Tails(unittest.TestCase):
         self.assertNotEqual(verdict["row05"], "REGRESSION")
         self.assertEqual([r for r, v in verdict.items()
                           if v == "REGRESSION"], ["row05+p99"])
+        # A change within a bucket's width is no finding for a p99.
+        self.assertEqual(by_row(c, "row05+p99").min_effect, 6.25)
         # No p99 row in the factor each load's figures are divided by.
         self.assertFalse([r for r in c.norm_rows if "+" in r])
 
