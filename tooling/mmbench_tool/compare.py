@@ -28,8 +28,11 @@ Q = 0.05                # Benjamini-Hochberg false discovery rate
 MIN_EFFECT_PCT = 1.0    # the smallest change worth a verdict, in %
 # Under icount: the smallest change worth a verdict, in instructions an op.
 MIN_EFFECT_INSN = 0.5
-# The widest bucket of a row's op_ns_hist, in % of its least: 1/16.
-TAIL_BUCKET_PCT = 6.25
+# A p99 row's least effect: two of op_ns_hist's buckets (each up to
+# 1/16 of its least wide).  Under icount, where ops take a few fixed
+# counts, 4 instructions more on every op of kmalloc_64 moved its p99 by
+# 16 (measure --tree's check): a bucket boundary crossed.
+TAIL_MIN_EFFECT_PCT = 12.5
 MIN_UNITS = 2           # fewer boots (or layouts) a side: INCONCLUSIVE
 MORE_BOOTS_CAP = 999
 # The most boots, and layouts, ./mmbench measure takes a kernel (--boots,
@@ -629,12 +632,13 @@ class Comparison:
         if df:
             r.layout_spread = pct(LAYOUT_RANGE * math.sqrt(ss / df))
         if row.endswith(TAIL_ROW):
-            # A percentile is had within a bucket 6.25 % wide: a change
-            # under that may not move it at all, and is no finding.
-            r.min_effect = max(r.min_effect, TAIL_BUCKET_PCT)
+            # A percentile is had within a bucket up to 6.25 % wide: a
+            # change under two may move it by none, one or two, and is
+            # no finding.
+            r.min_effect = max(r.min_effect, TAIL_MIN_EFFECT_PCT)
             if r.level:
                 r.min_effect_insn = max(r.min_effect_insn or 0, r.level *
-                                        TAIL_BUCKET_PCT / 100)
+                                        TAIL_MIN_EFFECT_PCT / 100)
         if insn:
             groups = {}
             for side, values in (("A", va), ("B", vb)):
