@@ -583,27 +583,28 @@ def check_kernel_args(args):
     kernel's (an unknown NAME=VALUE of capitals would reach /init as an
     environment variable), that undo the guests' own, or that do not fit
     the command line; and --kaslr with nokaslr."""
-    words = getattr(args, "kernel_arg", [])
+    common = list(getattr(args, "kernel_arg", None) or [])
+    given = [("--kernel-arg", w) for w in common]
     for side in "ab":
-        both = words + (getattr(args, f"{side}_kernel_arg", None) or [])
-        if sum(len(w) + 1 for w in both if isinstance(w, str)) > 1024:
+        own = list(getattr(args, f"{side}_kernel_arg", None) or [])
+        given += [(f"--{side}-kernel-arg", w) for w in own]
+        if sum(len(w) + 1 for w in common + own if isinstance(w, str)) > \
+                1024:
             raise Failure(f"--kernel-arg and --{side}-kernel-arg: over "
                           "1024 characters in all")
-    words = words + (getattr(args, "a_kernel_arg", None) or []) + \
-        (getattr(args, "b_kernel_arg", None) or [])
-    for word in words:
+    for opt, word in given:
         # (argparse stores --kernel-arg=-- as a list.)
         if not isinstance(word, str) or not re.fullmatch(
                 r"[a-z0-9_][a-z0-9_.-]*(=[A-Za-z0-9_.,:/+-]*)?", word):
             shown = word if isinstance(word, str) else "--"
-            raise Failure(f"--kernel-arg {shown!r}: want one parameter of "
+            raise Failure(f"{opt} {shown!r}: want one parameter of "
                           "the kernel's command line, NAME or NAME=VALUE "
                           "(NAME in lower case), such as mitigations=off")
         name = word.split("=", 1)[0]
         if name in OWN_KERNEL_ARGS:
-            raise Failure(f"--kernel-arg {word}: {name}= is the guests' "
+            raise Failure(f"{opt} {word}: {name}= is the guests' "
                           "own (the console and what a crash does)")
-    if getattr(args, "kaslr", False) and "nokaslr" in words:
+    if getattr(args, "kaslr", False) and "nokaslr" in [w for _o, w in given]:
         raise Failure("--kaslr and --kernel-arg nokaslr: one or the other")
 
 

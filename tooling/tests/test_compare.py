@@ -3182,6 +3182,30 @@ class Sampling(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("one or the other", out)
 
+    def test_a_kernel_arg_of_one_side(self):
+        # One kernel under a knob against itself without it.
+        from mmbench_tool import measure
+        args = self.measure_args(
+            "--kernel-arg", "mitigations=off", "--b-kernel-arg",
+            "sysctl.vm.percpu_pagelist_high_fraction=100000")
+        self.assertEqual(measure.Side("A", args).args.kernel_arg,
+                         ["nokaslr", "mitigations=off"])
+        self.assertEqual(measure.Side("B", args).args.kernel_arg,
+                         ["nokaslr", "mitigations=off",
+                          "sysctl.vm.percpu_pagelist_high_fraction=100000"])
+        for side in "ab":
+            for bad, says in (("a b", "want one parameter"),
+                              ("console=ttyS1", "is the guests' own"),
+                              ("FOO=1", "want one parameter")):
+                rc, out = support.options_only(
+                    "measure", f"--{side}-kernel-arg", bad)
+                self.assertEqual(rc, 2, out)
+                self.assertIn(f"--{side}-kernel-arg ", out)
+                self.assertIn(says, out)
+        rc, out = support.options_only("measure", "--b-kernel-arg",
+                                       "x=" + "y" * 1100)
+        self.assertIn("--kernel-arg and --b-kernel-arg: over 1024", out)
+
     def test_measure_takes_fewer_samples_unless_told(self):
         from mmbench_tool import measure
         self.assertIn(f"samples={measure.COMPARE_SAMPLES}",
