@@ -426,10 +426,10 @@ static void mmbench_tail(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 	ctx->failed = failed;	/* the row's samples say whether it is supported */
 /* series: end */
 	ctx->ops = row->ops;
-	if (kept < i)
+	if (kept < mmbench_tail_ops)
 		mmbench_set(row, MMBENCH_PASS,
-			    "%u of %u ops timed alone kept (preempted, interrupted or no block)",
-			    kept, i);
+			    "%u of %u ops timed alone kept (preempted, interrupted or no block)%s",
+			    kept, i, i < mmbench_tail_ops ? "; budget_ms ran out before all" : "");
 }
 
 /* Ops per sample: sample_us of them, or iterations=. */

@@ -466,6 +466,15 @@ def decide(r, m):
     return r
 
 
+def _pct(v, width=6, sign="+"):
+    """@v (%) in a table's column: past 10^4, ">+9999" (a p99 row of a
+    boot that went astray gave +54166067545.7, which pushed every column
+    after it)."""
+    if abs(v) >= 1e4:
+        return f"{'>' if v > 0 else '<'}{'+' if v > 0 and sign else '-' if v < 0 else ''}9999"[:width + 1].rjust(width)
+    return f"{v:{sign}{width}.1f}"
+
+
 def _layout_why(r):
     """What layout alone does to @r, in its unit."""
     if r.change_insn is not None and r.level:
@@ -1017,8 +1026,9 @@ class Comparison:
             else:
                 shown = mark.format(f"{r.change:+.1f}%")
                 figs = (f"{shown:>13} "
-                        f"{f'[{r.lo:+6.1f},{r.hi:+6.1f}]%':>17}",
-                        f"{r.min_effect:5.1f}% {r.mde:5.1f}%")
+                        f"{f'[{_pct(r.lo)},{_pct(r.hi)}]%':>17}",
+                        f"{_pct(r.min_effect, 5, '')}% "
+                        f"{_pct(r.mde, 5, '')}%")
             out.append(f"{r.row:<{width}}  {medians} {figs[0]} {r.p:8.2g} "
                        f"{r.q:8.2g} {figs[1]}  {verdict}")
         return out
