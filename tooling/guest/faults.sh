@@ -120,7 +120,7 @@ for d in $mb/*/; do
 	st=$(cat "$d/status")
 	why=$(cat "$d/reason")
 	group=$(group "$b")
-	f=$(echo "$why" | sed -n 's/^\([0-9]*\) allocation calls failed.*/\1/p')
+	f=$(echo "$why" | sed -n 's/^\(.*; \)\{0,1\}\([0-9][0-9]*\) allocation calls failed.*/\2/p')
 	# Allocation calls of the samples, kept or dropped (at least): a bulk
 	# API's calls take "bulk" ops each.
 	ran=$(($(words "$d/sample_ns") + $(words "$d/samples_dropped")))

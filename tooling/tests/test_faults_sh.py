@@ -86,3 +86,23 @@ class Faults(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Reason(unittest.TestCase):
+    def test_the_failed_calls_read_after_a_remark(self):
+        # A row's reason may start with a remark of the tail's before the
+        # module's "N allocation calls failed" (the tail then runs no
+        # more, but an older module's may): faults.sh reads N either way.
+        line = next(x for x in FAULTS_SH.read_text().splitlines()
+                    if "allocation calls failed" in x and "sed" in x)
+        cmd = line.strip().split("=", 1)[1].strip()
+        for why, want in (
+                ("42 allocation calls failed: short of memory", "42"),
+                ("4000 of 4096 ops timed alone kept (preempted, "
+                 "interrupted or no block); 42 allocation calls failed: "
+                 "short", "42"),
+                ("stopped", "")):
+            got = subprocess.run(["sh", "-c", f'why="{why}"; echo {cmd}'],
+                                 capture_output=True, text=True,
+                                 check=True).stdout.strip()
+            self.assertEqual(got, want, why)
