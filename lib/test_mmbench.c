@@ -377,15 +377,14 @@ static unsigned long mmbench_irqs(int cpu)
  * those dropped as a sample is or during which the CPU took an interrupt.  An
  * allocator's op is a block taken in a run of ctx->batch, so that the refills of the
  * caches its path takes from are among them; a call that gives none is left out too.
- * Returns how many ops it kept.
  */
-static u32 mmbench_tail(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
+static void mmbench_tail(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 {
 	struct mmbench_row *row = ctx->row;
 	struct mmbench_sample s;
 	unsigned long irqs;
-	u32 i, kept = 0;
 	bool drop;
+	u32 i;
 	int cpu;
 /* series: page_alloc */
 	const struct mmbench_bench take = { .op = mmbench_take_op };
@@ -394,11 +393,11 @@ static u32 mmbench_tail(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 
 /* series: cpus */
 	if (b->team)
-		return 0;
+		return;
 /* series: end */
 /* series: page_alloc */
 	if (ctx->failed)	/* the row is unsupported: its allocations fail */
-		return 0;
+		return;
 	if (b->get)
 		b = &take;
 /* series: end */
@@ -422,14 +421,12 @@ static u32 mmbench_tail(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 			continue;
 		row->hist[mmbench_bucket(s.ns)]++;
 		row->slowest = max(row->slowest, s.ns);
-		kept++;
 	}
 /* series: page_alloc */
 	mmbench_give_back(ctx);
 	ctx->failed = failed;	/* the row's samples say whether it is supported */
 /* series: end */
 	ctx->ops = row->ops;
-	return kept;
 }
 
 /* Ops per sample: sample_us of them, or iterations=. */
@@ -466,7 +463,7 @@ static u32 mmbench_size(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 {
 	const struct mmbench_bench *b = row->bench;
-	u32 attempts = MMBENCH_ATTEMPTS(mmbench_samples), alone = 0;
+	u32 attempts = MMBENCH_ATTEMPTS(mmbench_samples);
 	int cpu = raw_smp_processor_id(), ret;
 	struct mmbench_sample s;
 	long delta = 0;
@@ -509,7 +506,7 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 		}
 	}
 	if (ctx->unit == 1 && row->status == MMBENCH_PASS)
-		alone = mmbench_tail(b, ctx);
+		mmbench_tail(b, ctx);
 /* series: page_alloc */
 	/* A "sample" of an allocator's check, untimed: see mmbench_sample(). */
 	ctx->check = b->get && row->status == MMBENCH_PASS && !READ_ONCE(mmbench_stop);
@@ -547,11 +544,6 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 		mmbench_set(row, MMBENCH_ERROR, "CPU %d went offline: the load stops", cpu);
 		WRITE_ONCE(mmbench_stop, true);
 	}
-	/* Last: a remark comes after the reasons user space reads first. */
-	if (alone && alone < mmbench_tail_ops)
-		mmbench_set(row, MMBENCH_PASS,
-			    "%u of tail_ops=%u ops timed alone kept (preempted, interrupted, no block or budget_ms ran out)",
-			    alone, mmbench_tail_ops);
 }
 
 static int mmbench_thread(void *data)
