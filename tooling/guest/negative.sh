@@ -274,13 +274,14 @@ rc=$?
 wrong=""
 for r in baseline count_vm_event alloc_pages_order0 kmalloc_64; do
 	set -- $(cat $mb/$r/op_ns_hist 2>/dev/null)
-	slowest=${1:-0} n=0 top=0 i=0
+	# (Not n: the cases' count.)
+	slowest=${1:-0} ops=0 top=0 i=0
 	[ $# -gt 0 ] && shift
-	for c in "$@"; do n=$((n + c)); [ "$c" -gt 0 ] && top=$i; i=$((i + 1)); done
+	for c in "$@"; do ops=$((ops + c)); [ "$c" -gt 0 ] && top=$i; i=$((i + 1)); done
 	# The least ns of the last bucket with ops (lib/test_mmbench.c).
 	low=$top; [ $top -ge 32 ] && low=$(((top % 16 + 16) << (top / 16 - 1)))
-	{ [ $n -ge 450 ] && [ $n -le 500 ] && [ "$slowest" -ge $low ]; } ||
-		wrong="$wrong $r: $n ops, slowest $slowest, last bucket from $low;"
+	{ [ $ops -ge 450 ] && [ $ops -le 500 ] && [ "$slowest" -ge $low ]; } ||
+		wrong="$wrong $r: $ops ops, slowest $slowest, last bucket from $low;"
 done
 for r in kfree_bulk_16 kmalloc_concurrent; do
 	[ "$(cat $mb/$r/op_ns_hist 2>&1)" = 0 ] || wrong="$wrong $r: $(cat $mb/$r/op_ns_hist 2>&1);"
