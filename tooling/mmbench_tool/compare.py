@@ -1038,8 +1038,11 @@ class Comparison:
                         f"{f'[{_pct(r.lo)},{_pct(r.hi)}]%':>17}",
                         f"{_pct(r.min_effect, 5, '')}% "
                         f"{_pct(r.mde, 5, '')}%")
-            out.append(f"{r.row:<{width}}  {medians} {figs[0]} {r.p:8.2g} "
-                       f"{r.q:8.2g} {figs[1]}  {verdict}")
+            # Untested (icount: a row on several CPUs, a p99): no p, q.
+            p = "-" if r.p is None else f"{r.p:.2g}"
+            q = "-" if r.q is None else f"{r.q:.2g}"
+            out.append(f"{r.row:<{width}}  {medians} {figs[0]} {p:>8} "
+                       f"{q:>8} {figs[1]}  {verdict}")
         return out
 
     def as_json(self):

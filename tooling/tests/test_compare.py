@@ -604,7 +604,9 @@ class Icount(unittest.TestCase):
         for rec in a.rows + b.rows:
             if rec["row"] == "row07":
                 rec["cpu"] = "0-1"
-        by = {r.row: r for r in compare.Comparison(a, b).rows}
+        c = compare.Comparison(a, b)
+        by = {r.row: r for r in c.rows}
+        "\n".join(c.report())
         self.assertEqual(by["row07"].verdict, compare.INCONCLUSIVE)
         self.assertIsNone(by["row07"].p)
         self.assertIn("vCPUs' turns", by["row07"].why)
@@ -617,10 +619,15 @@ class Icount(unittest.TestCase):
         for rec in a.rows + b.rows:
             if rec["row"] == "row03":
                 rec["row"] = "row03+p99"
-        by = {r.row: r for r in compare.Comparison(a, b).rows}
+        c = compare.Comparison(a, b)
+        by = {r.row: r for r in c.rows}
         self.assertEqual(by["row03+p99"].verdict, compare.INCONCLUSIVE)
         self.assertIsNone(by["row03+p99"].p)
         self.assertIn("judged in time mode only", by["row03+p99"].why)
+        # The table and the JSON of an untested row (CI's traceback).
+        text = "\n".join(c.report())
+        self.assertRegex(text, r"\nrow03\+p99 .* - +- .*INCONCLUSIVE")
+        json.dumps(c.as_json())
 
     def test_half_an_instruction_is_the_least(self):
         # 0.3 instructions more, precisely measured: inside the minimum
