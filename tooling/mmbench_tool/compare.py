@@ -711,17 +711,9 @@ class Comparison:
         # that makes most rows slower alike is taken out of each row by
         # the normalisation, and shows here.
         self.shift = self._shift()
-        # icount: a row on several CPUs counts the vCPUs' turns, which
-        # move with anything, not its path: no test, no part of the
-        # family (compare-method.md).
-        teams = self._team_rows() if self.icount else set()
-        # icount: a p99 of ops that take a few fixed counts moves by
-        # whole buckets (an unchanged row's by 13.9 % in ./mmbench
-        # test's known regression): none is tested either.
-        tails = {r.row for r in self.rows if r.row.endswith(TAIL_ROW)} \
-            if self.icount else set()
+        untested = self._untested() if self.icount else {}
         for r in self.rows:
-            if r.row in teams | tails:
+            if r.row in untested:
                 r.p = None
         tested = self.rows + ([self.shift] if self.shift else [])
         rejected, adjusted = bh([r.p for r in tested])
@@ -729,23 +721,29 @@ class Comparison:
         for r, rej, q in zip(tested, rejected, adjusted):
             r.significant, r.q = rej, q
             decide(r, m)
-            if r.row in teams:
+            if r.row in untested:
                 r.verdict, r.more_boots = INCONCLUSIVE, None
-                r.why = ("on several CPUs: under icount it counts the "
-                         "vCPUs' turns, not its path")
-            elif r.row in tails:
-                r.verdict, r.more_boots = INCONCLUSIVE, None
-                r.why = ("a p99 under icount moves by whole buckets: "
-                         "judged in time mode only")
+                r.why = untested[r.row]
             if self.one_boot:
                 r.verdict, r.more_boots = INCONCLUSIVE, None
             if self.not_comparable:
                 r.verdict = NOT_COMPARABLE
 
-    def _team_rows(self):
-        """The rows that ran on several CPUs (their cpu a list: 0-1)."""
-        return {rec["row"] for arch in (self.a, self.b) for rec in arch.rows
-                if re.search(r"[-,]", str(rec.get("cpu") or ""))}
+    def _untested(self):
+        """{row: why} of the rows icount cannot judge, which are no part
+        of the tested family (compare-method.md): a row on several CPUs
+        (its cpu a list: 0-1) counts the vCPUs' turns, not its path; a
+        p99 of ops that take a few fixed counts moves by whole buckets
+        (an unchanged row's by 13.9 % in ./mmbench test's known
+        regression)."""
+        out = {rec["row"]: "on several CPUs: under icount it counts the "
+               "vCPUs' turns, not its path"
+               for arch in (self.a, self.b) for rec in arch.rows
+               if re.search(r"[-,]", str(rec.get("cpu") or ""))}
+        out.update({r.row: "a p99 under icount moves by whole buckets: "
+                    "judged in time mode only" for r in self.rows
+                    if r.row.endswith(TAIL_ROW)})
+        return out
 
     def _shift(self):
         """The change of the load factor itself, B against A, in %, with

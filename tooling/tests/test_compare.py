@@ -598,36 +598,36 @@ class Icount(unittest.TestCase):
         by = {r.row: r for r in compare.Comparison(a, b).rows}
         self.assertEqual(by["row05"].verdict, compare.REGRESSION)
 
-    def test_rows_on_several_cpus_are_no_verdict(self):
-        # They count the vCPUs' turns under icount, not a path.
-        a, b = self.archives(66, add={"row07": 5.0, "row08": 5.0})
+    def untested(self, seed, row, change):
+        """Comparison of icount archives whose @row is changed by
+        @change (a function of a record) and 5 instructions longer in
+        B, the row's result; its table and JSON are made (CI's
+        traceback: an untested row's p is None)."""
+        a, b = self.archives(seed, add={"row07": 5.0, "row08": 5.0})
         for rec in a.rows + b.rows:
             if rec["row"] == "row07":
-                rec["cpu"] = "0-1"
+                change(rec)
         c = compare.Comparison(a, b)
         by = {r.row: r for r in c.rows}
-        "\n".join(c.report())
-        self.assertEqual(by["row07"].verdict, compare.INCONCLUSIVE)
-        self.assertIsNone(by["row07"].p)
-        self.assertIn("vCPUs' turns", by["row07"].why)
+        self.assertRegex("\n".join(c.report()),
+                         rf"\n{re.escape(row)} .* - +- .*INCONCLUSIVE")
+        json.dumps(c.as_json())
         self.assertEqual(by["row08"].verdict, compare.REGRESSION)
+        self.assertEqual(by[row].verdict, compare.INCONCLUSIVE)
+        self.assertIsNone(by[row].p)
+        return by[row]
+
+    def test_rows_on_several_cpus_are_no_verdict(self):
+        # They count the vCPUs' turns under icount, not a path.
+        r = self.untested(66, "row07", lambda rec: rec.update(cpu="0-1"))
+        self.assertIn("vCPUs' turns", r.why)
 
     def test_a_p99_is_no_verdict_under_icount(self):
         # It moves by whole buckets: ./mmbench test's known regression
         # found an unchanged row's p99 13.9 % slower.
-        a, b = self.archives(67, add={"row03": 20.0})
-        for rec in a.rows + b.rows:
-            if rec["row"] == "row03":
-                rec["row"] = "row03+p99"
-        c = compare.Comparison(a, b)
-        by = {r.row: r for r in c.rows}
-        self.assertEqual(by["row03+p99"].verdict, compare.INCONCLUSIVE)
-        self.assertIsNone(by["row03+p99"].p)
-        self.assertIn("judged in time mode only", by["row03+p99"].why)
-        # The table and the JSON of an untested row (CI's traceback).
-        text = "\n".join(c.report())
-        self.assertRegex(text, r"\nrow03\+p99 .* - +- .*INCONCLUSIVE")
-        json.dumps(c.as_json())
+        r = self.untested(67, "row07+p99",
+                          lambda rec: rec.update(row="row07+p99"))
+        self.assertIn("judged in time mode only", r.why)
 
     def test_half_an_instruction_is_the_least(self):
         # 0.3 instructions more, precisely measured: inside the minimum
