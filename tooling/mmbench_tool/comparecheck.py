@@ -650,8 +650,10 @@ def _ci_sides(args, results, **options):
 
 def _flagged(c):
     """The rows of comparison @c flagged REGRESSION or IMPROVEMENT, but
-    CI_ROW and CALIBRATION: in ./mmbench test, rows nothing slowed."""
-    return [x for x in c.judged() if x.row not in (CI_ROW, CALIBRATION)
+    CI_ROW (its median and p99) and CALIBRATION: in ./mmbench test, rows
+    nothing slowed."""
+    return [x for x in c.judged()
+            if x.row not in (CI_ROW, CI_ROW + archive.TAIL_ROW, CALIBRATION)
             and x.verdict in (compare.REGRESSION, compare.IMPROVEMENT)]
 
 
@@ -710,6 +712,16 @@ def _ci_compare(what, sides, loads, results, boots, plot=True,
     return c, r, boots, undecided
 
 
+def rivals(c, row):
+    """The rows of comparison c whose change row's must exceed: each
+    median but row's and the calibration's. A p99 row (archive.TAIL_ROW)
+    is net of the baseline, a few ns whose percent change is no rival to
+    a median's."""
+    return [x for x in c.judged()
+            if x.row not in (row, CALIBRATION) and
+            not x.row.endswith(archive.TAIL_ROW)]
+
+
 def test_checks(args, results):
     """The checks ./mmbench test makes of compare on real guests: the
     stock kernel (A) against itself with slow_into making CI_ROW CI_PCT %
@@ -731,7 +743,7 @@ def test_checks(args, results):
     for side in ("A", "B"):
         arch = archive.Archive.read(results / f"{side}.jsonl")
         got[side] = sum(1 for ld in arch.loads if ld["insmod"] == "ok")
-    others = [x for x in c.judged() if x.row not in (CI_ROW, CALIBRATION)]
+    others = rivals(c, CI_ROW)
     flagged = [f"{x.row} {x.verdict} {x.change:+.1f} %" for x in _flagged(c)]
     # After one more boot of each: the host's doing, not compare's, if
     # each change is small; a larger one is not the host's to excuse.

@@ -1531,6 +1531,18 @@ class KnownRegression(unittest.TestCase):
         self.assertTrue(comparecheck.slow_into(step, rows, 0.1)
                         .startswith("inc_dec_zone_page_state:1,"))
 
+    def test_rivals_are_medians(self):
+        # CI of e2d829d: count_vm_event+p99 +75.2 % "beat" the slowed
+        # row's median +31.9 %; a p99 is no rival to a median.
+        from types import SimpleNamespace as NS
+        from mmbench_tool import comparecheck
+        row = comparecheck.CI_ROW
+        c = NS(judged=lambda: [NS(row=r) for r in (
+            row, row + "+p99", comparecheck.CALIBRATION, "kmalloc_64",
+            "count_vm_event+p99")])
+        self.assertEqual([x.row for x in comparecheck.rivals(c, row)],
+                         ["kmalloc_64"])
+
 
 def write_aa(d, pairs):
     """Folders aa01, aa02, ... in @d, as compare-check aa leaves them:
