@@ -127,6 +127,7 @@ def records(lines, host_facts, params, boot=None):
                 "median", "mad", "noise", "net", "samples", "dropped",
                 "sample_ns", "dropped_why", "net_cycles", "ops_per_sample",
                 "group", "cpu", "context", "op_ns")})
+            rec["op_ns_hist"] = f.get("op_ns_hist")
             out.append(rec)
     return out
 
@@ -240,6 +241,12 @@ def _bad_row(rec):
             for k, v in op_ns.items())):
         return f"row {name}: op_ns is not an object of " \
                f"{', '.join(TAIL_KEYS)} as numbers"
+    hist = rec.get("op_ns_hist")
+    if hist is not None and (not isinstance(hist, list) or not all(
+            isinstance(b, list) and len(b) == 2 and
+            all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                for v in b) for b in hist)):
+        return f"row {name}: op_ns_hist is not a list of [ns, ops] counts"
     samples = rec.get("sample_ns", [])
     if not isinstance(samples, (list, type(None))) or \
             not all(_number_or_none(v) and v is not None
@@ -407,7 +414,8 @@ class Archive:
             net = p99 - (0 if rec["row"] == "baseline" else
                          clock.get((rec["boot"], rec.get("load")), 0))
             tails.append({k: rec.get(k) for k in (
-                "type", "boot", "load", "status", "group", "cpu", "context")}
+                "type", "boot", "load", "status", "group", "cpu", "context",
+                "op_ns_hist")}
                 | {"row": rec["row"] + TAIL_ROW, "median": max(net, 0.001),
                    "net": net, "sample_ns": []})
         return Archive(self.runs, self.rows + tails, self.loads, self.name)

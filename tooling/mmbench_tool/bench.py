@@ -166,6 +166,18 @@ def tail(text):
     return out
 
 
+def hist(text):
+    """[[least ns, ops], ...] of the buckets of a row's op_ns_hist @text
+    that hold ops, in order; None with no op (as tail())."""
+    try:
+        counts = [int(w) for w in (text or "").split()][1:]
+    except ValueError:
+        return None
+    if not sum(counts) or min(counts) < 0:
+        return None
+    return [[bucket_low(i), n] for i, n in enumerate(counts) if n]
+
+
 def row_figures(name, files, base=None, table=None, benches=None):
     """Row @name's figures from its lean sysfs @files {file: text} and those
     of the load's baseline row @base: the per-op samples (ns), min,
@@ -194,7 +206,8 @@ def row_figures(name, files, base=None, table=None, benches=None):
            "dropped_why": {}, "sample_ns": [v / 1000 for v in ns],
            "min": None, "median": None, "mad": None, "noise": None,
            "net": None, "net_cycles": None, "slow_ops": files.get("slow_ops"),
-           "op_ns": tail(files.get("op_ns_hist"))}
+           "op_ns": tail(files.get("op_ns_hist")),
+           "op_ns_hist": hist(files.get("op_ns_hist"))}
     if "samples_dropped" in files:
         out["dropped_why"] = {c: 0 for c in DROP_CAUSES.values()}
         for word in why:

@@ -4,6 +4,8 @@ JSON, LKP-like "key: value" stats."""
 import json
 import statistics
 
+from .archive import TAIL_ROW
+
 FORMATS = ("lava", "kcidb", "lkp")
 # As the LAVA job: noisy is the machine's, not the kernel's.
 RESULTS = {"pass": "pass", "unsupported": "skip", "noisy": "skip"}  # else: fail
@@ -41,14 +43,21 @@ def summary(arch):
 
 def cases(arch):
     """[(name, result, measurement, units)], the LAVA test cases: one
-    per row, and one per figure of a row that passed."""
+    per row, and one per figure of a row that passed; op_ns_p99: the
+    median of its loads' p99 of ops timed alone, net of the clock's
+    reads (compare's <row>+p99 row)."""
     out = []
+    tails = summary(arch.with_tails())
     for row, (result, median, net, noise) in summary(arch).items():
+        if row.endswith(TAIL_ROW):
+            continue
         name = f"mmbench.{metric_row(row)}"
         out.append((name, result, None, None))
+        p99 = tails.get(row + TAIL_ROW, (None, None))[1]
         for suffix, value, units in (("ns_per_op", median, "ns"),
                                      ("net_ns_per_op", net, "ns"),
-                                     ("noise_pct", noise, "%")):
+                                     ("noise_pct", noise, "%"),
+                                     ("op_ns_p99", p99, "ns")):
             if value is not None and result == "pass":
                 out.append((f"{name}.{suffix}", "pass", round(value, 3),
                             units))

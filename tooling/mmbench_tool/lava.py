@@ -221,6 +221,20 @@ def check_suite(results, definition, runner_lines):
             ok = False
         if not ok:
             unmeasured.append(measurement_case(row))
+    tails = [row for row in passed
+             if re.fullmatch(r"[0-9]+(\.[0-9]+)?",
+                             table[row].get("op_ns_p99", ""))]
+    untailed = []
+    for row in tails:
+        case = cases.get(row_case(row) + ".op_ns_p99", {})
+        try:
+            ok = (case.get("units") == "ns" and
+                  abs(float(case["measurement"]) -
+                      float(table[row]["op_ns_p99"])) < 0.0015)
+        except (KeyError, ValueError):
+            ok = False
+        if not ok:
+            untailed.append(row_case(row) + ".op_ns_p99")
     ktap_cases = {case_name(r[2]): "skip" if r[3] == "SKIP" else
                   "pass" if r[0] else "fail"
                   for r in ktap.results(ktap.inner_ktap(runner_lines))}
@@ -243,6 +257,10 @@ def check_suite(results, definition, runner_lines):
          f"LAVA {definition}: each measured row ({len(passed)}) arrives "
          "with its median as a measurement in ns",
          "wrong or missing: " + ", ".join(unmeasured[:5])),
+        (not untailed,
+         f"LAVA {definition}: each row with a p99 ({len(tails)}) arrives "
+         "with it as a measurement in ns",
+         "wrong or missing: " + ", ".join(untailed[:5])),
         (not differ,
          f"LAVA {definition}: each kselftest case ({len(ktap_cases) - 1}) "
          "and the program arrive with their KTAP result (mmbench_test "

@@ -471,7 +471,8 @@ def compare_archives(a, b, norm, outdir, plot=True, quiet=False,
     printed, then an error writing it, would end with the error's exit
     status (2), hiding a REGRESSION's 1.  @labels: the kernels' names
     (--label-a, --label-b), None for their releases."""
-    c = compare.Comparison(a.with_tails(), b.with_tails(), norm, labels)
+    a, b = a.with_tails(), b.with_tails()
+    c = compare.Comparison(a, b, norm, labels)
     text = c.report()
     result = c.as_json()
     made, unplotted = [], None

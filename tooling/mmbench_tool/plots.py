@@ -1,6 +1,7 @@
 """The plots of ./mmbench compare (Debian's python3-matplotlib): a forest
 plot of every row's change with its interval, and per row the samples of
-A and B side by side."""
+A and B side by side (for a p99 row, beside both kernels' distributions
+of the ops timed alone)."""
 import re
 import sys
 
@@ -101,7 +102,13 @@ def samples(c, a, b, folder, made):
     plt = _pyplot()
     folder.mkdir(parents=True, exist_ok=True)
     for r in c.rows:
-        fig, ax = plt.subplots(figsize=(6, 3))
+        hists = {side: _hist(arch, r.row) for side, arch in (("A", a),
+                                                             ("B", b))}
+        if any(hists.values()):
+            fig, (ax, dist) = plt.subplots(1, 2, figsize=(10, 3))
+            _distribution(dist, hists)
+        else:
+            fig, ax = plt.subplots(figsize=(6, 3))
         x = 0
         ticks = []
         for side, arch, col in (("A", a, "tab:blue"), ("B", b, "tab:red")):
@@ -131,6 +138,41 @@ def samples(c, a, b, folder, made):
         fig.savefig(path, dpi=80)
         plt.close(fig)
     return made
+
+
+def _hist(arch, row):
+    """{least ns of a bucket: ops} of the ops timed alone over the loads
+    that passed, of @row's p99 row (compare.TAIL_ROW); {} for others."""
+    out = {}
+    for rec in arch.rows:
+        if rec.get("row") == row and rec.get("status") == "pass" and \
+                row.endswith(compare.TAIL_ROW):
+            for low, ops in rec.get("op_ns_hist") or []:
+                out[low] = out.get(low, 0) + ops
+    return out
+
+
+def _distribution(ax, hists):
+    """On @ax, each kernel's share of the ops timed alone that took a
+    bucket's least ns or more ({side: {ns: ops}} @hists), log-log: the
+    tail is the right end."""
+    for side, col in (("A", "tab:blue"), ("B", "tab:red")):
+        h = hists[side]
+        if not h:
+            continue
+        total, left = sum(h.values()), sum(h.values())
+        xs, ys = [], []
+        for low in sorted(h):
+            xs.append(max(low, 1))
+            ys.append(left / total)
+            left -= h[low]
+        ax.step(xs, ys, where="post", color=col,
+                label=f"{side}: {total} ops")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("ns an op (clock reads included)")
+    ax.set_ylabel("share of ops this slow or slower")
+    ax.legend(fontsize=8)
 
 
 def sample_path(folder, row):

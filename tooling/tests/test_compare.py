@@ -899,6 +899,45 @@ class Tails(unittest.TestCase):
         # No p99 row in the factor each load's figures are divided by.
         self.assertFalse([r for r in c.norm_rows if "+" in r])
 
+    def test_the_p99_rows_plot_shows_both_distributions(self):
+        try:
+            from mmbench_tool import plots
+            plt = plots._pyplot()
+        except ImportError:
+            self.skipTest("python3-matplotlib not installed")
+        rng = random.Random(47)
+        rows = {"baseline": (5.0, 0.01), "row05": (100.0, 0.01)}
+
+        def archived(slow):
+            arch = synthetic(rng, boots=3, rows=rows)
+            for rec in arch.rows:
+                text = f"{slow} " + " ".join(
+                    ["0"] * 80 + ["4000"] + ["0"] * 60 + ["96"])
+                rec["op_ns"] = bench.tail(text)
+                rec["op_ns_hist"] = bench.hist(text)
+            return arch
+        with tempfile.TemporaryDirectory() as tmp, \
+                unittest.mock.patch.object(plt, "close") as close:
+            a, b = archived(2000), archived(9000)
+            c = measure.compare_archives(a, b, True, Path(tmp), quiet=True)
+            figs = {call.args[0].axes[0].get_title().split(":")[0]:
+                    call.args[0] for call in close.call_args_list
+                    if hasattr(call.args[0], "axes")}
+        self.assertIn("row05+p99", {r.row for r in c.rows})
+        fig = figs["row05+p99"]
+        dots, dist = fig.axes
+        # Each kernel's p99 of each load (it was an empty plot before).
+        self.assertEqual(sum(len(line.get_ydata()) for line in
+                             dots.get_lines()),
+                         sum(r["row"] == "row05" for r in a.rows + b.rows))
+        # Both kernels' distributions, from 1 down to the slowest 96.
+        ops = 4096 * sum(r["row"] == "row05" for r in a.rows)
+        self.assertEqual([line.get_label() for line in dist.get_lines()],
+                         [f"A: {ops} ops", f"B: {ops} ops"])
+        ys = dist.get_lines()[0].get_ydata()
+        self.assertEqual((ys[0], round(ys[-1], 4)), (1.0, 0.0234))
+        self.assertEqual(len(figs["row05"].axes), 1)
+
 
 class Answers(unittest.TestCase):
     """What a mm developer reads first: the kernels by name, the answer
@@ -1366,6 +1405,20 @@ class Fleet(unittest.TestCase):
         for line in text.splitlines():
             name = line.split()[1]
             self.assertRegex(name, r"^[-_.a-zA-Z0-9]+$")
+
+    def test_p99_net_of_the_clock(self):
+        arch = self.arch()
+        for rec in arch.rows:
+            if rec["row"] in ("baseline", "kmalloc_64"):
+                rec["op_ns"] = {"alone": 4096, "p50": 30.0, "p99": (
+                    40.0 if rec["row"] == "baseline" else 530.5)}
+        text = fleet.lava(arch)
+        self.assertIn("lava-test-case mmbench.kmalloc_64.op_ns_p99 --result "
+                      "pass --measurement 500.5 --units ns\n", text)
+        self.assertIn("mmbench.baseline.op_ns_p99 --result pass "
+                      "--measurement 40.0 --units ns\n", text)
+        self.assertNotIn("p99 --result", text.replace(".op_ns_p99 --", ""))
+        self.assertEqual(text.count("op_ns_p99"), 2)
 
     def test_names_are_the_lava_jobs(self):
         from mmbench_tool import lava

@@ -74,6 +74,16 @@ class Awk(unittest.TestCase):
         self.assertNotIn("mmbench.ndelay", got)
         self.assertTrue(all(lava.case_name(c) == c for c in got))
 
+    def test_p99_measured_where_not_negative(self):
+        got = cases(runner(
+            ["1..1", "#  RUN           mmbench.kmalloc.run ...",
+             *row("kmalloc_8"), "# kmalloc_8.op_ns_p99=40.250",
+             *row("kmalloc_64"), "# kmalloc_64.op_ns_p99=-1.500",
+             "ok 1 mmbench.kmalloc.run"]))
+        self.assertEqual(got["mmbench.kmalloc_8.op_ns_p99"],
+                         ("pass", "40.250", "ns"))
+        self.assertNotIn("mmbench.kmalloc_64.op_ns_p99", got)
+
     def test_skips_stay_skips(self):
         got = cases(runner(
             ["1..3", "#  RUN           mmbench.alloc_pages.run ...",
@@ -237,11 +247,13 @@ LOG = """\
 {"dt": "2026-11-30T20:16:02.8", "lvl": "target", "msg": "# selftests: mm/mmbench: mmbench_test"}
 {"dt": "2026-11-30T20:16:02.8", "lvl": "target", "msg": "# # kmalloc_8.status=pass"}
 {"dt": "2026-11-30T20:16:02.8", "lvl": "target", "msg": "# # kmalloc_8.ns_per_op_median=12.500"}
+{"dt": "2026-11-30T20:16:02.8", "lvl": "target", "msg": "# # kmalloc_8.op_ns_p99=40.250"}
 {"dt": "2026-11-30T20:16:02.8", "lvl": "target", "msg": "# # kmalloc_96.status=unsupported"}
 {"dt": "2026-11-30T20:16:02.8", "lvl": "target", "msg": "# ok 1 mmbench.kmalloc.run"}
 {"dt": "2026-11-30T20:16:02.8", "lvl": "target", "msg": "ok 1 selftests: mm/mmbench: mmbench_test"}
 {"dt": "2026-11-30T20:16:02.9", "lvl": "results", "msg": {"case": "mmbench.kmalloc_8", "definition": "0_mmbench", "endtc": ! "1989", "result": "pass", "starttc": ! "1989"}}
 - {"dt": "2026-11-30T20:16:03.0", "lvl": "results", "msg": {"case": "mmbench.kmalloc_8.ns_per_op", "definition": "0_mmbench", "endtc": ! "1992", "measurement": ! "12.5", "result": "pass", "starttc": ! "1992", "units": "ns"}}
+{"dt": "2026-11-30T20:16:03.0", "lvl": "results", "msg": {"case": "mmbench.kmalloc_8.op_ns_p99", "definition": "0_mmbench", "measurement": ! "40.25", "result": "pass", "units": "ns"}}
 {"dt": "2026-11-30T20:16:03.1", "lvl": "results", "msg": {"case": "mmbench.kmalloc_96", "definition": "0_mmbench", "result": "skip"}}
 {"dt": "2026-11-30T20:16:03.2", "lvl": "results", "msg": {"case": "mmbench.kmalloc.run", "definition": "0_mmbench", "result": "pass"}}
 {"dt": "2026-11-30T20:16:03.2", "lvl": "results", "msg": {"case": "mmbench_test", "definition": "0_mmbench", "result": "pass"}}
@@ -252,12 +264,12 @@ LOG = """\
 class Log(unittest.TestCase):
     def test_results_and_target(self):
         results = lava.parse_log(LOG)
-        self.assertEqual(len(results), 6)
+        self.assertEqual(len(results), 7)
         self.assertEqual(results[1]["measurement"], "12.5")
         self.assertEqual(results[1]["units"], "ns")
         self.assertEqual(set(lava.suite(results, "mmbench")),
                          {"mmbench.kmalloc_8", "mmbench.kmalloc_8.ns_per_op",
-                          "mmbench.kmalloc_96", "mmbench.kmalloc.run",
+                          "mmbench.kmalloc_8.op_ns_p99", "mmbench.kmalloc_96", "mmbench.kmalloc.run",
                           "mmbench_test"})
         self.assertEqual(lava.runner_output(lava.target_lines(LOG), 0)[-1],
                          "ok 1 selftests: mm/mmbench: mmbench_test")
@@ -271,7 +283,12 @@ class Log(unittest.TestCase):
                           '"definition": "0_mmbench", "result": "pass"')
         bad = bad.replace('"units": "ns"', '"units": "us"')
         failed = [what for ok, what, _ in lava.job_checks(0, bad) if not ok]
-        self.assertEqual(len(failed), 2, failed)
+        self.assertEqual(len(failed), 3, failed)
+        # A p99 that did not arrive.
+        bad = LOG.replace('"mmbench.kmalloc_8.op_ns_p99"', '"x"')
+        failed = [what for ok, what, _ in lava.job_checks(0, bad) if not ok]
+        self.assertEqual(failed, ["LAVA mmbench: each row with a p99 (1) "
+                                  "arrives with it as a measurement in ns"])
         bad = LOG.replace('"case": "mmbench.kmalloc_8",', '"case": "x",')
         failed = [what for ok, what, _ in lava.job_checks(1, bad) if not ok]
         self.assertEqual(len(failed), 2, failed)
