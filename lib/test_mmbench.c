@@ -17,6 +17,9 @@
 #include <linux/kernel_stat.h>
 #include <linux/kobject.h>
 #include <linux/kthread.h>
+/* series: memcg */
+#include <linux/memcontrol.h>
+/* series: end */
 #include <linux/mm.h>
 #include <linux/module.h>
 /* series: page_frag */
@@ -26,6 +29,9 @@
 #include <linux/ptr_ring.h>
 /* series: end */
 #include <linux/sched/isolation.h>
+/* series: memcg */
+#include <linux/sched/mm.h>
+/* series: end */
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <linux/vmstat.h>
@@ -89,6 +95,10 @@ struct mmbench_ctx {
 /* series: cpus */
 	struct mmbench_team *team;
 /* series: end */
+/* series: memcg */
+	long usage;			/* mmbench_memcg's pages before the row */
+	long uncharged;			/* most pages of a batch held not charged */
+/* series: end */
 };
 
 /**
@@ -129,6 +139,10 @@ struct mmbench_bench {
 	/** @pop: the op of a pair's pop_cpu */
 	void (*pop)(struct mmbench_ctx *ctx);
 /* series: end */
+/* series: memcg */
+	/** @account: its blocks are charged to mmbench_memcg */
+	bool account;
+/* series: end */
 };
 
 /* A row: what it ran and measured, which its directory's files show. */
@@ -160,6 +174,9 @@ static void **mmbench_ptrs;
 static const char *mmbench_preempt = "unknown";
 static u64 mmbench_deadline;
 static bool mmbench_stop;		/* the load was killed, or hung */
+/* series: memcg */
+static struct mem_cgroup *mmbench_memcg;	/* the loading task's, while the rows run */
+/* series: end */
 static DECLARE_COMPLETION(mmbench_done);
 
 /* ---- parameters ---- */
@@ -242,6 +259,20 @@ static void mmbench_stop_thread(struct task_struct *task)
 static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s);
 
 /* series: end */
+/* series: memcg */
+/* Pages charged to mmbench_memcg; in @slack, how many its CPUs may keep precharged. */
+static long mmbench_usage(long *slack)
+{
+#ifdef CONFIG_MEMCG
+	*slack = (MEMCG_CHARGE_BATCH + 2L) * num_online_cpus();
+	return page_counter_read(&mmbench_memcg->memory);
+#else
+	*slack = 0;
+	return 0;
+#endif
+}
+
+/* series: end */
 /* series: page_alloc */
 /* Write (@write) or check ~(the address of @p) in every word of it; pages: in each page's first. */
 static bool mmbench_tag(const struct mmbench_ctx *ctx, void *p, bool write)
@@ -269,12 +300,25 @@ static void mmbench_check_batch(struct mmbench_ctx *ctx)
 {
 	unsigned int step = ctx->unit > 1 ? DIV_ROUND_UP(ctx->batch, 2) : 1;
 	unsigned int n = 0, got = step, i, j, good = 0;
+/* series: end */
+/* series: memcg */
+	long slack, usage = ctx->bench->account ? mmbench_usage(&slack) : 0;
+/* series: end */
+/* series: page_alloc */
 
 	while (got == step && n < ctx->batch) {	/* till a call falls short, or the last */
 		got = ctx->bench->get(ctx, ctx->ptrs + n, min(step, ctx->batch - n));
 		for (i = n, n += got; i < n; i++)
 			mmbench_tag(ctx, ctx->ptrs[i], true);
 	}
+/* series: end */
+/* series: memcg */
+	/* The blocks held are charged, but for what the CPUs kept precharged. */
+	if (ctx->bench->account)
+		ctx->uncharged = max(ctx->uncharged, (long)((u64)n * ctx->size >> PAGE_SHIFT) -
+				     (mmbench_usage(&slack) - usage) - slack);
+/* series: end */
+/* series: page_alloc */
 	for (i = 0; i < n; i++) {
 		ctx->bad += !mmbench_tag(ctx, ctx->ptrs[i], false);
 		for (j = i + 1; j < n && ctx->ptrs[j] != ctx->ptrs[i]; j++)
@@ -556,8 +600,14 @@ static int mmbench_thread(void *data)
 			  preempt_model_lazy() ? "lazy" : preempt_model_voluntary() ? "voluntary" :
 			  preempt_model_none() ? "none" : "unknown";
 	mmbench_deadline = ktime_get_ns() + (u64)mmbench_budget_ms * NSEC_PER_MSEC;
+/* series: memcg */
+	set_active_memcg(mmbench_memcg);	/* what __GFP_ACCOUNT charges here */
+/* series: end */
 	for (i = 0; i < mmbench_nr_rows && !READ_ONCE(mmbench_stop); i++)
 		mmbench_row_run(&mmbench_rows[i], &ctx);
+/* series: memcg */
+	set_active_memcg(NULL);
+/* series: end */
 	complete(&mmbench_done);
 	return 0;
 }
@@ -1305,6 +1355,65 @@ static const struct mmbench_bench mmbench_cpus[] = {
 };
 
 /* series: end */
+/* series: memcg */
+/* ---- memory cgroup charging ---- */
+
+MMBENCH_BLOCKS(pages_account, alloc_pages(MMBENCH_GFP | __GFP_ACCOUNT, ctx->arg),
+	       __free_pages(p, ctx->arg))
+MMBENCH_BLOCKS(kmalloc_account, kmalloc(ctx->size, MMBENCH_GFP | __GFP_ACCOUNT), kfree(p))
+
+/* Charged to the loading task's memory cgroup, if it can be; a cache of SLAB_ACCOUNT. */
+static int account_setup(struct mmbench_ctx *ctx)
+{
+	long slack;
+
+	if (!mmbench_memcg || !parent_mem_cgroup(mmbench_memcg) || !memcg_kmem_online()) {
+		mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "%s", !mmbench_memcg ?
+			    "no memory cgroups: CONFIG_MEMCG off, or cgroup_disable=memory" :
+			    !parent_mem_cgroup(mmbench_memcg) ?
+			    "loaded from the root memory cgroup, which is not charged" :
+			    "kernel memory is not charged: cgroup.memory=nokmem");
+		return -EOPNOTSUPP;
+	}
+	if (ctx->bench->op == cache_pair_op) {
+		ctx->cache = kmem_cache_create("mmbench", ctx->size, 0,
+					       SLAB_NO_MERGE | SLAB_ACCOUNT, NULL);
+		if (!ctx->cache)
+			return -ENOMEM;
+	}
+	if (ctx->bench->pages)
+		pages_setup(ctx);
+	ctx->usage = mmbench_usage(&slack);
+	return 0;
+}
+
+/* The row's charges all given back, but for what the CPUs keep precharged. */
+static void account_teardown(struct mmbench_ctx *ctx)
+{
+	long slack, off = mmbench_usage(&slack) - ctx->usage;
+
+	if (ctx->uncharged > 0)
+		mmbench_set(ctx->row, MMBENCH_FAIL,
+			    "%ld pages of a batch held not charged to the memory cgroup",
+			    ctx->uncharged);
+	if (abs(off) > slack)
+		mmbench_set(ctx->row, MMBENCH_FAIL,
+			    "memory cgroup usage off by %ld pages after the row (limit %ld)",
+			    off, slack);
+}
+
+#define MMBENCH_ACCOUNT	.account = true, .setup = account_setup, .teardown = account_teardown
+
+static const struct mmbench_bench mmbench_account[] = {
+	{ .name = "alloc_pages_account", .list = &mmbench_orders, .pages = true, MMBENCH_ACCOUNT,
+	  .op = pages_account_pair_op, MMBENCH_GET_PUT(pages_account) },
+	{ .name = "kmalloc_account", .list = &mmbench_sizes, MMBENCH_ACCOUNT,
+	  .op = kmalloc_account_pair_op, MMBENCH_GET_PUT(kmalloc_account) },
+	{ .name = "kmem_cache_account", .list = &mmbench_sizes, MMBENCH_ACCOUNT,
+	  .op = cache_pair_op, MMBENCH_GET_PUT(cache) },
+};
+
+/* series: end */
 /* ---- the load ---- */
 
 /* Each family's table, first and past the last, in the order their rows run. */
@@ -1321,6 +1430,9 @@ static const struct mmbench_bench *mmbench_families[][2] = {
 /* series: end */
 /* series: cpus */
 	{ mmbench_cpus, mmbench_cpus + ARRAY_SIZE(mmbench_cpus) },
+/* series: end */
+/* series: memcg */
+	{ mmbench_account, mmbench_account + ARRAY_SIZE(mmbench_account) },
 /* series: end */
 };
 
@@ -1456,11 +1568,17 @@ static int __init test_mmbench_init(void)
 	ret = PTR_ERR_OR_ZERO(task);
 	if (ret)
 		goto out;
+/* series: memcg */
+	mmbench_memcg = get_mem_cgroup_from_mm(current->mm);
+/* series: end */
 	wake_up_process(get_task_struct(task));
 	/* Killable, and bounded: a run that hangs stops, with its rows. */
 	ret = wait_for_completion_killable_timeout(&mmbench_done, most);
 	WRITE_ONCE(mmbench_stop, true);
 	mmbench_stop_thread(task);
+/* series: memcg */
+	mem_cgroup_put(mmbench_memcg);
+/* series: end */
 	if (!ret)
 		pr_warn("the run did not end in budget_ms and 10 s: stopped\n");
 	ret = ret < 0 ? -EINTR : mmbench_sysfs_create();

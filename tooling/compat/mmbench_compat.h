@@ -191,4 +191,14 @@ static inline bool mmbench_preempt_model_lazy(void)
 #define preempt_model_lazy()	mmbench_preempt_model_lazy()
 #endif
 
+/*
+ * memcg_kmem_online(), whether kernel memory is charged to memory cgroups:
+ * f7a449f77960 ("mm: memcontrol: rename memcg_kmem_enabled()"), 6.3; the
+ * same static key test was memcg_kmem_enabled() before.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#include <linux/memcontrol.h>
+#define memcg_kmem_online()	memcg_kmem_enabled()
+#endif
+
 #endif /* _MMBENCH_COMPAT_H */

@@ -204,7 +204,7 @@ class Refused(support.Options, unittest.TestCase):
         # case's load in the guest.
         for value in ("foo", "1", "DUP"):
             self.refused("--param", f"break_check={value}",
-                         says=f"break_check={value}: want counter or dup")
+                         says=f"break_check={value}: want charge or counter or dup or leak")
         self.accepted("--debug-kernel", "--param", "break_check=dup")
         # No case of the kselftest runs ndelay: run would skip them all.
         self.refused("--param", "benchmarks=ndelay", says="ndelay has no "
