@@ -63,6 +63,7 @@ group() {
 	case "$1" in
 	baseline | ndelay | ndelay_[0-9]* | alu_chain | ptr_ring_remote) echo calibration ;;
 	*_page_state | count_vm_event | count_vm_events) echo vmstat ;;
+	*_account_*) echo memcg ;;
 	alloc_pages*) echo page_alloc ;;
 	kmalloc* | kmem_cache* | kfree_bulk*) echo slab ;;
 	page_frag*) echo page_frag ;;

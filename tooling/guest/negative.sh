@@ -26,9 +26,9 @@ release=0
 [ -n "$debug" ] && release=8
 # A default load's rows: baseline, ndelay x5, alu_chain, 7 vmstat; 5 + 5
 # orders, 3 bulk; 7 + 7 sizes, 3 + 3 bulk; 3 + 3 fragment sizes; 7 rows on
-# several CPUs.  Each has 8 files, and sample_cycles where get_cycles()
-# reads the TSC (x86); the top has preempt.
-all_rows=60
+# several CPUs; 5 + 7 + 7 accounted.  Each has 9 files, and sample_cycles
+# where get_cycles() reads the TSC (x86); the top has preempt.
+all_rows=79
 case $(uname -m) in x86_64|i?86) row_files=9 ;; *) row_files=8 ;; esac
 # The rows whose blocks the module checks (every allocator path).
 allocators="alloc_pages alloc_pages_batch alloc_pages_bulk kmalloc kmem_cache kmem_cache_bulk kfree_bulk page_frag page_frag_aligned"
@@ -116,7 +116,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..107"
+echo "1..112"
 refused iterations=100000001 "iterations: '100000001' is not a number from 0 to 100000000"
 refused iterations=-5 "iterations: '-5' is not a number from"
 refused iterations=1e3 "iterations: '1e3' is not a number from"
@@ -302,6 +302,89 @@ dirs=$(ls -d $mb/*/ 2>/dev/null | wc -l)
 loaded && rmmod test_mmbench
 [ $rc -eq 0 ] && [ "$a" = all ] && [ "$dirs" = $all_rows ]
 result $? "benchmarks=all loads every benchmark's rows" "rc=$rc benchmarks=$a, $dirs row directories, want $all_rows"
+
+# The accounted rows charge the loading task's memory cgroup.  From the
+# root cgroup (where this script runs) they are unsupported, saying why.
+insmod "$ko" benchmarks=kmalloc_account sizes=64 iterations=1000 samples=3
+rc=$?
+s=$(st kmalloc_account_64) w=$(why kmalloc_account_64)
+loaded && rmmod test_mmbench
+[ $rc -eq 0 ] && [ "$s: $w" = "unsupported: loaded from the root memory cgroup, which is not charged" ]
+result $? "the accounted rows loaded from the root memory cgroup are unsupported, saying so" "rc=$rc kmalloc_account_64: $s: $w"
+
+# in_memcg <command...>: runs it in cgroup v2's child "negative", with the
+# memory controller (cgroup v2 mounted at /tmp/cg2 if it is not).
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+cg2_ours=""
+in_memcg() {
+	if [ -z "$cg2" ]; then
+		mkdir -p /tmp/cg2 && mount -t cgroup2 none /tmp/cg2 && cg2=/tmp/cg2 cg2_ours=1
+	fi
+	echo +memory >"$cg2/cgroup.subtree_control"
+	mkdir -p "$cg2/negative"
+	(echo 0 >"$cg2/negative/cgroup.procs" && "$@")
+}
+# usage: the memory cgroup's usage, in pages.
+usage() { echo $(($(cat "$cg2/negative/memory.current" 2>/dev/null || echo 0) / 4096)); }
+# What the CPUs may keep precharged (lib/test_mmbench.c's slack).
+slack=$((66 * ncpu))
+
+# In a memory cgroup they pass, and its usage comes back where it was.
+in_memcg true
+u0=$(usage)
+in_memcg insmod "$ko" benchmarks=alloc_pages_account,kmalloc_account,kmem_cache_account orders=0,9 sizes=64,4096 iterations=1000 samples=3
+rc=$?
+bad=$(rows_not pass)
+loaded && rmmod test_mmbench
+u1=$(usage)
+off=$((u1 - u0))
+[ $rc -eq 0 ] && [ -z "$bad" ] && [ ${off#-} -le $slack ]
+result $? "the accounted rows pass in a memory cgroup, its usage back within $slack pages after the module is removed" "rc=$rc not passing: $bad; usage $u0 then $u1 pages"
+
+# break_check=charge: nothing is charged; the rows whose checked batch
+# holds more than the slack (order 0: 256 pages; 4096-byte objects: 256)
+# fail, naming it; kmalloc_account_64's batch is 4 pages: it passes.
+in_memcg insmod "$ko" benchmarks=alloc_pages_account,kmalloc_account,kmem_cache_account orders=0 sizes=64,4096 iterations=1000 samples=3 break_check=charge
+rc=$?
+wrong=""
+for r in alloc_pages_account_order0 kmalloc_account_4096 kmem_cache_account_4096; do
+	case "$(st $r): $(why $r)" in
+	"fail: "*" pages of a batch held not charged to the memory cgroup") ;;
+	*) wrong="$wrong $r: $(st $r): $(why $r);" ;;
+	esac
+done
+[ "$(st kmalloc_account_64)" = pass ] || wrong="$wrong kmalloc_account_64: $(st kmalloc_account_64): $(why kmalloc_account_64);"
+loaded && rmmod test_mmbench
+[ $rc -eq 0 ] && [ -z "$wrong" ]
+result $? "break_check=charge: the accounted rows whose batch outweighs the precharge fail, 'not charged'" "rc=$rc$wrong"
+
+# break_check=leak: the first accounted row keeps 512 pages charged.
+in_memcg insmod "$ko" benchmarks=alloc_pages_account,kmalloc_account orders=0 sizes=64 iterations=1000 samples=3 break_check=leak
+rc=$?
+w=$(why alloc_pages_account_order0)
+set -- $(echo "$w" | sed -n 's/^memory cgroup usage off by \([0-9]*\) pages after the row (limit \([0-9]*\))$/\1 \2/p')
+k=$(st kmalloc_account_64)
+loaded && rmmod test_mmbench
+[ $rc -eq 0 ] && [ "$(echo "$w" | wc -l)" = 1 ] && [ $# = 2 ] && [ "$1" -gt "$2" ] && [ "$k" = pass ]
+result $? "break_check=leak: the row that kept a charge fails, 'memory cgroup usage off by N pages'" "rc=$rc alloc_pages_account_order0: $w; kmalloc_account_64: $k"
+
+# mmbench_test's accounted case makes, enters and removes a cgroup of its
+# own: under a cgroup v2 mounted already (here), and where none is (it
+# mounts one in /tmp and unmounts it).
+out=$(cd $testdir && MMBENCH_PARAMS="sizes=64 samples=3" ./mmbench_test -v kmalloc_account 2>&1)
+rc=$?
+left=$(ls -d "$cg2"/mmbench_test.* 2>/dev/null)
+rmdir "$cg2/negative"
+[ -n "$cg2_ours" ] && umount "$cg2" && cg2=""
+out2=$(cd $testdir && MMBENCH_PARAMS="sizes=64 samples=3" ./mmbench_test -v kmalloc_account 2>&1)
+rc2=$?
+left2=$(grep cgroup2 /proc/mounts; ls -d /tmp/mmbench_cgroup.* 2>/dev/null)
+# (A noisy guest may skip the case: exit 4, the row still "pass".)
+{ [ $rc -eq 0 ] || [ $rc -eq 4 ]; } && { [ $rc2 -eq 0 ] || [ $rc2 -eq 4 ]; } &&
+	[ -z "$left" ] && [ -z "$left2" ] &&
+	echo "$out" | grep -q "kmalloc_account_64.status=pass" &&
+	echo "$out2" | grep -q "kmalloc_account_64.status=pass"
+result $? "mmbench_test's accounted case passes in a cgroup of its own, under a cgroup v2 mounted or not, and leaves none" "rc=$rc, then $rc2 unmounted; left: $left $left2; $(echo "$out $out2" | grep -E "not ok|SKIP|kmalloc_account_64.(status|reason)")"
 
 # The module's own checks fail on purpose (the knobs patch's break_check).
 # dup: each check's batch hands its first block out twice, the second

@@ -154,6 +154,9 @@ class Scripts(unittest.TestCase):
         formats = re.findall(r'mmbench_set\([^,]+, MMBENCH_\w+,\s*"([^"]*)"',
                              module_source())
         self.assertIn("%llu blocks lost their tag or alignment", formats)
+        # A reason picked among literals and set by "%s" (account_setup()).
+        formats += re.findall(r'^\s*(?:\S.*[?:] )?"([^"%]{20,})"(?: :|;)?$',
+                              module_source(), re.M)
         text = NEGATIVE_SH.read_text() + ISOLATED_SH.read_text()
         wants = re.findall(r'"(?:fail|error|unsupported): ([^"$]+)"', text)
         wants += re.findall(r'rows_say \w+ "([^"]+)"', text)

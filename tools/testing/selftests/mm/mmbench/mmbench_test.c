@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -375,6 +377,114 @@ static void load_for_case(struct __test_metadata *_metadata, const char *filter,
 	loaded = true;
 	if (!read_str("/sys/module/" MODNAME "/parameters/samples", why, sizeof(why)))
 		want = strtoll(why, NULL, 10);
+}
+
+/* ---- a memory cgroup of the case's own, for the accounted rows ---- */
+
+static char cg_root[PATH_MAX];		/* where cgroup v2 is mounted */
+static bool cg_mounted;			/* by this test, at cg_root */
+static char cg_dir[PATH_MAX + 32];	/* the case's cgroup, "" if none */
+static char cg_home[PATH_MAX + 32];	/* cgroup.procs of the one it came from */
+
+/* Is @word one of the words of @list? */
+static bool in_words(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = strstr(list, word); p; p = strstr(p + 1, word))
+		if ((p == list || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+
+	ret = fd < 0 || write(fd, val, strlen(val)) < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* Move this process out of the case's cgroup and remove it, and the mount if ours. */
+static void leave_memcg(void)
+{
+	char pid[24];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (cg_dir[0] && (write_str(cg_home, pid) || rmdir(cg_dir)))
+		ksft_print_msg("cannot remove cgroup %s: %s\n", cg_dir, strerror(errno));
+	cg_dir[0] = '\0';
+	if (cg_mounted && (umount(cg_root) || rmdir(cg_root)))
+		ksft_print_msg("cannot unmount cgroup v2 at %s: %s\n", cg_root, strerror(errno));
+	cg_mounted = false;
+}
+
+/*
+ * Move this process, and so the module's load, into a new child of cgroup v2's
+ * root with the memory controller (mounting cgroup v2 if the system has not):
+ * 0, or -1 with why not in @why.
+ */
+static int enter_memcg(char *why, size_t len)
+{
+	char line[PATH_MAX + 128], type[32], path[PATH_MAX + 64];
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	cg_root[0] = '\0';
+	while (f && !cg_root[0] && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %4095s %31s", cg_root, type) != 2 || strcmp(type, "cgroup2"))
+			cg_root[0] = '\0';
+	if (f)
+		fclose(f);
+	if (!cg_root[0]) {
+		snprintf(cg_root, sizeof(cg_root), "/tmp/mmbench_cgroup.XXXXXX");
+		cg_mounted = mkdtemp(cg_root) && !mount("none", cg_root, "cgroup2", 0, NULL);
+		if (!cg_mounted) {
+			snprintf(why, len, "cgroup v2 is not mounted and cannot be: %s",
+				 strerror(errno));
+			rmdir(cg_root);
+			return -1;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", cg_root);
+	if (read_str(path, line, sizeof(line)) || !in_words(line, "memory")) {
+		snprintf(why, len, "cgroup v2 at %.200s has no memory controller: %s", cg_root,
+			 "CONFIG_MEMCG off, cgroup_disable=memory, or it is cgroup v1's");
+		leave_memcg();
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", cg_root);
+	errno = 0;
+	if (read_str(path, line, sizeof(line)) || (!in_words(line, "memory") &&
+						   write_str(path, "+memory"))) {
+		snprintf(why, len, "cannot enable the memory controller in %.200s: %s", path,
+			 strerror(errno));
+		leave_memcg();
+		return -1;
+	}
+	/* "0::<path>", the process's cgroup of v2. */
+	f = fopen("/proc/self/cgroup", "re");
+	snprintf(line, sizeof(line), "0::/");
+	while (f && fgets(line, sizeof(line), f) && strncmp(line, "0::", 3))
+		;
+	if (f)
+		fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	snprintf(cg_home, sizeof(cg_home), "%.2047s%.2047s/cgroup.procs", cg_root, line + 3);
+	snprintf(cg_dir, sizeof(cg_dir), "%s/mmbench_test.%d", cg_root, getpid());
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg_dir);
+	snprintf(line, sizeof(line), "%d", getpid());
+	if (mkdir(cg_dir, 0755) || write_str(path, line)) {
+		snprintf(why, len, "cannot make cgroup %.200s and enter it: %s", cg_dir,
+			 strerror(errno));
+		if (errno == EEXIST)
+			cg_dir[0] = '\0';
+		leave_memcg();
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- the machine and the kernel, as user space sees them ---- */
@@ -885,11 +995,17 @@ FIXTURE_VARIANT_ADD(mmbench, ptr_ring_remote) { "ptr_ring_remote", "calibration"
 FIXTURE_VARIANT_ADD(mmbench, alloc_pages_remote_free) { "alloc_pages_remote_free", "page_alloc" };
 FIXTURE_VARIANT_ADD(mmbench, kmalloc_remote_free) { "kmalloc_remote_free", "slab" };
 FIXTURE_VARIANT_ADD(mmbench, page_frag_remote_free) { "page_frag_remote_free", "page_frag" };
+FIXTURE_VARIANT_ADD(mmbench, alloc_pages_account) { "alloc_pages_account", "memcg" };
+FIXTURE_VARIANT_ADD(mmbench, kmalloc_account) { "kmalloc_account", "memcg" };
+FIXTURE_VARIANT_ADD(mmbench, kmem_cache_account) { "kmem_cache_account", "memcg" };
 
 FIXTURE_SETUP(mmbench)
 {
-	char ours[VAL_LEN];
+	char ours[VAL_LEN], why[WHY_LEN];
 
+	/* The accounted rows charge the memory cgroup of the task that loads them. */
+	if (!strcmp(variant->group, "memcg") && geteuid() == 0 && enter_memcg(why, sizeof(why)))
+		SKIP(return, "%.1000s", why);
 	snprintf(ours, sizeof(ours), "benchmarks=%s", variant->name);
 	load_for_case(_metadata, variant->name, ours);
 }
@@ -898,6 +1014,7 @@ FIXTURE_TEARDOWN(mmbench)
 {
 	if (loaded)
 		EXPECT_EQ(0, unload_module());
+	leave_memcg();
 }
 
 /* Is @row one of @bench's rows: @bench, or @bench_<prefix><value> (kmalloc_64)? */
