@@ -97,7 +97,7 @@ struct mmbench_ctx {
 /* series: end */
 /* series: memcg */
 	long usage;			/* mmbench_memcg's pages before the row */
-	long uncharged;			/* most pages of a batch held not charged */
+	long uncharged;			/* pages (slab: batches) held not charged */
 /* series: end */
 };
 
@@ -260,16 +260,29 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s);
 
 /* series: end */
 /* series: memcg */
-/* Pages charged to mmbench_memcg; in @slack, how many its CPUs may keep precharged. */
+/*
+ * Pages charged to mmbench_memcg; in @slack, how many a CPU may hold precharged for
+ * it: a stock of MEMCG_CHARGE_BATCH, and object bytes under two pages.
+ */
 static long mmbench_usage(long *slack)
 {
 #ifdef CONFIG_MEMCG
-	*slack = (MEMCG_CHARGE_BATCH + 2L) * num_online_cpus();
+	*slack = MEMCG_CHARGE_BATCH + 2;
 	return page_counter_read(&mmbench_memcg->memory);
 #else
 	*slack = 0;
 	return 0;
 #endif
+}
+
+static bool mmbench_charged(struct page *page)
+{
+	bool charged;
+
+	rcu_read_lock();	/* a kmem folio's memcg */
+	charged = folio_memcg(page_folio(page)) == mmbench_memcg;
+	rcu_read_unlock();
+	return charged;
 }
 
 /* series: end */
@@ -302,10 +315,16 @@ static void mmbench_check_batch(struct mmbench_ctx *ctx)
 	unsigned int n = 0, got = step, i, j, good = 0;
 /* series: end */
 /* series: memcg */
-	long slack, usage = ctx->bench->account ? mmbench_usage(&slack) : 0;
+	long slack, usage = 0;
 /* series: end */
 /* series: page_alloc */
 
+/* series: end */
+/* series: memcg */
+	if (ctx->bench->account)
+		usage = mmbench_usage(&slack);
+/* series: end */
+/* series: page_alloc */
 	while (got == step && n < ctx->batch) {	/* till a call falls short, or the last */
 		got = ctx->bench->get(ctx, ctx->ptrs + n, min(step, ctx->batch - n));
 		for (i = n, n += got; i < n; i++)
@@ -313,10 +332,15 @@ static void mmbench_check_batch(struct mmbench_ctx *ctx)
 	}
 /* series: end */
 /* series: memcg */
-	/* The blocks held are charged, but for what the CPUs kept precharged. */
-	if (ctx->bench->account)
-		ctx->uncharged = max(ctx->uncharged, (long)((u64)n * ctx->size >> PAGE_SHIFT) -
-				     (mmbench_usage(&slack) - usage) - slack);
+	/*
+	 * Each page is charged to the cgroup; the objects held raised its usage, but for
+	 * what the CPUs held precharged (each CPU's: another's stock may be drained).
+	 */
+	for (i = 0; ctx->bench->account && ctx->bench->pages && i < n; i++)
+		ctx->uncharged += !mmbench_charged(ctx->ptrs[i]);
+	if (ctx->bench->account && !ctx->bench->pages)
+		ctx->uncharged += (long)((u64)n * ctx->size >> PAGE_SHIFT) -
+				  (mmbench_usage(&slack) - usage) > slack * num_online_cpus();
 /* series: end */
 /* series: page_alloc */
 	for (i = 0; i < n; i++) {
@@ -592,6 +616,9 @@ static void mmbench_row_run(struct mmbench_row *row, struct mmbench_ctx *ctx)
 
 static int mmbench_thread(void *data)
 {
+/* series: memcg */
+	struct mem_cgroup *old;
+/* series: end */
 	struct mmbench_ctx ctx;
 	unsigned int i;
 
@@ -601,12 +628,12 @@ static int mmbench_thread(void *data)
 			  preempt_model_none() ? "none" : "unknown";
 	mmbench_deadline = ktime_get_ns() + (u64)mmbench_budget_ms * NSEC_PER_MSEC;
 /* series: memcg */
-	set_active_memcg(mmbench_memcg);	/* what __GFP_ACCOUNT charges here */
+	old = set_active_memcg(mmbench_memcg);	/* what __GFP_ACCOUNT charges here */
 /* series: end */
 	for (i = 0; i < mmbench_nr_rows && !READ_ONCE(mmbench_stop); i++)
 		mmbench_row_run(&mmbench_rows[i], &ctx);
 /* series: memcg */
-	set_active_memcg(NULL);
+	set_active_memcg(old);
 /* series: end */
 	complete(&mmbench_done);
 	return 0;
@@ -1362,7 +1389,10 @@ MMBENCH_BLOCKS(pages_account, alloc_pages(MMBENCH_GFP | __GFP_ACCOUNT, ctx->arg)
 	       __free_pages(p, ctx->arg))
 MMBENCH_BLOCKS(kmalloc_account, kmalloc(ctx->size, MMBENCH_GFP | __GFP_ACCOUNT), kfree(p))
 
-/* Charged to the loading task's memory cgroup, if it can be; a cache of SLAB_ACCOUNT. */
+/*
+ * Charged to the loading task's memory cgroup (of its mm's owner), if it can be: not the
+ * root (root_mem_cgroup is not exported: the root has no parent); a cache of SLAB_ACCOUNT.
+ */
 static int account_setup(struct mmbench_ctx *ctx)
 {
 	long slack;
@@ -1387,18 +1417,23 @@ static int account_setup(struct mmbench_ctx *ctx)
 	return 0;
 }
 
-/* The row's charges all given back, but for what the CPUs keep precharged. */
+/*
+ * The row's charges all given back, but for what its CPU holds precharged: usage no
+ * higher than before (others' stocks drained lower it).  Others in the cgroup charge it
+ * too: the kselftest loads the module from a cgroup of its own.
+ */
 static void account_teardown(struct mmbench_ctx *ctx)
 {
 	long slack, off = mmbench_usage(&slack) - ctx->usage;
 
-	if (ctx->uncharged > 0)
+	if (!mem_cgroup_online(mmbench_memcg))
+		mmbench_set(ctx->row, MMBENCH_ERROR, "the memory cgroup was removed meanwhile");
+	else if (ctx->uncharged)
+		mmbench_set(ctx->row, MMBENCH_FAIL, "%ld %s held not charged to the memory cgroup",
+			    ctx->uncharged, ctx->bench->pages ? "blocks" : "batches");
+	else if (off > slack)
 		mmbench_set(ctx->row, MMBENCH_FAIL,
-			    "%ld pages of a batch held not charged to the memory cgroup",
-			    ctx->uncharged);
-	if (abs(off) > slack)
-		mmbench_set(ctx->row, MMBENCH_FAIL,
-			    "memory cgroup usage off by %ld pages after the row (limit %ld)",
+			    "memory cgroup usage up %ld pages after the row (limit %ld)",
 			    off, slack);
 }
 
@@ -1578,6 +1613,7 @@ static int __init test_mmbench_init(void)
 	mmbench_stop_thread(task);
 /* series: memcg */
 	mem_cgroup_put(mmbench_memcg);
+	mmbench_memcg = NULL;
 /* series: end */
 	if (!ret)
 		pr_warn("the run did not end in budget_ms and 10 s: stopped\n");

@@ -326,7 +326,7 @@ in_memcg() {
 }
 # usage: the memory cgroup's usage, in pages.
 usage() { echo $(($(cat "$cg2/negative/memory.current" 2>/dev/null || echo 0) / 4096)); }
-# What the CPUs may keep precharged (lib/test_mmbench.c's slack).
+# What the CPUs may keep precharged (lib/test_mmbench.c's slack: 66 a CPU).
 slack=$((66 * ncpu))
 
 # In a memory cgroup they pass, and its usage comes back where it was.
@@ -341,32 +341,34 @@ off=$((u1 - u0))
 [ $rc -eq 0 ] && [ -z "$bad" ] && [ ${off#-} -le $slack ]
 result $? "the accounted rows pass in a memory cgroup, its usage back within $slack pages after the module is removed" "rc=$rc not passing: $bad; usage $u0 then $u1 pages"
 
-# break_check=charge: nothing is charged; the rows whose checked batch
-# holds more than the slack (order 0: 256 pages; 4096-byte objects: 256)
-# fail, naming it; kmalloc_account_64's batch is 4 pages: it passes.
+# break_check=charge: nothing is charged; alloc_pages_account's 256
+# pages held each fail their check, a slab row whose checked batch holds
+# more than every CPU's slack (4096-byte objects: 256 pages) fails;
+# kmalloc_account_64's batch is 4 pages: it passes.
 in_memcg insmod "$ko" benchmarks=alloc_pages_account,kmalloc_account,kmem_cache_account orders=0 sizes=64,4096 iterations=1000 samples=3 break_check=charge
 rc=$?
 wrong=""
 for r in alloc_pages_account_order0 kmalloc_account_4096 kmem_cache_account_4096; do
-	case "$(st $r): $(why $r)" in
-	"fail: "*" pages of a batch held not charged to the memory cgroup") ;;
+	case "$r: $(st $r): $(why $r)" in
+	"alloc_pages_account_order0: fail: 256 blocks held not charged to the memory cgroup") ;;
+	*"_4096: fail: 1 batches held not charged to the memory cgroup") ;;
 	*) wrong="$wrong $r: $(st $r): $(why $r);" ;;
 	esac
 done
 [ "$(st kmalloc_account_64)" = pass ] || wrong="$wrong kmalloc_account_64: $(st kmalloc_account_64): $(why kmalloc_account_64);"
 loaded && rmmod test_mmbench
 [ $rc -eq 0 ] && [ -z "$wrong" ]
-result $? "break_check=charge: the accounted rows whose batch outweighs the precharge fail, 'not charged'" "rc=$rc$wrong"
+result $? "break_check=charge: the accounted rows fail, 'not charged', but a slab batch under the precharge" "rc=$rc$wrong"
 
 # break_check=leak: the first accounted row keeps 512 pages charged.
 in_memcg insmod "$ko" benchmarks=alloc_pages_account,kmalloc_account orders=0 sizes=64 iterations=1000 samples=3 break_check=leak
 rc=$?
 w=$(why alloc_pages_account_order0)
-set -- $(echo "$w" | sed -n 's/^memory cgroup usage off by \([0-9]*\) pages after the row (limit \([0-9]*\))$/\1 \2/p')
+set -- $(echo "$w" | sed -n 's/^memory cgroup usage up \([0-9]*\) pages after the row (limit \([0-9]*\))$/\1 \2/p')
 k=$(st kmalloc_account_64)
 loaded && rmmod test_mmbench
 [ $rc -eq 0 ] && [ "$(echo "$w" | wc -l)" = 1 ] && [ $# = 2 ] && [ "$1" -gt "$2" ] && [ "$k" = pass ]
-result $? "break_check=leak: the row that kept a charge fails, 'memory cgroup usage off by N pages'" "rc=$rc alloc_pages_account_order0: $w; kmalloc_account_64: $k"
+result $? "break_check=leak: the row that kept a charge fails, 'memory cgroup usage up N pages'" "rc=$rc alloc_pages_account_order0: $w; kmalloc_account_64: $k"
 
 # mmbench_test's accounted case makes, enters and removes a cgroup of its
 # own: under a cgroup v2 mounted already (here), and where none is (it

@@ -226,14 +226,130 @@ static int find_ceiling(const char *name, bool emul, bool defaults, long long *c
 	return f ? ret : -EIO;
 }
 
+/* ---- a memory cgroup of the load's own, for the accounted rows ---- */
+
+static char cg_root[PATH_MAX];		/* where cgroup v2 is mounted */
+static bool cg_mounted, cg_enabled;	/* by this test: the mount, +memory at its root */
+static char cg_dir[PATH_MAX + 32];	/* the load's cgroup, "" if none */
+static char cg_procs[PATH_MAX + 64];	/* its cgroup.procs, "" if none */
+
+/* Is @word one of the words of @list? */
+static bool in_words(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = strstr(list, word); p; p = strstr(p + 1, word))
+		if ((p == list || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+
+	ret = fd < 0 || write(fd, val, strlen(val)) < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* Remove the load's cgroup (its loaders have exited), undo what was done for it. */
+static void remove_memcg(void)
+{
+	char path[PATH_MAX + 64];
+
+	if (cg_dir[0] && rmdir(cg_dir))
+		ksft_print_msg("cannot remove cgroup %s: %s\n", cg_dir, strerror(errno));
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", cg_root);
+	if (cg_enabled)
+		write_str(path, "-memory");	/* refused while others use it: theirs now */
+	if (cg_mounted && (umount(cg_root) || rmdir(cg_root)))
+		ksft_print_msg("cannot unmount cgroup v2 at %s: %s\n", cg_root, strerror(errno));
+	cg_dir[0] = '\0';
+	cg_procs[0] = '\0';
+	cg_mounted = false;
+	cg_enabled = false;
+}
+
+/*
+ * Make a child of cgroup v2's root with the memory controller (mounting cgroup v2 if
+ * the system has not), for the loader of the module: 0, or -1 with why not in @why.
+ */
+static int make_memcg(char *why, size_t len)
+{
+	char line[PATH_MAX + 128], type[32], path[PATH_MAX + 64];
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	cg_root[0] = '\0';
+	while (f && !cg_root[0] && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %4095s %31s", cg_root, type) != 2 || strcmp(type, "cgroup2"))
+			cg_root[0] = '\0';
+	if (f)
+		fclose(f);
+	if (!cg_root[0]) {
+		snprintf(cg_root, sizeof(cg_root), "/tmp/mmbench_cgroup.XXXXXX");
+		cg_mounted = mkdtemp(cg_root) && !mount("none", cg_root, "cgroup2", 0, NULL);
+		if (!cg_mounted) {
+			snprintf(why, len, "cgroup v2 is not mounted and cannot be: %s",
+				 strerror(errno));
+			rmdir(cg_root);
+			return -1;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", cg_root);
+	if (read_str(path, line, sizeof(line)) || !in_words(line, "memory")) {
+		snprintf(why, len, "cgroup v2 at %.200s has no memory controller: %s", cg_root,
+			 "CONFIG_MEMCG off, cgroup_disable=memory, or it is cgroup v1's");
+		remove_memcg();
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", cg_root);
+	errno = 0;
+	cg_enabled = !read_str(path, line, sizeof(line)) && !in_words(line, "memory");
+	if (cg_enabled && write_str(path, "+memory")) {
+		snprintf(why, len, "cannot enable the memory controller in %.200s: %s", path,
+			 strerror(errno));
+		cg_enabled = false;
+		remove_memcg();
+		return -1;
+	}
+	snprintf(cg_dir, sizeof(cg_dir), "%s/mmbench_test.%d", cg_root, getpid());
+	if (mkdir(cg_dir, 0755)) {
+		snprintf(why, len, "cannot make cgroup %.200s: %s", cg_dir, strerror(errno));
+		cg_dir[0] = '\0';
+		remove_memcg();
+		return -1;
+	}
+	snprintf(cg_procs, sizeof(cg_procs), "%s/cgroup.procs", cg_dir);
+	return 0;
+}
+
+/* finit_module() of @fd from a child that moves into the cgroup of @procs: 0 or -errno. */
+static int finit_in(const char *procs, int fd, const char *params)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (!pid)
+		_exit(write_str(procs, "0") ? 255 :
+		      syscall(__NR_finit_module, fd, params, 0) ? errno : 0);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -EIO;
+	return -WEXITSTATUS(status);
+}
+
 /* ---- loading the module ---- */
 
 enum load_result { LOADED, LOAD_SKIP, LOAD_BAD_PARAM, LOAD_FAIL };
 
 /*
  * Load the module by finit_module() of MMBENCH_MODULE, else by modprobe (its
- * output as "# " lines, not to break the KTAP).  @why has what modprobe and
- * the kernel log said: skip if not installed or the kernel refuses modules.
+ * output as "# " lines, not to break the KTAP), from the cgroup of cg_procs if
+ * any.  @why has what modprobe and the kernel log said: skip if not installed or
+ * the kernel refuses modules.
  */
 static enum load_result load_module(const char *params, char *why, size_t len)
 {
@@ -252,13 +368,16 @@ static enum load_result load_module(const char *params, char *why, size_t len)
 	if (kmsg >= 0)
 		lseek(kmsg, 0, SEEK_END);
 	if (ko) {
-		ret = syscall(__NR_finit_module, fd, params, 0);
-		err = ret ? errno : 0;
+		err = cg_procs[0] ? -finit_in(cg_procs, fd, params) :
+		      syscall(__NR_finit_module, fd, params, 0) ? errno : 0;
+		ret = err ? -1 : 0;
 		close(fd);
 		if (ret)
 			off = snprintf(why, len, "loading %.200s failed: %s", ko, strerror(err));
 	} else {
-		snprintf(msg, sizeof(msg), "LC_ALL=C modprobe %s %.1023s 2>&1", MODNAME, params);
+		snprintf(msg, sizeof(msg), "%s%.200s%sLC_ALL=C modprobe %s %.700s 2>&1",
+			 cg_procs[0] ? "echo 0 >'" : "", cg_procs, cg_procs[0] ? "' && " : "",
+			 MODNAME, params);
 		fflush(NULL);
 		f = popen(msg, "re");
 		while (f && fgets(msg, sizeof(msg), f)) {
@@ -343,7 +462,8 @@ static int build_params(const char *filter, const char *ours, char *out, size_t 
 }
 
 /* Load the module for a case selected by @filter, with @ours: skip or fail if it cannot. */
-static void load_for_case(struct __test_metadata *_metadata, const char *filter, const char *ours)
+static void load_for_case(struct __test_metadata *_metadata, const char *filter, const char *ours,
+			  bool memcg)
 {
 	char params[1024], why[WHY_LEN];
 	int ret;
@@ -365,7 +485,11 @@ static void load_for_case(struct __test_metadata *_metadata, const char *filter,
 			     strerror(-ret));
 		ksft_print_msg("removed a %s that was already loaded\n", MODNAME);
 	}
+	/* The accounted rows charge the memory cgroup of the task that loads them. */
+	if (memcg && make_memcg(why, sizeof(why)))
+		SKIP(return, "%.1000s", why);
 	ret = load_module(params, why, sizeof(why));
+	remove_memcg();
 	if (ret != LOADED && !access("/sys/module/" MODNAME, F_OK))
 		unload_module();	/* loaded with a parameter ignored */
 	ASSERT_TRUE(ret == LOADED || ret == LOAD_SKIP) {
@@ -377,114 +501,6 @@ static void load_for_case(struct __test_metadata *_metadata, const char *filter,
 	loaded = true;
 	if (!read_str("/sys/module/" MODNAME "/parameters/samples", why, sizeof(why)))
 		want = strtoll(why, NULL, 10);
-}
-
-/* ---- a memory cgroup of the case's own, for the accounted rows ---- */
-
-static char cg_root[PATH_MAX];		/* where cgroup v2 is mounted */
-static bool cg_mounted;			/* by this test, at cg_root */
-static char cg_dir[PATH_MAX + 32];	/* the case's cgroup, "" if none */
-static char cg_home[PATH_MAX + 32];	/* cgroup.procs of the one it came from */
-
-/* Is @word one of the words of @list? */
-static bool in_words(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	const char *p;
-
-	for (p = strstr(list, word); p; p = strstr(p + 1, word))
-		if ((p == list || p[-1] == ' ') && (!p[n] || p[n] == ' '))
-			return true;
-	return false;
-}
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
-
-	ret = fd < 0 || write(fd, val, strlen(val)) < 0 ? -errno : 0;
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
-/* Move this process out of the case's cgroup and remove it, and the mount if ours. */
-static void leave_memcg(void)
-{
-	char pid[24];
-
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (cg_dir[0] && (write_str(cg_home, pid) || rmdir(cg_dir)))
-		ksft_print_msg("cannot remove cgroup %s: %s\n", cg_dir, strerror(errno));
-	cg_dir[0] = '\0';
-	if (cg_mounted && (umount(cg_root) || rmdir(cg_root)))
-		ksft_print_msg("cannot unmount cgroup v2 at %s: %s\n", cg_root, strerror(errno));
-	cg_mounted = false;
-}
-
-/*
- * Move this process, and so the module's load, into a new child of cgroup v2's
- * root with the memory controller (mounting cgroup v2 if the system has not):
- * 0, or -1 with why not in @why.
- */
-static int enter_memcg(char *why, size_t len)
-{
-	char line[PATH_MAX + 128], type[32], path[PATH_MAX + 64];
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	cg_root[0] = '\0';
-	while (f && !cg_root[0] && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %4095s %31s", cg_root, type) != 2 || strcmp(type, "cgroup2"))
-			cg_root[0] = '\0';
-	if (f)
-		fclose(f);
-	if (!cg_root[0]) {
-		snprintf(cg_root, sizeof(cg_root), "/tmp/mmbench_cgroup.XXXXXX");
-		cg_mounted = mkdtemp(cg_root) && !mount("none", cg_root, "cgroup2", 0, NULL);
-		if (!cg_mounted) {
-			snprintf(why, len, "cgroup v2 is not mounted and cannot be: %s",
-				 strerror(errno));
-			rmdir(cg_root);
-			return -1;
-		}
-	}
-	snprintf(path, sizeof(path), "%s/cgroup.controllers", cg_root);
-	if (read_str(path, line, sizeof(line)) || !in_words(line, "memory")) {
-		snprintf(why, len, "cgroup v2 at %.200s has no memory controller: %s", cg_root,
-			 "CONFIG_MEMCG off, cgroup_disable=memory, or it is cgroup v1's");
-		leave_memcg();
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", cg_root);
-	errno = 0;
-	if (read_str(path, line, sizeof(line)) || (!in_words(line, "memory") &&
-						   write_str(path, "+memory"))) {
-		snprintf(why, len, "cannot enable the memory controller in %.200s: %s", path,
-			 strerror(errno));
-		leave_memcg();
-		return -1;
-	}
-	/* "0::<path>", the process's cgroup of v2. */
-	f = fopen("/proc/self/cgroup", "re");
-	snprintf(line, sizeof(line), "0::/");
-	while (f && fgets(line, sizeof(line), f) && strncmp(line, "0::", 3))
-		;
-	if (f)
-		fclose(f);
-	line[strcspn(line, "\n")] = '\0';
-	snprintf(cg_home, sizeof(cg_home), "%.2047s%.2047s/cgroup.procs", cg_root, line + 3);
-	snprintf(cg_dir, sizeof(cg_dir), "%s/mmbench_test.%d", cg_root, getpid());
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg_dir);
-	snprintf(line, sizeof(line), "%d", getpid());
-	if (mkdir(cg_dir, 0755) || write_str(path, line)) {
-		snprintf(why, len, "cannot make cgroup %.200s and enter it: %s", cg_dir,
-			 strerror(errno));
-		if (errno == EEXIST)
-			cg_dir[0] = '\0';
-		leave_memcg();
-		return -1;
-	}
-	return 0;
 }
 
 /* ---- the machine and the kernel, as user space sees them ---- */
@@ -1001,20 +1017,16 @@ FIXTURE_VARIANT_ADD(mmbench, kmem_cache_account) { "kmem_cache_account", "memcg"
 
 FIXTURE_SETUP(mmbench)
 {
-	char ours[VAL_LEN], why[WHY_LEN];
+	char ours[VAL_LEN];
 
-	/* The accounted rows charge the memory cgroup of the task that loads them. */
-	if (!strcmp(variant->group, "memcg") && geteuid() == 0 && enter_memcg(why, sizeof(why)))
-		SKIP(return, "%.1000s", why);
 	snprintf(ours, sizeof(ours), "benchmarks=%s", variant->name);
-	load_for_case(_metadata, variant->name, ours);
+	load_for_case(_metadata, variant->name, ours, !strcmp(variant->group, "memcg"));
 }
 
 FIXTURE_TEARDOWN(mmbench)
 {
 	if (loaded)
 		EXPECT_EQ(0, unload_module());
-	leave_memcg();
 }
 
 /* Is @row one of @bench's rows: @bench, or @bench_<prefix><value> (kmalloc_64)? */
@@ -1098,7 +1110,7 @@ FIXTURE(context) {};
 
 FIXTURE_SETUP(context)
 {
-	load_for_case(_metadata, NULL, "benchmarks=baseline");
+	load_for_case(_metadata, NULL, "benchmarks=baseline", false);
 }
 
 FIXTURE_TEARDOWN(context)
