@@ -216,6 +216,18 @@ def check_release(kernel, headers, release, arch, opt="--"):
                       "would not load in it")
 
 
+def vcpus_note(cpus, host=None):
+    """What a run says when its guest of @cpus vCPUs has more than the
+    host's CPUs (@host, default os.cpu_count()): the rows on several CPUs
+    then time the host's scheduling of the vCPUs; else None."""
+    host = host or os.cpu_count() or 1
+    if cpus <= host:
+        return None
+    return (f"the guest has {cpus} vCPUs, this host {host} CPUs: the rows "
+            "on several CPUs time how the host shares its CPUs among the "
+            "vCPUs as much as the kernel's paths")
+
+
 def check_options(a):
     """Refuse bad options before anything is installed or built."""
     # QEMU's most: the x86_64 guest's pc machine takes 255 CPUs, the

@@ -10,7 +10,7 @@ from . import (arch as archmod, archive, arm64, bench, build, debugkernel,
                deps, guest, knobs as knobsmod, ktap, literal, names, series)
 from .common import OUT, Failure, Phase, say
 from .options import (GUEST_CEILINGS, ceilings_file, check_options,
-                      env_options, module_params)
+                      env_options, module_params, vcpus_note)
 
 class Setup:
     """What a guest run needs: kernel, module, kselftest, tree."""
@@ -162,6 +162,8 @@ class Setup:
         a = self.args
         cpus = cpus or a.cpus
         memory = memory or a.memory
+        if vcpus_note(cpus):
+            say(vcpus_note(cpus))
         with Phase("initramfs"):
             if literal:
                 self.literal_tree()

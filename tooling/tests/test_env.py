@@ -228,3 +228,13 @@ class HostTestPackages(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class VcpusNote(unittest.TestCase):
+    def test_said_only_past_the_hosts_cpus(self):
+        from mmbench_tool import options
+        self.assertIsNone(options.vcpus_note(2, host=2))
+        self.assertIsNone(options.vcpus_note(1, host=64))
+        note = options.vcpus_note(4, host=2)
+        self.assertIn("the guest has 4 vCPUs, this host 2 CPUs", note)
+        self.assertIn("rows on several CPUs", note)
