@@ -963,14 +963,28 @@ class Comparison:
                        f"{more[:-1]} by {more[:-1]}: a "
                        f"change most rows share, or the host slower "
                        f"during one kernel's boots")
+        def statuses(arch, row):
+            # A p99 row's: its row's (a row that passed has one where it
+            # timed 100 ops alone).
+            return sorted({str(r.get("status")) for r in arch.rows
+                           if r.get("row") == row.removesuffix(TAIL_ROW)})
         for side, rows, other, arch in (("A", self.only_a, "B", self.b),
                                         ("B", self.only_b, "A", self.a)):
             for row in rows:
-                st = sorted({str(r.get("status")) for r in arch.rows
-                             if r.get("row") == row})
+                st = statuses(arch, row)
                 out.append(f"only in {side}: {row}: {other} "
-                           + (f"never passed ({', '.join(st)})" if st
+                           + ("has no p99 (under 100 ops timed alone)"
+                              if st == ["pass"] else
+                              f"never passed ({', '.join(st)})" if st
                               else "did not run it"))
+        judged = {r.row for r in self.rows} | set(self.only_a + self.only_b)
+        for row in sorted({r.get("row") for r in self.a.rows + self.b.rows
+                           if r.get("status") != "pass"} - judged - {None}):
+            if "pass" in statuses(self.a, row) + statuses(self.b, row):
+                continue
+            out.append(f"neither passed: {row}: A "
+                       f"{', '.join(statuses(self.a, row)) or 'did not run it'}"
+                       f", B {', '.join(statuses(self.b, row)) or 'did not run it'}")
         c = self.counts()
         out.append("verdicts: " + ", ".join(
             f"{v} {c[v]}" for v in (REGRESSION, IMPROVEMENT, NO_CHANGE,

@@ -126,7 +126,8 @@ def samples(c, a, b, folder, made):
         ax.set_xticklabels([n for _, n in ticks])
         ax.set_yscale("log")
         ax.set_ylabel(("instructions an op" if c.icount else "ns/op")
-                      + " (each load's kept samples; log scale)")
+                      + (" (each load's p99)" if any(hists.values()) else
+                         " (each load's kept samples)") + ", log")
         change = "" if r.change is None else \
             f" {r.change_insn:+.2f} insn [{r.lo_insn:+.2f}, " \
             f"{r.hi_insn:+.2f}]" if r.change_insn is not None else \

@@ -825,6 +825,28 @@ class Verdicts(unittest.TestCase):
                       c.report())
         self.assertEqual(measure.exit_status(c), 2)
 
+    def test_a_row_neither_passed_and_a_missing_p99_are_said(self):
+        # A new user's: kmalloc_account_64 unsupported on both sides was
+        # dropped without a word; a p99 row B did not have was "B did not
+        # run it" where B ran the row and had no p99.
+        rng = random.Random(15)
+        a, b = synthetic(rng), synthetic(rng)
+        for arch in (a, b):
+            for rec in arch.rows:
+                if rec["row"] == "row03":
+                    rec["status"] = "unsupported"
+                if rec["row"] == "row04":
+                    rec["op_ns"] = {"alone": 4096, "p50": 50.0, "p99": 90.0}
+        c = compare.Comparison(a.with_tails(), b)
+        text = c.report()
+        self.assertIn("neither passed: row03: A unsupported, B unsupported",
+                      text)
+        self.assertIn("only in A: row04+p99: B has no p99 (under 100 ops "
+                      "timed alone)", text)
+        self.assertEqual([t for t in text if t.startswith("neither")],
+                         ["neither passed: row03: A unsupported, "
+                          "B unsupported"])
+
     def test_nothing_to_compare_or_the_same_boots_refused(self):
         rng = random.Random(16)
         a, b = synthetic(rng), synthetic(rng)
