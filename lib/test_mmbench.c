@@ -1127,9 +1127,17 @@ static const struct mmbench_bench mmbench_page_frag[] = {
 static struct cpumask mmbench_cpus_mask;
 static char *mmbench_cpus_list;
 
+/* How many CPUs of those a *_concurrent row runs on: a row per count; max is set at load. */
+static struct mmbench_list mmbench_team_cpus = {
+	.min = 1, .param = "team_cpus", .prefix = "cpus",
+};
+
 module_param_named(cpus, mmbench_cpus_list, charp, 0444);
 MODULE_PARM_DESC(cpus,
 		 "CPUs of the rows on several CPUs, a list such as 0-3,6; a pair takes the two lowest-numbered online ones, push_cpu then pop_cpu (default: the online CPUs that isolcpus= leaves to the scheduler, at load)");
+module_param_array_named(team_cpus, mmbench_team_cpus.vals, uint, &mmbench_team_cpus.nr, 0444);
+MODULE_PARM_DESC(team_cpus,
+		 "Comma-separated CPU counts of the *_concurrent rows, up to 8, each 1..the CPUs of cpus=, the lowest-numbered taken (default 1, 2, 4, ... below them, and all of them)");
 
 /* One CPU of a team: a bound thread that runs its part of each sample. */
 struct mmbench_worker {
@@ -1324,13 +1332,14 @@ static int team_setup(struct mmbench_ctx *ctx)
 	int cpu;
 
 	cpumask_and(cpus, &mmbench_cpus_mask, cpu_online_mask);
-	while (b->pop && cpumask_weight(cpus) > 2)
+	while (cpumask_weight(cpus) > (b->pop ? 2 : ctx->arg))
 		cpumask_clear_cpu(cpumask_last(cpus), cpus);
-	if (cpumask_weight(cpus) < 2) {
-		mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "needs two online CPUs in cpus=%*pbl",
-			    cpumask_pr_args(&mmbench_cpus_mask));
+	if (cpumask_weight(cpus) < (b->pop ? 2 : ctx->arg)) {
+		mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "needs %u online CPUs in cpus=%*pbl",
+			    b->pop ? 2 : ctx->arg, cpumask_pr_args(&mmbench_cpus_mask));
 		return -EOPNOTSUPP;
 	}
+	ctx->arg = 0;	/* blocks of order 0: the row's value is its CPUs */
 	t = kvzalloc(struct_size(t, w, cpumask_weight(cpus)), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -1364,12 +1373,12 @@ static int team_setup(struct mmbench_ctx *ctx)
 				MMBENCH_GET_PUT(blocks)
 
 static const struct mmbench_bench mmbench_cpus[] = {
-	{ .name = "alloc_pages_concurrent", MMBENCH_TEAM(pages), .pages = true,
-	  .size = PAGE_SIZE, .op = pages_pair_op },
-	{ .name = "kmalloc_concurrent", MMBENCH_TEAM(kmalloc256), .size = MMBENCH_BLOCK_SIZE,
-	  .op = kmalloc256_pair_op },
-	{ .name = "page_frag_concurrent", MMBENCH_TEAM(frag), .size = MMBENCH_BLOCK_SIZE,
-	  .op = frag_pair_op },
+	{ .name = "alloc_pages_concurrent", .list = &mmbench_team_cpus, MMBENCH_TEAM(pages),
+	  .pages = true, .size = PAGE_SIZE, .op = pages_pair_op },
+	{ .name = "kmalloc_concurrent", .list = &mmbench_team_cpus, MMBENCH_TEAM(kmalloc256),
+	  .size = MMBENCH_BLOCK_SIZE, .op = kmalloc256_pair_op },
+	{ .name = "page_frag_concurrent", .list = &mmbench_team_cpus, MMBENCH_TEAM(frag),
+	  .size = MMBENCH_BLOCK_SIZE, .op = frag_pair_op },
 	{ .name = "alloc_pages_remote_free", MMBENCH_TEAM(pages), .pages = true,
 	  .size = PAGE_SIZE, .op = pages_push, .pop = pages_pop },
 	{ .name = "kmalloc_remote_free", MMBENCH_TEAM(kmalloc256), .size = MMBENCH_BLOCK_SIZE,
@@ -1554,18 +1563,11 @@ static void mmbench_free(void)
 static int __init test_mmbench_init(void)
 {
 	unsigned long most = msecs_to_jiffies(mmbench_budget_ms + 10000);
-	int n = mmbench_walk(NULL), cpu = mmbench_cpu;
 	struct task_struct *task;
+	int n, cpu = mmbench_cpu;
 	unsigned int i;
 	long ret;
 
-	if (n < 0)
-		return n;
-	i = find_first_zero_bit(mmbench_found, mmbench_nr_names);
-	if (i < mmbench_nr_names) {
-		pr_err("benchmarks: unknown benchmark '%s'\n", mmbench_names[i]);
-		return -EINVAL;
-	}
 /* series: cpus */
 	if (mmbench_cpus_list && (cpulist_parse(mmbench_cpus_list, &mmbench_cpus_mask) ||
 				  cpumask_empty(&mmbench_cpus_mask) ||
@@ -1586,6 +1588,22 @@ static int __init test_mmbench_init(void)
 	rcu_read_unlock();
 	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu)) {
 		pr_err("cpu: %d is not an online CPU, nor -1\n", mmbench_cpu);
+		return -EINVAL;
+	}
+/* series: cpus */
+	mmbench_team_cpus.max = cpumask_weight(&mmbench_cpus_mask);
+	if (!mmbench_team_cpus.nr) {	/* 1, 2, 4, ... below that, and all */
+		for (i = 1; i < mmbench_team_cpus.max && mmbench_team_cpus.nr < 7; i *= 2)
+			mmbench_team_cpus.vals[mmbench_team_cpus.nr++] = i;
+		mmbench_team_cpus.vals[mmbench_team_cpus.nr++] = mmbench_team_cpus.max;
+	}
+/* series: end */
+	n = mmbench_walk(NULL);
+	if (n < 0)
+		return n;
+	i = find_first_zero_bit(mmbench_found, mmbench_nr_names);
+	if (i < mmbench_nr_names) {
+		pr_err("benchmarks: unknown benchmark '%s'\n", mmbench_names[i]);
 		return -EINVAL;
 	}
 	ret = -ENOMEM;

@@ -114,19 +114,22 @@ named() {
 hog_start
 
 # The default CPUs of the multi-CPU rows are those not isolated: here CPU 0
-# alone, and cpus= still reads back as not given.  It hung before: a
-# worker bound to CPU 1 never ran, and the end of its row waited for it.
+# alone (kmalloc_concurrent on 1 CPU, the pair unsupported), and cpus=
+# still reads back as not given.  It hung before: a worker bound to CPU 1
+# never ran, and the end of its row waited for it.
 load "benchmarks=kmalloc_concurrent,kmalloc_remote_free samples=3"
 cpus=$(cat /sys/module/test_mmbench/parameters/cpus 2>&1)
-[ "$rc" = 0 ] && [ "$cpus" = "(null)" ] &&
-	rows_say unsupported "needs two online CPUs in cpus=0"
+rows_say x ""
+[ "$rc" = 0 ] && [ "$cpus" = "(null)" ] && [ "$(ls $rows | tr '\n' ' ')" = "baseline kmalloc_concurrent_cpus1 kmalloc_remote_free " ] &&
+	[ "$(cat $rows/kmalloc_concurrent_cpus1/status $rows/kmalloc_concurrent_cpus1/cpus 2>&1 | tr '\n' ' ')" = "pass 0 " ] &&
+	[ "$(cat $rows/kmalloc_remote_free/status $rows/kmalloc_remote_free/reason 2>&1 | tr '\n' ' ')" = "unsupported needs 2 online CPUs in cpus=0 " ]
 result $? "the multi-CPU rows leave isolated CPUs alone by default" "insmod: $rc: $(cat /tmp/insmod.out); cpus=$cpus;$got"
 rmmod test_mmbench 2>/dev/null
 
 # cpus= naming CPU 1: its worker never runs.  The watchdog stops each row
 # in 2 s, an error ("no progress on CPU N in 2 s"), and the load ends.
 # Which CPU each names is judged once, below, over every watchdog case.
-load "benchmarks=kmalloc_concurrent,kmalloc_remote_free cpus=0,1 samples=3"
+load "benchmarks=kmalloc_concurrent,kmalloc_remote_free cpus=0,1 team_cpus=2 samples=3"
 [ "$rc" = 0 ] && [ $i -le $((limit / 4)) ] &&
 	rows_say error "no progress on CPU "
 result $? "multi-CPU rows whose CPU never runs their worker are errors, in 2 s each" "insmod: $rc in $i s: $(cat /tmp/insmod.out);$got"
@@ -191,7 +194,7 @@ rmmod test_mmbench 2>/dev/null
 mid_row() {
 	kill $hog
 	wait $hog 2>/dev/null
-	insmod "$ko" benchmarks="$1" cpus=0,1 samples=250 sample_us=20000 >/tmp/insmod.out 2>&1 &
+	insmod "$ko" benchmarks="$1" cpus=0,1 team_cpus=2 samples=250 sample_us=20000 >/tmp/insmod.out 2>&1 &
 	pid=$!
 	thread_runs $pid mmbench_w/1 && running=yes || running=""
 	/mmbench/rt_hog 1 &
@@ -232,7 +235,7 @@ rmmod test_mmbench 2>/dev/null
 # it delays is dropped (preempted), the row goes on and passes.
 mid_row kmalloc_concurrent 0.5
 [ -n "$running" ] && [ -n "$hogged" ] && [ "$rc" = 0 ] && rows_say pass ""
-result $? "a real-time burst of half a second on a worker's CPU mid-row: the row waits, and passes" "worker ran: ${running:-no}; rt_hog: ${hogged:-not running}; insmod: $rc in $i s: $(cat /tmp/insmod.out);$got; dropped: $(cat $rows/kmalloc_concurrent/samples_dropped 2>&1)"
+result $? "a real-time burst of half a second on a worker's CPU mid-row: the row waits, and passes" "worker ran: ${running:-no}; rt_hog: ${hogged:-not running}; insmod: $rc in $i s: $(cat /tmp/insmod.out);$got; dropped: $(cat $rows/kmalloc_concurrent_cpus2/samples_dropped 2>&1)"
 rmmod test_mmbench 2>/dev/null
 
 kill $hog
@@ -240,11 +243,11 @@ wait $hog 2>/dev/null
 hog=""
 # With CPU 1 free again, its rows run: what was left of the cases above
 # does not keep the module from loading again.
-load "benchmarks=kmalloc_concurrent cpus=0,1 samples=3"
-status=$(cat $rows/kmalloc_concurrent/status 2>&1)
-team=$(cat $rows/kmalloc_concurrent/cpus 2>&1)
+load "benchmarks=kmalloc_concurrent cpus=0,1 team_cpus=2 samples=3"
+status=$(cat $rows/kmalloc_concurrent_cpus2/status 2>&1)
+team=$(cat $rows/kmalloc_concurrent_cpus2/cpus 2>&1)
 [ "$rc" = 0 ] && [ "$team" = 0-1 ] && [ "$status" = pass ]
-result $? "once CPU 1 is free, the multi-CPU rows run on it again" "insmod: $rc: $(cat /tmp/insmod.out); kmalloc_concurrent: $status on CPUs $team: $(cat $rows/kmalloc_concurrent/reason 2>&1)"
+result $? "once CPU 1 is free, the multi-CPU rows run on it again" "insmod: $rc: $(cat /tmp/insmod.out); kmalloc_concurrent_cpus2: $status on CPUs $team: $(cat $rows/kmalloc_concurrent_cpus2/reason 2>&1)"
 rmmod test_mmbench 2>/dev/null
 
 # The kernel, not a task, keeps CPU 1 mid-row: the kernel's lockup
@@ -256,7 +259,7 @@ rmmod test_mmbench 2>/dev/null
 # module's forensics (CPU 1's kernel time) are gone.
 what="a stall of the kernel on a worker's CPU mid-row: an error, and CPU 1 runs rows again after"
 if [ -e /mmbench/test_lockup.ko ]; then
-	insmod "$ko" benchmarks=kmalloc_concurrent,kmalloc_remote_free cpus=0,1 samples=250 sample_us=40000 >/tmp/insmod.out 2>&1 &
+	insmod "$ko" benchmarks=kmalloc_concurrent,kmalloc_remote_free cpus=0,1 team_cpus=2 samples=250 sample_us=40000 >/tmp/insmod.out 2>&1 &
 	pid=$!
 	thread_runs $pid mmbench_w/1 && running=yes || running=""
 	taskset -c 1 insmod /mmbench/test_lockup.ko time_secs=3 disable_preempt=1 >/tmp/lockup.out 2>&1 &
@@ -277,9 +280,9 @@ if [ -e /mmbench/test_lockup.ko ]; then
 		kill -KILL $pid
 	fi
 	wait $stall
-	first=$(cat $rows/kmalloc_concurrent/status $rows/kmalloc_concurrent/reason 2>&1 | tr '\n' ' ')
+	first=$(cat $rows/kmalloc_concurrent_cpus2/status $rows/kmalloc_concurrent_cpus2/reason 2>&1 | tr '\n' ' ')
 	next=$(cat $rows/kmalloc_remote_free/status $rows/kmalloc_remote_free/reason 2>&1 | tr '\n' ' ')
-	named "a stall of the kernel" kmalloc_concurrent
+	named "a stall of the kernel" kmalloc_concurrent_cpus2
 	rmmod test_mmbench 2>/dev/null
 	insmod "$ko" benchmarks=kmalloc_remote_free cpus=0,1 samples=3 >>/tmp/insmod.out 2>&1
 	again=$(cat $rows/kmalloc_remote_free/status 2>&1)
@@ -287,7 +290,7 @@ if [ -e /mmbench/test_lockup.ko ]; then
 		echo "$first" | grep -qx "error no progress on CPU [0-9]* in 2 s " &&
 		echo "$next" | grep -qxE "pass *|error no progress on CPU [0-9]* in 2 s " &&
 		[ "$again" = pass ]
-	result $? "$what" "worker ran: ${running:-no}; insmod: $rc in $i s: $(cat /tmp/insmod.out); test_lockup: $(cat /tmp/lockup.out); kmalloc_concurrent: $first; kmalloc_remote_free: $next; loaded again: $again"
+	result $? "$what" "worker ran: ${running:-no}; insmod: $rc in $i s: $(cat /tmp/insmod.out); test_lockup: $(cat /tmp/lockup.out); kmalloc_concurrent_cpus2: $first; kmalloc_remote_free: $next; loaded again: $again"
 	rmmod test_mmbench 2>/dev/null
 else
 	echo "ok $((n = n + 1)) $what # SKIP needs test_lockup.ko" # same case

@@ -355,9 +355,9 @@ def cpus_of(params, ncpus, kernel_args=(), arch="x86_64"):
 def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=(),
                      arch="x86_64"):
     """Refuse CPUs the guest of @ncpus CPUs (fewer online by its
-    @kernel_args) does not have, and slow_into of a row on several CPUs
-    where it has fewer than two (the row would not run: nothing
-    slowed)."""
+    @kernel_args) does not have, team_cpus= above those the rows on
+    several CPUs have, and slow_into of such a row where it has fewer
+    than the row runs on (it would not run: nothing slowed)."""
     online, possible, said = online_cpus(ncpus, kernel_args, arch)
     value = params.get("cpu")
     if value is not None and (not re.fullmatch(r"-1|[0-9]+", value) or
@@ -380,18 +380,34 @@ def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=(),
                            "(or all, N, 0-7:1/2 as cpulist_parse() "
                            "reads them)"))
     have = len(cpus_of(params, ncpus, kernel_args, arch))
-    if "slow_into" in params and have < 2:
-        benches, teams = benchmarks(source), team_benchmarks(source)
-        for entry in params["slow_into"].split(","):
-            row = entry.rpartition(":")[0]
-            if bench_of(row, benches) in teams:
-                raise Failure(
-                    f"--param slow_into={params['slow_into']}: {row} runs "
-                    f"on two CPUs or more, and the guest has {have} for it "
-                    f"({said}"
-                    + (f", cpus={params['cpus']}"
-                       if "cpus" in params else "") +
-                    "): it would not run, and nothing would be slowed")
+    said += f", cpus={params['cpus']}" if "cpus" in params else ""
+    for item in params.get("team_cpus", "").split(","):
+        if (kstrtouint(item) or 0) > have:
+            raise Failure(f"--param team_cpus={params['team_cpus']}: "
+                          f"{item} is more than the {have} CPUs the guest "
+                          f"has for the rows on several CPUs ({said})")
+    benches, teams = benchmarks(source), team_benchmarks(source)
+    # A pair (a team without a list) runs on 2 CPUs, or not at all: a
+    # selection of those alone would measure nothing.
+    chosen = set(params.get("benchmarks", "all").split(",")) - {"baseline"}
+    if have < 2 and chosen and all(b in teams and benches[b] is None
+                                   for b in chosen):
+        raise Failure(f"--param benchmarks={params['benchmarks']}: "
+                      f"{', '.join(sorted(chosen))} run on 2 CPUs, and the "
+                      f"guest has {have} for them ({said}): nothing would "
+                      "run")
+    for entry in params.get("slow_into", "").split(","):
+        row = entry.rpartition(":")[0]
+        if bench_of(row, benches) not in teams:
+            continue
+        # A pair runs on 2 CPUs, a *_concurrent_cpus<N> row on N.
+        need = int(row.rpartition("_cpus")[2]) \
+            if re.search(r"_cpus\d+$", row) else 2
+        if have < need:
+            raise Failure(
+                f"--param slow_into={params['slow_into']}: {row} runs on "
+                f"{need} CPUs, and the guest has {have} for it ({said}): "
+                "it would not run, and nothing would be slowed")
 
 
 def check_parameter_values(params, source=CHECKED_SOURCE):

@@ -105,7 +105,7 @@ class Scripts(unittest.TestCase):
             self.assertTrue(read, script.name)
             self.assertEqual(read - rows, set(), script.name)
             # Files of the old module, gone from the lean one.
-            for old in ("counter_delta", "free_pages_delta", "team_cpus",
+            for old in ("counter_delta", "free_pages_delta", "/team_cpus",
                         "clock_read_ns", "run_ms", "baseline_drift_pct",
                         "fingerprint/", "slow_ops", "ns_per_op_median",
                         "/samples "):
