@@ -263,6 +263,45 @@ def number_order(names):
     return sorted(names, key=key)
 
 
+# A row of a *_concurrent benchmark on N CPUs at once (team_cpus=).
+CURVE = re.compile(r"^(\w+_concurrent)_cpus(\d+)$")
+
+
+def curves(names):
+    """{benchmark: [(CPUs, row), ...] by CPUs} of the *_concurrent rows
+    among @names: a benchmark's ns/op against the CPUs running it."""
+    out = {}
+    for name in names:
+        m = CURVE.match(name)
+        if m:
+            out.setdefault(m.group(1), []).append((int(m.group(2)), name))
+    return {bench: sorted(points) for bench, points in out.items()}
+
+
+def print_scaling(table):
+    """The *_concurrent rows of @table ({row: {key: value}}) as ns/op
+    against CPUs: a line a benchmark, a column a CPU count (net ns/op
+    median; "-" where it did not pass)."""
+    got = curves(table)
+    counts = sorted({n for points in got.values() for n, _ in points})
+    if not counts:
+        return
+    rows = [("ns/op, CPUs at once",) + tuple(
+        f"{n} CPU{'s' if n > 1 else ''}" for n in counts)]
+    for bench, points in got.items():
+        row = dict(points)
+        rows.append((bench,) + tuple(
+            table[row[n]].get("net_ns_per_op", "-")
+            if n in row and table[row[n]].get("status") in ("pass", "fail")
+            else "-" for n in counts))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    print("  scaling: each CPU's net ns/op with that many CPUs running the "
+          "benchmark at once (team_cpus=):")
+    for r in rows:
+        print("  " + "  ".join(c.ljust(w) if not i else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths))))
+
+
 def print_table(table):
     # p99 alone: of the ops timed one at a time, net of the clock's reads.
     cols = ("benchmark", "status", "context", "ns/op median", "net",

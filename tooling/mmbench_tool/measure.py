@@ -441,6 +441,22 @@ def check_sides(args):
                           f"sides: not with --{w}-kernel")
 
 
+def check_not_itself(args):
+    """Refuse, without --aa, sides that are one kernel with the same
+    module parameters and kernel arguments: minutes of boots of an A/A,
+    which finds nothing but chance (a bare ./mmbench measure)."""
+    if args.aa or getattr(args, "tree", None):
+        return
+    a, b = _side_args(args, "a"), _side_args(args, "b")
+    if a == b and sorted(getattr(args, "a_kernel_arg", None) or []) == \
+            sorted(getattr(args, "b_kernel_arg", None) or []):
+        raise Failure("A and B are one kernel with the same parameters: "
+                      "give B its own (--b-kernel IMAGE --b-headers DIR, "
+                      "--b-param, --b-kernel-arg), or --aa to measure a "
+                      "kernel against itself (an A/A: about one in twenty "
+                      "flags a row by chance)")
+
+
 def same_selection(sides):
     """Refuse, before anything boots, sides that would run other
     benchmarks: compare calls a row measured in one kernel only an
@@ -491,12 +507,13 @@ def compare_archives(a, b, norm, outdir, plot=True, quiet=False,
             old.unlink(missing_ok=True)
         # Every plot this compare may write, listed before the first:
         # one interrupted leaves none that a later compare would keep.
-        write_json([outdir / "forest.png"] +
+        write_json([outdir / "forest.png", outdir / "scaling.png"] +
                    [plots.sample_path(outdir / "samples", r.row)
                     for r in c.rows] if plot else [])
         if plot:
             try:
                 plots.forest(c, outdir / "forest.png", made)
+                plots.scaling(c, outdir / "scaling.png", made)
                 plots.samples(c, a, b, outdir / "samples", made)
             except (ValueError, TypeError, ArithmeticError,
                     RuntimeError, ImportError) as e:
@@ -633,10 +650,10 @@ def measure(args, results=None, plot=True):
     check_labels(args)
     if getattr(args, "tree", None):
         revisions.check(args)
-    elif args.revisions or args.config or args.aa or \
+    elif args.revisions or args.config or \
             args.align_functions or args.layouts is not None:
-        raise Failure("REV, --config, --layouts, --align-functions and "
-                      "--aa go with --tree")
+        raise Failure("REV, --config, --layouts and --align-functions go "
+                      "with --tree")
     check_sides(args)
     loads_only_options(args, "measure")
     sides = []
@@ -660,6 +677,7 @@ def measure(args, results=None, plot=True):
     same_sampling(sides)
     same_cpus(sides)
     same_selection(sides)
+    check_not_itself(args)
     with Phase("packages (compare)"):
         deps.ensure(COMPARE_PACKAGES)
     if getattr(args, "tree", None):

@@ -1,11 +1,11 @@
 """The plots of ./mmbench compare (Debian's python3-matplotlib): a forest
-plot of every row's change with its interval, and per row the samples of
-A and B side by side (for a p99 row, beside both kernels' distributions
-of the ops timed alone)."""
+plot of every row's change with its interval, per row the samples of A
+and B side by side (for a p99 row, beside both kernels' distributions
+of the ops timed alone), and the *_concurrent rows against CPUs."""
 import re
 import sys
 
-from . import compare
+from . import compare, ktap
 
 COLOURS = {compare.REGRESSION: "tab:red", compare.IMPROVEMENT: "tab:green",
            compare.NO_CHANGE: "tab:grey", compare.INCONCLUSIVE: "tab:orange",
@@ -174,6 +174,46 @@ def _distribution(ax, hists):
     ax.set_xlabel("ns an op (clock reads included)")
     ax.set_ylabel("share of ops this slow or slower")
     ax.legend(fontsize=8)
+
+
+def scaling(c, path, made):
+    """Each *_concurrent benchmark's median against the CPUs running it
+    at once, A's and B's (a row a CPU count: compare judges each point);
+    nothing when no benchmark has two points.  Adds @path to the list
+    @made before writing it, and returns @made."""
+    got = {bench: points for bench, points in
+           ktap.curves([r.row for r in c.rows]).items() if len(points) > 1}
+    if not got:
+        return made
+    plt = _pyplot()
+    by_row = {r.row: r for r in c.rows}
+    fig, axes = plt.subplots(1, len(got), figsize=(4 * len(got), 3.4),
+                             squeeze=False)
+    for ax, (bench, points) in zip(axes[0], got.items()):
+        for side, col in (("A", "tab:blue"), ("B", "tab:red")):
+            xy = [(n, getattr(by_row[row], f"{side.lower()}_median"))
+                  for n, row in points]
+            xy = [(n, m) for n, m in xy if m is not None]
+            ax.plot([n for n, _ in xy], [m for _, m in xy], "o-",
+                    color=col, label=f"{side}: {_name(c, side)}")
+        for n, row in points:
+            if by_row[row].verdict in (compare.REGRESSION,
+                                       compare.IMPROVEMENT):
+                ax.annotate(by_row[row].verdict, (n, by_row[row].b_median),
+                            fontsize=6, color=COLOURS[by_row[row].verdict])
+        ax.set_xscale("log", base=2)
+        ax.set_xticks([n for n, _ in points])
+        ax.set_xticklabels([str(n) for n, _ in points])
+        ax.set_xlabel("CPUs at once")
+        ax.set_ylabel("instructions an op" if c.icount else
+                      "ns/op of each CPU (median)")
+        ax.set_title(bench, fontsize=9)
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    made.append(path)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return made
 
 
 def sample_path(folder, row):

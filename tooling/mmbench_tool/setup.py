@@ -395,6 +395,7 @@ def judge_suite(setup, out, results):
     if table:
         say("figures (ns/op under TCG are inflated; see README):")
         ktap.print_table(table)
+        ktap.print_scaling(table)
     checks += ceilings(setup.args, table)
     return checks
 
@@ -459,7 +460,11 @@ def measured(a, res, table):
     # The commonest reason first: one cause (a module not installed for
     # the kernel) skips every case, each for that reason.
     said = [r[4] for r in res if r[3] == "SKIP"]
-    reasons = sorted(set(said), key=lambda w: (-said.count(w), w))
+    # A case the selection left out says nothing of why those in it
+    # skipped: theirs first.
+    left_out = "is not in the benchmarks= of"
+    reasons = sorted(set(said), key=lambda w: (left_out in w,
+                                               -said.count(w), w))
     why = "no case ran" if not res else \
         "every case skipped" if not judged else "no row printed figures"
     if reasons:

@@ -134,9 +134,10 @@ def _add_compare_commands(sub):
                         "regression (under TCG layout moved rows as much "
                         "with it: tooling/doc/measured.md)")
     p.add_argument("--aa", action="store_true",
-                   help="with --tree: let A and B be the same commit, "
-                        "in layouts of their own (an A/A: about one in "
-                        "twenty flags a row by chance)")
+                   help="let A and B be one kernel with the same "
+                        "parameters (with --tree: the same commit, in "
+                        "layouts of their own): an A/A, about one in "
+                        "twenty flags a row by chance")
     _add_measure_options(p)
     add_label_options(p, tree=True)
     p.set_defaults(func="measure.cmd_measure")

@@ -1546,6 +1546,51 @@ class Plots(unittest.TestCase):
         self.assertAlmostEqual(plots._figures(c.rows[2], True)[0], 1.0,
                                delta=0.1)
 
+    def test_scaling_curves_of_both_kernels(self):
+        try:
+            from mmbench_tool import plots
+            plt = plots._pyplot()
+        except ImportError:
+            self.skipTest("python3-matplotlib not installed")
+        rng = random.Random(3)
+        rows = {"kmalloc_64": (200.0, 0.02),
+                "kmalloc_concurrent_cpus4": (900.0, 0.02),
+                "kmalloc_concurrent_cpus1": (300.0, 0.02),
+                "kmalloc_concurrent_cpus2": (500.0, 0.02),
+                "page_frag_concurrent_cpus1": (80.0, 0.02)}
+        kw = {"boots": 3, "loads": 3, "outliers": 0.0, "busy": 0.0,
+              "rows": rows}
+        c = compare.Comparison(
+            synthetic(rng, **kw),
+            synthetic(rng, shift={"kmalloc_concurrent_cpus4": 60}, **kw))
+        with tempfile.TemporaryDirectory() as tmp, \
+                unittest.mock.patch.object(plt, "close") as close:
+            path = Path(tmp) / "scaling.png"
+            made = plots.scaling(c, path, [])
+            self.assertEqual(made, [path])
+            self.assertEqual(path.read_bytes()[:4], b"\x89PNG")
+        # One panel: page_frag_concurrent has one point, no curve.
+        axes = close.call_args.args[0].axes
+        self.assertEqual([ax.get_title() for ax in axes],
+                         ["kmalloc_concurrent"])
+        lines = axes[0].get_lines()
+        self.assertEqual([list(ln.get_xdata()) for ln in lines],
+                         [[1, 2, 4], [1, 2, 4]])
+        by_row = {r.row: r for r in c.rows}
+        self.assertEqual(list(lines[1].get_ydata()), [
+            by_row[f"kmalloc_concurrent_cpus{n}"].b_median
+            for n in (1, 2, 4)])
+        self.assertEqual(by_row["kmalloc_concurrent_cpus4"].verdict,
+                         compare.REGRESSION)
+        self.assertIn("REGRESSION", [t.get_text() for t in axes[0].texts])
+        # No benchmark with two points: no plot.
+        one = {"kmalloc_64": (200.0, 0.02)}
+        c = compare.Comparison(synthetic(rng, boots=2, loads=2, rows=one),
+                               synthetic(rng, boots=2, loads=2, rows=one))
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertEqual(plots.scaling(c, Path(tmp) / "s.png", []), [])
+            self.assertFalse((Path(tmp) / "s.png").exists())
+
     def test_forest_names_the_kernels_and_clips_nothing(self):
         try:
             from mmbench_tool import plots
@@ -3223,7 +3268,7 @@ class Sampling(unittest.TestCase):
 
     def test_icount_said_in_the_fingerprint(self):
         # --accel icount: x86_64 and TCG only; its archives say so.
-        for cmd in (["measure"], ["compare-check", "aa"]):
+        for cmd in (["measure", "--aa"], ["compare-check", "aa"]):
             rc, out = support.options_only(*cmd, "--accel", "icount")
             self.assertIsNone(rc, out)
             rc, out = support.options_only(*cmd, "--accel", "icount",
@@ -3356,7 +3401,8 @@ class SamplingOptions(unittest.TestCase):
             self.assertEqual(rc, 2, out)
             self.assertIn("sampled differently", out)
             self.assertIn("samples=3", out)
-        rc, out = support.options_only("measure", "--param", "samples=9")
+        rc, out = support.options_only("measure", "--aa", "--param",
+                                       "samples=9")
         self.assertIsNone(rc, out)
         rc, out = support.options_only("measure", "--b-param", "cpu=1")
         self.assertIsNone(rc, out)
@@ -3466,8 +3512,23 @@ class Options(unittest.TestCase):
             self.assertIn(says, out)
 
     def test_measure_accepts_the_defaults(self):
-        rc, _out = support.options_only("measure")
+        rc, _out = support.options_only("measure", "--aa")
         self.assertIsNone(rc)
+
+    def test_measure_of_a_kernel_against_itself_needs_aa(self):
+        # A new user's bare ./mmbench measure started 16 boots of the
+        # stock kernel against itself, saying nothing.
+        for argv in ((), ("--param", "samples=5"),
+                     ("--kernel-arg", "mitigations=off")):
+            rc, out = support.options_only("measure", *argv)
+            self.assertEqual(rc, 2, out)
+            self.assertIn("A and B are one kernel with the same "
+                          "parameters", out)
+            self.assertIn("--aa", out)
+        for argv in (("--b-param", "cpu=1"),
+                     ("--b-kernel-arg", "mitigations=off"), ("--aa",)):
+            rc, out = support.options_only("measure", *argv)
+            self.assertIsNone(rc, out)
 
     def test_compare_of_one_folder_that_does_not_exist(self):
         rc, out = support.options_only("compare", "/nonexistent-a")

@@ -1,4 +1,6 @@
 """The KTAP helpers the verdicts are taken from."""
+import contextlib
+import io
 import unittest
 
 import support
@@ -25,6 +27,37 @@ class Ktap(unittest.TestCase):
         self.assertEqual(ktap.figures(inner)["kmalloc_64"],
                          {"status": "pass", "ns_per_op_median": "171.763"})
         self.assertTrue(ktap.runner_verdict(suite).startswith("not ok 1"))
+
+    def test_scaling_table(self):
+        table = {"kmalloc_64": {"status": "pass", "net_ns_per_op": "9.0"},
+                 "kmalloc_concurrent_cpus16": {"status": "pass",
+                                               "net_ns_per_op": "80.5"},
+                 "kmalloc_concurrent_cpus2": {"status": "pass",
+                                              "net_ns_per_op": "31.25"},
+                 "page_frag_concurrent_cpus2": {"status": "unsupported"},
+                 "page_frag_concurrent_cpus1": {"status": "fail",
+                                                "net_ns_per_op": "12.0"}}
+        self.assertEqual(ktap.curves(table), {
+            "kmalloc_concurrent": [(2, "kmalloc_concurrent_cpus2"),
+                                   (16, "kmalloc_concurrent_cpus16")],
+            "page_frag_concurrent": [(1, "page_frag_concurrent_cpus1"),
+                                     (2, "page_frag_concurrent_cpus2")]})
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            ktap.print_scaling(table)
+        lines = out.getvalue().splitlines()
+        self.assertIn("team_cpus=", lines[0])
+        self.assertEqual(lines[1].split(), ["ns/op,", "CPUs", "at", "once",
+                                            "1", "CPU", "2", "CPUs", "16",
+                                            "CPUs"])
+        self.assertEqual(lines[2].split(), ["kmalloc_concurrent", "-",
+                                            "31.25", "80.5"])
+        self.assertEqual(lines[3].split(), ["page_frag_concurrent", "12.0",
+                                            "-", "-"])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            ktap.print_scaling({"kmalloc_64": table["kmalloc_64"]})
+        self.assertEqual(out.getvalue(), "")
 
     def test_a_failed_case_says_why(self):
         # results.json's reason of a case over its ceiling was "": the
