@@ -17,6 +17,8 @@ def cmd_export(args):
         raise Failure(f"--results {args.results}: no figures in its "
                       "mmbench_test.ktap: not the results of a ./mmbench "
                       "run or test that ran the suite")
+    if args.results is not None:
+        series.check_cover_run(args.results)
     with Phase("packages"):
         deps.ensure(deps.EXPORT_PACKAGES)
     with Phase("export"):

@@ -433,8 +433,8 @@ COVER_ROWS = ("baseline", "inc_dec_zone_page_state", "count_vm_event",
               "alloc_pages_batch_order0", "alloc_pages_bulk_64",
               "kmalloc_64", "kmalloc_4096", "kmem_cache_64",
               "kmem_cache_bulk_64", "kfree_bulk_64", "page_frag_64",
-              "alloc_pages_concurrent", "kmalloc_concurrent",
-              "page_frag_concurrent", "ptr_ring_remote",
+              "alloc_pages_concurrent_cpus2", "kmalloc_concurrent_cpus2",
+              "page_frag_concurrent_cpus2", "ptr_ring_remote",
               "kmalloc_remote_free", "page_frag_remote_free", "ndelay_200")
 
 
@@ -483,16 +483,44 @@ def _failed(results):
         return False
 
 
+def not_default(results):
+    """The options of the run in @results that the cover letter's
+    command ("./mmbench run") does not give (--param, --env, --ceiling),
+    as a string; "" for none, or no results.json to say."""
+    try:
+        got = json.loads((results / "results.json").read_text()).get(
+            "options") or {}
+        return " ".join(f"--{opt} {v}" for key, opt in (
+            ("params", "param"), ("env", "env"), ("ceilings", "ceiling"))
+            for v in got.get(key) or [])
+    except (OSError, ValueError, AttributeError):
+        return ""
+
+
+def check_cover_run(results):
+    """Refuse @results for the cover letter's figures: a run that did not
+    pass, or that gave options the letter's command does not."""
+    if _failed(results):
+        raise Failure(f"--results {results}: that run did not pass: its "
+                      "figures are not the module's")
+    given = not_default(results)
+    if given:
+        raise Failure(f"--results {results}: a run with {given}: the "
+                      "cover letter quotes a plain ./mmbench run")
+
+
 def newest_run():
     """The newest results folder of ./mmbench run or test with figures,
-    of a run that did not fail: "latest" moves on to an attempt that
-    stopped early too, and a failed run's figures are not the module's."""
+    of a run that did not fail and gave no options: "latest" moves on to
+    an attempt that stopped early too, a failed run's figures are not
+    the module's, and another selection or sampling is not the letter's
+    command's."""
     top = OUT / "results"
     stamps = sorted((d for d in top.iterdir() if d.is_dir() and
                      re.fullmatch(r"[0-9]{8}-[0-9]{6}", d.name)),
                     reverse=True) if top.is_dir() else []
-    return next((d for d in stamps if run_figures(d) and not _failed(d)),
-                None)
+    return next((d for d in stamps if run_figures(d) and not _failed(d)
+                 and not not_default(d)), None)
 
 
 def cover_figures(results=None):

@@ -503,6 +503,25 @@ class CoverLetter(unittest.TestCase):
                     '{"schema": 2, "outcome": "failed"}')
                 self.assertEqual(series.newest_run(),
                                  top / "20261201-100000")
+                # So is one given options: a new user's trial quoted a
+                # run of benchmarks=kmalloc as the plain command's.
+                (top / "20261202-100000" / "results.json").write_text(
+                    '{"schema": 2, "outcome": "passed", "options": '
+                    '{"params": ["benchmarks=kmalloc", "samples=11"], '
+                    '"env": [], "ceilings": []}}')
+                self.assertEqual(series.newest_run(),
+                                 top / "20261201-100000")
+                for given in ("params", "failed"):
+                    if given == "failed":
+                        (top / "20261202-100000" / "results.json"
+                         ).write_text('{"outcome": "failed"}')
+                    rc, out = support.options_only(
+                        "export", "--results", str(top / "20261202-100000"))
+                    self.assertEqual(rc, 2, out)
+                    self.assertIn("that run did not pass" if given ==
+                                  "failed" else "a run with --param "
+                                  "benchmarks=kmalloc --param samples=11",
+                                  out)
                 (top / "20261202-100000" / "results.json").unlink()
                 self.assertRegex(series.cover_figures(),
                                  r"kmalloc_64 +344\.5 +340\.9")
