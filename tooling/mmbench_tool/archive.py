@@ -219,7 +219,7 @@ def _bad_row(rec):
         return f"a row record whose row is not a row's name: {name!r:.60}"
     for key in ROW_FIGURES:
         if not _number_or_none(rec.get(key)):
-            return f"row {name}: {key} is not a finite number"
+            return f"row {name}: {key} is not a number under 1e18"
     median = rec.get("median")
     # The module's figures are in ps: 0.001 ns is its least median.
     if rec.get("status") == "pass" and (median is None or median < 0.001):
@@ -234,7 +234,7 @@ def _bad_row(rec):
             return f"row {name}: {key} is not a count"
     for key in ("ops_per_sample", "slow_ops"):
         if not _number_or_none(rec.get(key)):
-            return f"row {name}: {key} is not a finite number"
+            return f"row {name}: {key} is not a number under 1e18"
     op_ns = rec.get("op_ns")
     if op_ns is not None and (not isinstance(op_ns, dict) or not all(
             k in TAIL_KEYS and _number_or_none(v) and v is not None

@@ -348,8 +348,9 @@ def parser():
                         f"from (default: the newest in {OUT}/results of a "
                         "run that had figures and did not fail)")
     p.add_argument("--check", action="store_true",
-                   help="run checkpatch.pl --strict on each patch and "
-                        "kernel-doc on the module; exit 1 on any report")
+                   help="run checkpatch.pl --strict on each patch, "
+                        "kernel-doc on the module and get_abi.pl on the "
+                        "ABI file; exit 1 on any report")
     p.set_defaults(func="export.cmd_export")
     _list_commands(parser, sub)
     return parser, sub

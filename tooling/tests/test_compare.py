@@ -1359,14 +1359,17 @@ class Archive(unittest.TestCase):
             '{"type": "row", "boot": "b", "load": null, "row": "r", '
             '"median": 1.5}': "load is not a number",
             '{"type": "row", "boot": "b", "load": 1, "row": "r", '
-            '"median": true}': "median is not a finite number",
+            '"median": true}': "median is not a number under 1e18",
             '{"type": "row", "boot": "b", "load": 1, "row": "r", '
-            '"median": NaN}': "median is not a finite number",
+            '"median": NaN}': "median is not a number under 1e18",
             # What a new user's trial slipped past compare and fleet.
             '{"type": "row", "boot": "b", "load": 1, "row": "r", '
-            '"median": 1e999}': "median is not a finite number",
+            '"median": 1e999}': "median is not a number under 1e18",
             '{"type": "row", "boot": "b", "load": 1, "row": "r", '
-            '"median": Infinity}': "median is not a finite number",
+            '"median": Infinity}': "median is not a number under 1e18",
+            # Finite, yet past what an archive holds: said so.
+            '{"type": "row", "boot": "b", "load": 1, "row": "r", '
+            '"median": 1e300}': "median is not a number under 1e18",
             '{"type": "row", "boot": "b", "load": 1, "row": "r", '
             '"median": 0, "status": "pass"}': "passed with a median of 0",
             '{"type": "row", "boot": "b", "load": 1, "row": "r", '
@@ -1375,7 +1378,7 @@ class Archive(unittest.TestCase):
             '"median": null, "status": "pass"}': "passed with a median of "
                                                  "None",
             '{"type": "row", "boot": "b", "load": 1, "row": "r", '
-            '"median": 1, "net": "x"}': "net is not a finite number",
+            '"median": 1, "net": "x"}': "net is not a number under 1e18",
             '{"type": "row", "boot": "b", "load": 1, "row": "a b;rm -rf x", '
             '"median": 1.5}': "row is not a row's name",
             '{"type": "row", "boot": "b", "load": 1, "row": "r", '
@@ -2012,7 +2015,7 @@ class NotAnAA(unittest.TestCase):
             # overflowed), boots that are not strings, records of no
             # archive, parameters that are not NAME=VALUE.
             (recs + [row(median=10 ** 400, load=99)],
-             "median is not a finite number", ""),
+             "median is not a number under 1e18", ""),
             (recs + [row(sample_ns=[10 ** 400], load=99)],
              "sample_ns is not a list of finite numbers", ""),
             (recs + [row(median=2e-310, load=99)],
