@@ -120,7 +120,7 @@ hog_start
 load "benchmarks=kmalloc_concurrent,kmalloc_remote_free samples=3"
 cpus=$(cat /sys/module/test_mmbench/parameters/cpus 2>&1)
 rows_say x ""
-[ "$rc" = 0 ] && [ "$cpus" = "(null)" ] && [ "$(ls $rows | tr '\n' ' ')" = "baseline kmalloc_concurrent_cpus1 kmalloc_remote_free " ] &&
+[ "$rc" = 0 ] && [ "$cpus" = "(null)" ] && [ "$(ls $rows | tr '\n' ' ')" = "baseline kmalloc_concurrent_cpus1 kmalloc_remote_free preempt " ] &&
 	[ "$(cat $rows/kmalloc_concurrent_cpus1/status $rows/kmalloc_concurrent_cpus1/cpus 2>&1 | tr '\n' ' ')" = "pass 0 " ] &&
 	[ "$(cat $rows/kmalloc_remote_free/status $rows/kmalloc_remote_free/reason 2>&1 | tr '\n' ' ')" = "unsupported needs 2 online CPUs in cpus=0 " ]
 result $? "the multi-CPU rows leave isolated CPUs alone by default" "insmod: $rc: $(cat /tmp/insmod.out); cpus=$cpus;$got"
