@@ -364,6 +364,7 @@ class RowResult:
         self.verdict = INCONCLUSIVE
         self.more_boots = None
         self.why = ""
+        self.untested = False  # one icount cannot judge (_untested())
         self.diff = self.se = self.df = None
         self.level = None      # icount: A's mean, instructions an op
 
@@ -723,7 +724,11 @@ class Comparison:
             decide(r, m)
             if r.row in untested:
                 r.verdict, r.more_boots = INCONCLUSIVE, None
-                r.why = untested[r.row]
+                r.why, r.untested = untested[r.row], True
+                # No interval either: a p99's df=1 one spanned 10^13 and
+                # squeezed every other row of the forest plot to a dot.
+                r.change = r.lo = r.hi = r.mde = None
+                r.change_insn = r.lo_insn = r.hi_insn = r.mde_insn = None
             if self.one_boot:
                 r.verdict, r.more_boots = INCONCLUSIVE, None
             if self.not_comparable:
@@ -890,7 +895,9 @@ class Comparison:
         far = len(hinted) - len(near)
         layout = sum(1 for r in undecided if r.more_boots is None and
                      r.why.startswith("layout alone"))
-        few = sum(1 for r in undecided if r.change is None)
+        untested = sum(1 for r in undecided if r.untested)
+        few = sum(1 for r in undecided if r.change is None and
+                  not r.untested)
         parts = []
         if near:
             k = max(r.more_boots for r in near)
@@ -914,6 +921,10 @@ class Comparison:
         if few:
             parts.append(f"{few}: fewer than {MIN_UNITS} {more} a kernel "
                          "with quiet passing loads")
+        if untested:
+            parts.append(f"{untested}: p99 rows or rows on several "
+                         "CPUs, which icount does not judge; time mode "
+                         "does")
         return f" ({'; '.join(parts)})" if parts else ""
 
     def report(self):

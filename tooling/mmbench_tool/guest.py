@@ -262,6 +262,29 @@ def impossible_eflags(d):
     return None
 
 
+# Seconds from QEMU's start without a word from the guest's init after
+# which the run says so: a TCG boot takes 10-60 s, a debug kernel's more.
+QUIET_SECONDS = 300
+
+
+def quiet_note(console, cpus, icount):
+    """What to say of a guest that has said nothing for QUIET_SECONDS:
+    the last line of its kernel console (@console), and under icount on
+    several CPUs where Debian's 6.1 kernel stops."""
+    try:
+        lines = [ln for ln in Path(console).read_text(
+            errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        lines = []
+    return (f"the guest has said nothing for {QUIET_SECONDS} s; its "
+            "console's last line: "
+            + (repr(lines[-1][-120:]) if lines else "none") +
+            (f" (under --accel icount, Debian's 6.1 kernel stops at "
+             f"'Booting SMP configuration' with {cpus} CPUs: --cpus 1)"
+             if icount and cpus > 1 else "") +
+            "; it waits until --timeout, or Ctrl-C")
+
+
 def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout,
          arch=X86_64, kernel_args=(), icount=False):
     """Boot the @arch guest; feed each line of its result port to @on_line.
@@ -282,10 +305,17 @@ def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout,
 
     timer = threading.Timer(timeout, kill)
     timer.start()
+    # A guest silent that long has not booted: say so, while it waits on.
+    quiet = threading.Timer(QUIET_SECONDS,
+                            lambda: say(quiet_note(console, cpus, icount)))
+    if QUIET_SECONDS < timeout:
+        quiet.start()
     tail = []
     try:
         for raw in proc.stdout:
             line = raw.decode(errors="replace").rstrip("\r\n")
+            if line.strip():
+                quiet.cancel()
             tail = (tail + [line])[-20:]
             on_line(line)
             if line.startswith("KVM internal error"):
@@ -294,6 +324,7 @@ def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout,
         rc = proc.wait()
     finally:
         timer.cancel()
+        quiet.cancel()
         if proc.poll() is None:
             proc.kill()
             proc.wait()

@@ -422,6 +422,11 @@ def check_sides(args):
     """Refuse --a-/--b- kernel options that do not go together, naming
     them (check_options() would name --kernel), before anything is
     installed."""
+    own = [f"--{w}-kernel" for w in ("a", "b")
+           if getattr(args, f"{w}_kernel", None)]
+    if own and getattr(args, "kernel", None):
+        raise Failure(f"--kernel (both sides') and {' and '.join(own)}: "
+                      "give each side its own, --a-kernel and --b-kernel")
     for w in ("a", "b"):
         g = lambda k: getattr(args, f"{w}_{k}", None)  # noqa: E731
         if bool(g("kernel")) != bool(g("headers")):
@@ -662,7 +667,15 @@ def measure(args, results=None, plot=True):
         opt = f"--{name.lower()}-param"
         try:
             s = Side(name, args, **_side_args(args, name.lower()), opt=opt)
-            check_options(s.args)
+            try:
+                check_options(s.args)
+            except Failure as e:
+                # A side's own kernel is named as it was given.
+                m = re.match(r"--(kernel|headers|release) ", str(e))
+                if not m or not getattr(args, f"{name.lower()}_"
+                                        f"{m.group(1)}", None):
+                    raise
+                raise Failure(f"--{name.lower()}-{str(e)[2:]}") from e
             module_params(s.args)
         except Failure as e:
             # A side's parameters are --env MMBENCH_PARAMS's and --param's

@@ -384,7 +384,8 @@ def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=(),
     for item in params.get("team_cpus", "").split(","):
         if (kstrtouint(item) or 0) > have:
             raise Failure(f"--param team_cpus={params['team_cpus']}: "
-                          f"{item} is more than the {have} CPUs the guest "
+                          f"{item} is more than the {have} CPU"
+                          f"{'s' if have != 1 else ''} the guest "
                           f"has for the rows on several CPUs ({said})")
     benches, teams = benchmarks(source), team_benchmarks(source)
     # A pair (a team without a list) runs on 2 CPUs, or not at all: a

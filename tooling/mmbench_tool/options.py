@@ -491,6 +491,9 @@ def label(text):
     """A kernel's name for --label-a/-b: something to read."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty name")
+    if not text.isprintable():
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a name on one line, without control characters")
     return text
 
 

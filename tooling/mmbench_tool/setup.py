@@ -231,8 +231,8 @@ class Setup:
         self.spoilt = first_flags = None
         for attempt in (1, 2):
             with Phase(f"guest ({'KVM' if kvm else 'TCG'}"
-                       f"{', icount' if icount else ''}, {cpus} CPUs, "
-                       f"{memory} MiB)"):
+                       f"{', icount' if icount else ''}, {cpus} "
+                       f"CPU{'s' if cpus > 1 else ''}, {memory} MiB)"):
                 try:
                     guest.boot(self.kernel, image, cpus, memory, kvm,
                                console, show, self.args.timeout,

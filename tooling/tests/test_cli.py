@@ -125,6 +125,11 @@ class Labels(unittest.TestCase):
         with self.assertRaises(SystemExit), \
                 contextlib.redirect_stderr(io.StringIO()):
             cli.parse(["compare", "a.jsonl", "b.jsonl", "--label-a", " "])
+        # One line: a new user's "a\nb" split the table's first line.
+        with self.assertRaises(SystemExit), \
+                contextlib.redirect_stderr(io.StringIO()) as err:
+            cli.parse(["compare", "a.jsonl", "b.jsonl", "--label-a", "a\nb"])
+        self.assertIn("a name on one line", err.getvalue())
         args = cli.parse(["compare", "a.jsonl", "b.jsonl", "--label-a",
                           "x", "--label-b", "x"])
         with self.assertRaisesRegex(Failure, "both 'x'"):

@@ -609,12 +609,20 @@ class Icount(unittest.TestCase):
                 change(rec)
         c = compare.Comparison(a, b)
         by = {r.row: r for r in c.rows}
-        self.assertRegex("\n".join(c.report()),
-                         rf"\n{re.escape(row)} .* - +- .*INCONCLUSIVE")
+        # Its medians, and no change or interval (a p99's df=1 interval
+        # spanned 10^13 in a new user's forest plot).
+        report = "\n".join(c.report())
+        self.assertRegex(report, rf"\n{re.escape(row)} +[0-9.]+ +[0-9.]+ +"
+                                 "INCONCLUSIVE")
+        self.assertIn("undecided: 1 row, no answer for them (1: p99 rows or "
+                      "rows on several CPUs, which icount does not judge; "
+                      "time mode does)", report)
         json.dumps(c.as_json())
         self.assertEqual(by["row08"].verdict, compare.REGRESSION)
         self.assertEqual(by[row].verdict, compare.INCONCLUSIVE)
         self.assertIsNone(by[row].p)
+        self.assertIsNone(by[row].change_insn)
+        self.assertIsNone(by[row].hi)
         return by[row]
 
     def test_rows_on_several_cpus_are_no_verdict(self):
@@ -2228,6 +2236,13 @@ class SideOptions(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             k = Path(d) / "vmlinuz"
             k.write_text("")
+            # A headers tree as far as the options look.
+            hd = Path(d) / "headers"
+            (hd / "include/config").mkdir(parents=True)
+            (hd / "Makefile").write_text("")
+            (hd / "include/config/kernel.release").write_text("6.12.1\n")
+            (hd / "include/config/auto.conf").write_text("")
+            hd = str(hd)
             for argv, says in (
                     (["--a-kernel", str(k)], "--a-kernel and --a-headers "
                                              "go together"),
@@ -2240,7 +2255,15 @@ class SideOptions(unittest.TestCase):
                       "--a-headers", d], "not with --a-kernel"),
                     (["--a-param", "benchmarks=kmalloc", "--b-param",
                       "benchmarks=kmalloc,inc_dec_zone_page_state"],
-                     "would run other benchmarks")):
+                     "would run other benchmarks"),
+                    # A new user's trial: the option as given, and
+                    # --kernel beside a side's own, refused.
+                    (["--a-kernel", "/etc/passwd", "--a-headers", hd],
+                     "--a-kernel /etc/passwd: not an x86 bzImage"),
+                    (["--kernel", str(k), "--headers", d, "--b-kernel",
+                      str(k), "--b-headers", d],
+                     "--kernel (both sides') and --b-kernel: give each "
+                     "side its own")):
                 rc, out = support.options_only("measure", *argv)
                 self.assertEqual(rc, 2, (argv, out))
                 self.assertIn(says, out, argv)

@@ -119,7 +119,7 @@ class Refused(support.Options, unittest.TestCase):
         # team_cpus= above the CPUs the rows have: the module refuses it.
         self.refused_measure("--param", "cpus=0", "--param", "team_cpus=1,2",
                              says="--param team_cpus=1,2: 2 is more than the "
-                                  "1 CPUs the guest has for the rows on "
+                                  "1 CPU the guest has for the rows on "
                                   "several CPUs (--cpus 2, cpus=0)")
         self.accepted_measure("--cpus", "4", "--param", "team_cpus=1,3,4")
         # Pairs alone, on 1 CPU: nothing would run (a new user's run

@@ -71,6 +71,7 @@ class Timeout(unittest.TestCase):
                       "can take that long; raise --timeout or lower --cpus)",
                       out)
         # What a boot that hung said is still judged.
+        self.assertNotIn("has said nothing", out)
         self.assertIn("PASS: no oops, BUG or WARN in the kernel log", out)
         self.assertNotIn("kunit.py parse", out)
         self.assertNotIn("the run measured something", out)
@@ -78,6 +79,29 @@ class Timeout(unittest.TestCase):
         self.assertEqual((doc["finished"], doc["guest"]["started"],
                           doc["guest"]["timed_out_after_s"], doc["rows"],
                           doc["cases"]), (False, False, 2, [], []))
+
+    def test_a_silent_boot_is_said_while_it_waits(self):
+        """A new user's measure of Debian's 6.1 kernel under icount on 2
+        CPUs sat 11 minutes in its first boot with no word: the run says
+        where the console stopped once the guest is silent that long."""
+        from unittest import mock
+
+        from mmbench_tool import guest
+        fake = support.FakeGuest([], hang=True, console=[
+            "x86: Booting SMP configuration:"])
+        self.addCleanup(fake.close)
+        with mock.patch.object(guest, "QUIET_SECONDS", 1):
+            rc, out = fake.run("run", "--accel", "icount", "--timeout", "3")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("the guest has said nothing for 1 s; its console's "
+                      "last line: 'x86: Booting SMP configuration:' (under "
+                      "--accel icount, Debian's 6.1 kernel stops at "
+                      "'Booting SMP configuration' with 2 CPUs: --cpus 1); "
+                      "it waits until --timeout, or Ctrl-C", out)
+        # Said once, and not where the guest speaks in time.
+        self.assertEqual(out.count("has said nothing"), 1)
+        self.assertNotIn("(under --accel icount", guest.quiet_note(
+            "/nonexistent", 1, True))
 
 
 if __name__ == "__main__":
