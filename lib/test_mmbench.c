@@ -1127,9 +1127,9 @@ static const struct mmbench_bench mmbench_page_frag[] = {
 static struct cpumask mmbench_cpus_mask;
 static char *mmbench_cpus_list;
 
-/* How many CPUs of those a *_concurrent row runs on: a row per count; max is set at load. */
+/* How many CPUs of those a *_concurrent row runs on: a row per count. */
 static struct mmbench_list mmbench_team_cpus = {
-	.min = 1, .param = "team_cpus", .prefix = "cpus",
+	.min = 1, .max = NR_CPUS, .param = "team_cpus", .prefix = "cpus",
 };
 
 module_param_named(cpus, mmbench_cpus_list, charp, 0444);
@@ -1137,7 +1137,7 @@ MODULE_PARM_DESC(cpus,
 		 "CPUs of the rows on several CPUs, a list such as 0-3,6; a pair takes the two lowest-numbered online ones, push_cpu then pop_cpu (default: the online CPUs that isolcpus= leaves to the scheduler, at load)");
 module_param_array_named(team_cpus, mmbench_team_cpus.vals, uint, &mmbench_team_cpus.nr, 0444);
 MODULE_PARM_DESC(team_cpus,
-		 "Comma-separated CPU counts of the *_concurrent rows, up to 8, each 1..the CPUs of cpus=, the lowest-numbered taken (default 1, 2, 4, ... below them, and all of them)");
+		 "Comma-separated CPU counts of the *_concurrent rows, up to 8, each 1..NR_CPUS, the lowest-numbered CPUs of cpus= taken, a row unsupported past them (default 1, 2, 4, ..., 64 below their number, and all)");
 
 /* One CPU of a team: a bound thread that runs its part of each sample. */
 struct mmbench_worker {
@@ -1281,7 +1281,7 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 		all = atomic_read(&t->ready) == t->nr;	/* else blame one that never started */
 		while (i < t->nr - 1 && READ_ONCE(*(all ? &t->w[i].done : &t->w[i].seen)) == t->gen)
 			i++;
-		if (all && ctx->bench->pop && !i && READ_ONCE(t->w[1].done) != t->gen)
+		if (all && ctx->bench->pop && !i && READ_ONCE(t->w[1].done) != t->gen)	/* nr 2 */
 			i = !__ptr_ring_empty(&t->ring);	/* pop_cpu, if behind */
 		WRITE_ONCE(t->stop, true);
 		mmbench_set(ctx->row, MMBENCH_ERROR, "no progress on CPU %d in 2 s", t->w[i].cpu);
@@ -1328,18 +1328,20 @@ static int team_setup(struct mmbench_ctx *ctx)
 	struct task_struct *task;
 	struct mmbench_worker *w;
 	struct mmbench_team *t;
-	unsigned int i = 0;
+	unsigned int i = 0, want = b->pop ? 2 : ctx->row->arg;	/* a row's value: its CPUs */
 	int cpu;
 
-	cpumask_and(cpus, &mmbench_cpus_mask, cpu_online_mask);
-	while (cpumask_weight(cpus) > (b->pop ? 2 : ctx->arg))
-		cpumask_clear_cpu(cpumask_last(cpus), cpus);
-	if (cpumask_weight(cpus) < (b->pop ? 2 : ctx->arg)) {
+	cpumask_clear(cpus);
+	for_each_cpu_and(cpu, &mmbench_cpus_mask, cpu_online_mask)
+		if (i++ < want)
+			cpumask_set_cpu(cpu, cpus);
+	if (i < want) {
 		mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "needs %u online CPUs in cpus=%*pbl",
-			    b->pop ? 2 : ctx->arg, cpumask_pr_args(&mmbench_cpus_mask));
+			    want, cpumask_pr_args(&mmbench_cpus_mask));
 		return -EOPNOTSUPP;
 	}
-	ctx->arg = 0;	/* blocks of order 0: the row's value is its CPUs */
+	i = 0;
+	ctx->arg = 0;	/* the workers' blocks: order 0, or the bench's size */
 	t = kvzalloc(struct_size(t, w, cpumask_weight(cpus)), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -1591,12 +1593,14 @@ static int __init test_mmbench_init(void)
 		return -EINVAL;
 	}
 /* series: cpus */
-	mmbench_team_cpus.max = cpumask_weight(&mmbench_cpus_mask);
-	if (!mmbench_team_cpus.nr) {	/* 1, 2, 4, ... below that, and all */
-		for (i = 1; i < mmbench_team_cpus.max && mmbench_team_cpus.nr < 7; i *= 2)
+	n = cpumask_weight(&mmbench_cpus_mask);
+	kernel_param_lock(THIS_MODULE);		/* what its file reads */
+	if (!mmbench_team_cpus.nr) {	/* 1, 2, 4, ..., 64 below n, and n */
+		for (i = 1; i < n && mmbench_team_cpus.nr < 7; i *= 2)
 			mmbench_team_cpus.vals[mmbench_team_cpus.nr++] = i;
-		mmbench_team_cpus.vals[mmbench_team_cpus.nr++] = mmbench_team_cpus.max;
+		mmbench_team_cpus.vals[mmbench_team_cpus.nr++] = n;
 	}
+	kernel_param_unlock(THIS_MODULE);
 /* series: end */
 	n = mmbench_walk(NULL);
 	if (n < 0)

@@ -178,8 +178,7 @@ refused cpus=0-4095 "cpus: '0-4095' is not a list of online CPUs ($online)"
 refused cpus=-1 "cpus: '-1' is not a list of online CPUs"
 refused cpus= "cpus: '' is not a list of online CPUs"
 refused "cpus=0,$ncpu" "cpus: '0,$ncpu' is not a list of online CPUs"
-refused team_cpus=0 "team_cpus: '0' is not a number from 1 to $ncpu"
-refused "cpus=0 team_cpus=2" "team_cpus: '2' is not a number from 1 to 1"
+refused team_cpus=0 "team_cpus: '0' is not a number from 1 to"
 # The knobs patch's slow_into=ROW:STEPS: a row of this load, once.
 into="is not ROW:STEPS, STEPS 1..10000, ROW a row of this load but the baseline, once"
 refused slow_into=count_vm_event "slow_into: 'count_vm_event' $into"
@@ -280,13 +279,14 @@ result $? "rows exist for what the load selected, each with the lean files" "rc=
 
 # cpu=1 and cpus= read back as given; the rows ran there.
 if [ "$ncpu" -ge 2 ]; then
-	insmod "$ko" cpu=1 cpus=0-1 benchmarks=count_vm_event,kmalloc_concurrent iterations=1000 samples=3
+	insmod "$ko" cpu=1 cpus=0-1 team_cpus=2 benchmarks=count_vm_event,kmalloc_concurrent iterations=1000 samples=3
 	rc=$?
-	c=$(param cpu) l=$(param cpus) b=$(cpus baseline) v=$(cpus count_vm_event) k=$(cpus kmalloc_concurrent_cpus2)
-	bad=$(rows_not pass)
+	c=$(param cpu) l=$(param cpus) t=$(param team_cpus) b=$(cpus baseline) v=$(cpus count_vm_event) k=$(cpus kmalloc_concurrent_cpus2)
+	bad=$(rows_not pass) one=$(st kmalloc_concurrent_cpus1)
 	loaded && rmmod test_mmbench
-	[ $rc -eq 0 ] && [ "$c" = 1 ] && [ "$l" = 0-1 ] && [ "$b" = 1 ] && [ "$v" = 1 ] && [ "$k" = 0-1 ] && [ -z "$bad" ]
-	result $? "cpu=1 cpus=0-1 read back as given, the rows ran there" "rc=$rc cpu=$c cpus=$l; cpus of baseline $b, count_vm_event $v, kmalloc_concurrent_cpus2 $k; not passing: $bad"
+	[ $rc -eq 0 ] && [ "$c" = 1 ] && [ "$l" = 0-1 ] && [ "$t" = 2 ] && [ "$b" = 1 ] && [ "$v" = 1 ] && [ "$k" = 0-1 ] &&
+		[ -z "$bad" ] && [ "$one" = none ]
+	result $? "cpu=1 cpus=0-1 team_cpus=2 read back as given, the rows ran there" "rc=$rc cpu=$c cpus=$l team_cpus=$t; cpus of baseline $b, count_vm_event $v, kmalloc_concurrent_cpus2 $k; kmalloc_concurrent_cpus1: $one (want none); not passing: $bad"
 else
 	skip_case "one CPU: no cpu=1" # same case
 fi
@@ -646,14 +646,26 @@ rc=$?
 result $? "MMBENCH_PARAMS benchmarks= runs those and skips the rest" "rc=$rc: $out"
 
 # A pair on one CPU of cpus= says which list it took the CPUs of; a
-# *_concurrent row runs on that one.
-insmod "$ko" cpus=0 benchmarks=kmalloc_concurrent,kmalloc_remote_free samples=3
+# *_concurrent row runs on that one, and one of 2 CPUs there is
+# unsupported the same way (a fleet's fixed team_cpus= on a smaller
+# machine: a row skipped, not a load refused).
+insmod "$ko" cpus=0 team_cpus=1,2 benchmarks=kmalloc_concurrent,kmalloc_remote_free samples=3
 w=$(why kmalloc_remote_free) s=$(st kmalloc_remote_free) k=$(st kmalloc_concurrent_cpus1)
+k2="$(st kmalloc_concurrent_cpus2): $(why kmalloc_concurrent_cpus2)"
 rows=$(ls $mb | tr '\n' ' ')
 loaded && rmmod test_mmbench
 [ "$s" = unsupported ] && [ "$w" = "needs 2 online CPUs in cpus=0" ] && [ "$k" = pass ] &&
-	[ "$rows" = "baseline kmalloc_concurrent_cpus1 kmalloc_remote_free preempt " ]
-result $? "with one CPU in cpus= a pair says cpus=, kmalloc_concurrent runs on 1" "kmalloc_remote_free: $s: $w; kmalloc_concurrent_cpus1: $k; rows: $rows"
+	[ "$k2" = "unsupported: needs 2 online CPUs in cpus=0" ] &&
+	[ "$rows" = "baseline kmalloc_concurrent_cpus1 kmalloc_concurrent_cpus2 kmalloc_remote_free preempt " ]
+result $? "with one CPU in cpus= a pair and a row of 2 CPUs say cpus=, kmalloc_concurrent runs on 1" "kmalloc_remote_free: $s: $w; kmalloc_concurrent_cpus1: $k; kmalloc_concurrent_cpus2: $k2; rows: $rows"
+# The watchdog with a team of one: its worker, on the run's CPU, sleeps
+# past the 2 s a sample may take.
+insmod "$ko" cpus=0 team_cpus=1 benchmarks=kmalloc_concurrent inject_stall_ms=3000 iterations=1000 samples=3
+rc=$?
+got="$(st kmalloc_concurrent_cpus1): $(why kmalloc_concurrent_cpus1)"
+loaded && timeout $((10 + release)) rmmod test_mmbench
+[ $rc -eq 0 ] && [ "$got" = "error: no progress on CPU 0 in 2 s" ] && ! loaded
+result $? "inject_stall_ms=3000 with a team of one CPU: an error, 'no progress on CPU 0 in 2 s'" "rc=$rc: $got"
 
 # An explicit module path loads through finit_module().
 out=$(cd $testdir && MMBENCH_MODULE=$ko ./mmbench_test -v count_vm_event 2>&1)
