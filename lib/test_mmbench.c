@@ -99,6 +99,10 @@ struct mmbench_ctx {
 	long usage;			/* mmbench_memcg's pages before the row */
 	long uncharged;			/* pages (slab: batches) held not charged */
 /* series: end */
+/* series: numa */
+	int node;			/* of the row's blocks: not this CPU's */
+	u64 elsewhere;			/* blocks of its check on another node */
+/* series: end */
 };
 
 /**
@@ -142,6 +146,10 @@ struct mmbench_bench {
 /* series: memcg */
 	/** @account: its blocks are charged to mmbench_memcg */
 	bool account;
+/* series: end */
+/* series: numa */
+	/** @remote: its blocks come from ctx->node, and are freed on this CPU */
+	bool remote;
 /* series: end */
 };
 
@@ -341,6 +349,11 @@ static void mmbench_check_batch(struct mmbench_ctx *ctx)
 	if (ctx->bench->account && !ctx->bench->pages)
 		ctx->uncharged += (long)((u64)n * ctx->size >> PAGE_SHIFT) -
 				  (mmbench_usage(&slack) - usage) > slack * num_online_cpus();
+/* series: end */
+/* series: numa */
+	for (i = 0; ctx->bench->remote && i < n; i++)
+		ctx->elsewhere += (ctx->bench->pages ? page_to_nid(ctx->ptrs[i]) :
+				   folio_nid(virt_to_folio(ctx->ptrs[i]))) != ctx->node;
 /* series: end */
 /* series: page_alloc */
 	for (i = 0; i < n; i++) {
@@ -1460,6 +1473,46 @@ static const struct mmbench_bench mmbench_account[] = {
 };
 
 /* series: end */
+/* series: numa */
+/* ---- a remote node ---- */
+
+MMBENCH_BLOCKS(pages_node, alloc_pages_node(ctx->node, MMBENCH_GFP | __GFP_THISNODE, ctx->arg),
+	       __free_pages(p, ctx->arg))
+MMBENCH_BLOCKS(kmalloc_node, kmalloc_node(ctx->size, MMBENCH_GFP | __GFP_THISNODE, ctx->node),
+	       kfree(p))
+
+/* The blocks of the next node with memory after this CPU's, freed here. */
+static int node_setup(struct mmbench_ctx *ctx)
+{
+	int here = numa_node_id();
+
+	ctx->node = next_node_in(here, node_states[N_MEMORY]);
+	if (ctx->node == here || ctx->node >= MAX_NUMNODES) {
+		mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "one node with memory: none remote");
+		return -EOPNOTSUPP;
+	}
+	mmbench_set(ctx->row, MMBENCH_PASS, "node %d's blocks, freed on node %d", ctx->node, here);
+	return ctx->bench->pages ? pages_setup(ctx) : 0;
+}
+
+/* __GFP_THISNODE: a block from another node is the allocator's fault. */
+static void node_teardown(struct mmbench_ctx *ctx)
+{
+	if (ctx->elsewhere)
+		mmbench_set(ctx->row, MMBENCH_FAIL, "%llu blocks not on node %d",
+			    ctx->elsewhere, ctx->node);
+}
+
+#define MMBENCH_NODE	.remote = true, .setup = node_setup, .teardown = node_teardown
+
+static const struct mmbench_bench mmbench_numa[] = {
+	{ .name = "alloc_pages_remote_node", .list = &mmbench_orders, .pages = true, MMBENCH_NODE,
+	  .op = pages_node_pair_op, MMBENCH_GET_PUT(pages_node) },
+	{ .name = "kmalloc_remote_node", .list = &mmbench_sizes, MMBENCH_NODE,
+	  .op = kmalloc_node_pair_op, MMBENCH_GET_PUT(kmalloc_node) },
+};
+
+/* series: end */
 /* ---- the load ---- */
 
 /* Each family's table, first and past the last, in the order their rows run. */
@@ -1479,6 +1532,9 @@ static const struct mmbench_bench *mmbench_families[][2] = {
 /* series: end */
 /* series: memcg */
 	{ mmbench_account, mmbench_account + ARRAY_SIZE(mmbench_account) },
+/* series: end */
+/* series: numa */
+	{ mmbench_numa, mmbench_numa + ARRAY_SIZE(mmbench_numa) },
 /* series: end */
 };
 

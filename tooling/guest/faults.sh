@@ -64,6 +64,7 @@ group() {
 	baseline | ndelay | ndelay_[0-9]* | alu_chain | ptr_ring_remote) echo calibration ;;
 	*_page_state | count_vm_event | count_vm_events) echo vmstat ;;
 	*_account_*) echo memcg ;;
+	*_remote_node_*) echo numa ;;
 	alloc_pages*) echo page_alloc ;;
 	kmalloc* | kmem_cache* | kfree_bulk*) echo slab ;;
 	page_frag*) echo page_frag ;;
@@ -114,7 +115,7 @@ result $? "every benchmark ran with 10 % of allocations failed ($took s)" "insmo
 [ "$slab" -gt 0 ] && [ "$pages" -gt 0 ]
 result $? "failslab failed $slab allocations, fail_page_alloc $pages" "failslab=$slab fail_page_alloc=$pages"
 
-pass=0 counted=0 oom=0 uncharged=0 sum=0 bad="" missed="" few=""
+pass=0 counted=0 oom=0 uncharged=0 single=0 sum=0 bad="" missed="" few=""
 for d in $mb/*/; do
 	[ -f "$d/status" ] || continue
 	b=$(basename "$d")
@@ -150,11 +151,13 @@ for d in $mb/*/; do
 	elif [ "$group:$st" = memcg:unsupported ] &&
 		echo "$why" | grep -qE "^(no memory cgroups: |loaded from the root memory cgroup, )"; then
 		uncharged=$((uncharged + 1))	# loaded from here: the root cgroup, or none
+	elif [ "$group:$st:$why" = "numa:unsupported:one node with memory: none remote" ]; then
+		single=$((single + 1))
 	else
 		bad="$bad $b: $st: $why;"
 	fi
 done
-echo "# rows: $pass passed (or noisy), $counted counted $sum failed allocation calls, $oom could not set up (out of memory), $uncharged accounted ones not charged from here"
+echo "# rows: $pass passed (or noisy), $counted counted $sum failed allocation calls, $oom could not set up (out of memory), $uncharged accounted ones not charged from here, $single of a remote node with one node"
 [ -z "$bad" ]
 result $? "every row passed or says its allocations failed" "$bad"
 [ -n "$few" ] && echo "# not judged, too few allocation calls to be sure one failed:$few"

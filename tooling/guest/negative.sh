@@ -26,7 +26,7 @@ release=0
 [ -n "$debug" ] && release=8
 # A default load's rows: baseline, ndelay x5, alu_chain, 7 vmstat; 5 + 5
 # orders, 3 bulk; 7 + 7 sizes, 3 + 3 bulk; 3 + 3 fragment sizes; 7 rows on
-# several CPUs; 5 + 7 + 7 accounted.  Each has 9 files, and sample_cycles
+# several CPUs; 5 + 7 + 7 accounted; 5 + 7 of a remote node.  Each has 9 files, and sample_cycles
 # where get_cycles() reads the TSC (x86); the top has preempt.
 # The *_concurrent rows: one per CPU count of team_cpus's default (1, 2,
 # 4, ... below the CPUs, and all of them).
@@ -37,7 +37,7 @@ while [ $i -lt "$ncpu" ] && [ $nteam -lt 8 ]; do
 	i=$((i * 2))
 done
 team_default="$team_default$ncpu"
-all_rows=$((76 + 3 * nteam))
+all_rows=$((88 + 3 * nteam))
 case $(uname -m) in x86_64|i?86) row_files=9 ;; *) row_files=8 ;; esac
 # The rows whose blocks the module checks (every allocator path).
 allocators="alloc_pages alloc_pages_batch alloc_pages_bulk kmalloc kmem_cache kmem_cache_bulk kfree_bulk page_frag page_frag_aligned"
@@ -135,7 +135,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..114"
+echo "1..115"
 refused iterations=100000001 "iterations: '100000001' is not a number from 0 to 100000000"
 refused iterations=-5 "iterations: '-5' is not a number from"
 refused iterations=1e3 "iterations: '1e3' is not a number from"
@@ -228,6 +228,7 @@ for d in "$mb"/*/; do
 	[ "$(st "$r")" = unsupported ] || continue
 	case "$r: $(why "$r")" in
 	*_account_*": $account_why") continue ;;
+	*_remote_node_*": one node with memory: none remote") continue ;;
 	esac
 	[ "$ncpu" -lt 2 ] && echo " $pairs " | grep -q " $r " &&
 		why "$r" | grep -q "^needs 2 online CPUs in cpus=" && continue
@@ -327,6 +328,35 @@ dirs=$(ls -d $mb/*/ 2>/dev/null | wc -l)
 loaded && rmmod test_mmbench
 [ $rc -eq 0 ] && [ "$a" = all ] && [ "$dirs" = $all_rows ]
 result $? "benchmarks=all loads every benchmark's rows" "rc=$rc benchmarks=$a, $dirs row directories, want $all_rows"
+
+# The remote-node rows: with two nodes with memory (./mmbench test boots
+# this guest so), break_check=node makes their check want this CPU's node
+# and each fails naming node 1; with one, the kselftest's case skips,
+# saying so.
+nodes=$(awk -F, '{ print NF }' /sys/devices/system/node/has_memory 2>/dev/null)
+case $(cat /sys/devices/system/node/has_memory 2>/dev/null) in
+*-*) nodes=2 ;;
+esac
+if [ "${nodes:-1}" -ge 2 ]; then
+	insmod "$ko" benchmarks=alloc_pages_remote_node,kmalloc_remote_node orders=0 sizes=64 break_check=node iterations=1000 samples=3
+	rc=$?
+	a="$(st alloc_pages_remote_node_order0): $(why alloc_pages_remote_node_order0)"
+	k="$(st kmalloc_remote_node_64): $(why kmalloc_remote_node_64)"
+	loaded && rmmod test_mmbench
+	out=$(cd $testdir && MMBENCH_PARAMS="sizes=64 orders=0 samples=3" ./mmbench_test -v kmalloc_remote_node -v alloc_pages_remote_node 2>&1)
+	rc2=$?
+	said="node 1's blocks, freed on node 0"	# the pass's remark, then the failure
+	for r in "$a" "$k"; do
+		case "$r" in "fail: $said; "[0-9]*" blocks not on node 1") ;; *) rc=1 ;; esac
+	done
+	[ $rc -eq 0 ] && [ $rc2 -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0"
+	result $? "two nodes: break_check=node fails each remote-node row, 'N blocks not on node 1'; without it their cases pass" "rc=$rc: $a; $k; mmbench_test rc=$rc2: $(echo "$out" | grep -E 'remote_node.*(status|reason)=|Totals')"
+else
+	out=$(cd $testdir && MMBENCH_PARAMS="sizes=64 samples=3" ./mmbench_test -v kmalloc_remote_node 2>&1)
+	rc=$?
+	[ $rc -eq 4 ] && echo "$out" | grep -q "SKIP.*one node with memory: none remote" && ! loaded
+	result $? "one node with memory: the remote-node case skips, saying so" "rc=$rc: $(echo "$out" | grep -E 'SKIP|not ok|Totals')" # same case
+fi
 
 # The accounted rows charge the loading task's memory cgroup.  From the
 # root cgroup (where this script runs) they are unsupported, saying why;
@@ -639,10 +669,10 @@ rc=$?
 result $? "mmbench_test fails when MMBENCH_PARAMS combine badly" "rc=$rc: $out"
 
 # benchmarks= in MMBENCH_PARAMS picks benchmarks: 2 cases and the
-# fingerprint's pass, the other 25 skip.
+# fingerprint's pass, the other 27 skip.
 out=$(cd $testdir && MMBENCH_PARAMS="benchmarks=count_vm_event,count_vm_events samples=3" ./mmbench_test 2>&1)
 rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:25" && ! loaded
+[ $rc -eq 0 ] && echo "$out" | grep -q "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:27" && ! loaded
 result $? "MMBENCH_PARAMS benchmarks= runs those and skips the rest" "rc=$rc: $out"
 
 # A pair on one CPU of cpus= says which list it took the CPUs of; a

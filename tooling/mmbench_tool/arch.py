@@ -27,12 +27,12 @@ class Arch:
         self.kvm = kvm
 
     def command(self, kernel, initrd, cpus, memory, kvm, console,
-                kernel_args=(), icount=False):
+                kernel_args=(), icount=False, nodes=1):
         """The QEMU command line of a guest that writes the kernel console
         to the file @console and its results on stdout; @kernel_args: more
         of the kernel's command line; @icount: under TCG, the guest's
         clocks count its instructions (one a nanosecond) instead of
-        following the host's."""
+        following the host's; @nodes: NUMA nodes (numa_args())."""
         if kvm and not self.kvm:
             raise ValueError(f"KVM cannot run an {self.name} guest here")
         if kvm and icount:
@@ -42,13 +42,30 @@ class Arch:
         if icount:
             accel += ["-icount", ICOUNT]
         return ([self.qemu] + accel +
-                ["-smp", str(cpus), "-m", str(memory),
+                # A node a socket: the kernel warns of a cache shared
+                # across nodes (topology_sane()) otherwise.
+                ["-smp", str(cpus) + (f",sockets={nodes}" if nodes > 1
+                                      else ""), "-m", str(memory),
                  "-nodefaults", "-display", "none", "-no-reboot",
                  "-kernel", str(kernel), "-initrd", str(initrd),
                  "-append", " ".join([f"console={self.console}",
                                      "panic=-1 oops=panic loglevel=5",
                                      *kernel_args]),
-                 "-serial", f"file:{console}"] + self.port)
+                 "-serial", f"file:{console}"] + self.port +
+                numa_args(cpus, memory, nodes))
+
+
+def numa_args(cpus, memory, nodes):
+    """QEMU's options of @nodes NUMA nodes (none for one): node N has
+    the Nth socket's share of the @cpus CPUs (a multiple of @nodes) and
+    of the @memory MiB, the last the rest of it."""
+    out = []
+    for n in range(nodes if nodes > 1 else 0):
+        size = memory // nodes + (memory % nodes if n == nodes - 1 else 0)
+        lo, hi = n * cpus // nodes, (n + 1) * cpus // nodes - 1
+        out += ["-object", f"memory-backend-ram,id=mem{n},size={size}M",
+                "-numa", f"node,nodeid={n},memdev=mem{n},cpus={lo}-{hi}"]
+    return out
 
 
 X86_64 = Arch(

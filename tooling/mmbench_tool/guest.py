@@ -286,7 +286,7 @@ def quiet_note(console, cpus, icount):
 
 
 def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout,
-         arch=X86_64, kernel_args=(), icount=False):
+         arch=X86_64, kernel_args=(), icount=False, nodes=1):
     """Boot the @arch guest; feed each line of its result port to @on_line.
 
     The kernel console goes to the file @console.  Returns QEMU's exit
@@ -294,7 +294,7 @@ def boot(kernel, initrd, cpus, memory, kvm, console, on_line, timeout,
     once every line it printed has gone to @on_line.
     """
     cmd = arch.command(kernel, initrd, cpus, memory, kvm, console,
-                       kernel_args, icount)
+                       kernel_args, icount, nodes)
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     expired = threading.Event()

@@ -92,6 +92,10 @@ def _add_common_guest_options(p, kernels=True):
                    help="guest CPUs (default 2)")
     p.add_argument("--memory", type=int, default=1024,
                    help="guest memory in MiB (default 1024)")
+    p.add_argument("--nodes", type=int, default=1,
+                   help="guest NUMA nodes, 1..8 (default 1), a socket "
+                        "each of --cpus / N CPUs and --memory / N: the "
+                        "*_remote_node rows need 2")
     p.add_argument("--param", action="append", default=[],
                    metavar="NAME=VALUE",
                    help="extra test_mmbench parameter, repeatable, e.g. "
@@ -237,6 +241,11 @@ def check_options(a):
         raise Failure(f"--cpus must be from 1 to {most}")
     if not 256 <= a.memory <= 1 << 20:
         raise Failure("--memory must be from 256 to 1048576 (MiB)")
+    nodes = getattr(a, "nodes", 1)
+    if not 1 <= nodes <= 8 or a.memory // nodes < 128 or a.cpus % nodes:
+        raise Failure(f"--nodes {nodes}: want 1 to 8, each node a socket "
+                      f"of the same share of --cpus {a.cpus} and 128 MiB "
+                      f"of --memory {a.memory} at least")
     if not 10 <= a.timeout <= TIMEOUT_MAX:
         raise Failure(f"--timeout must be from 10 to {TIMEOUT_MAX} "
                       "(seconds, a week)")

@@ -25,6 +25,7 @@ class Setup:
         self.kselftest_warnings = []
         self.extra_env = {}
         self.arch = archmod.of(args)
+        self.nodes = getattr(args, "nodes", 1)    # the guest's NUMA nodes
         # make variables of a cross build; the guest's own busybox and
         # programs, [(host path, guest path)], when it is not the host's
         self.cross = arm64.MAKE_VARS if self.arch is archmod.ARM64 else []
@@ -152,7 +153,8 @@ class Setup:
                               "building and installing it again")
 
     def boot(self, mode, results, cpus=None, memory=None, around=None,
-             echo=None, literal=False, kernel_args=(), files=None):
+             echo=None, literal=False, kernel_args=(), files=None,
+             nodes=None):
         """Boot the guest in @mode; @around: a context manager to run the
         guest in; @echo: which lines of the guest to show (default all);
         @kernel_args: more on the kernel's command line, this boot only;
@@ -162,6 +164,7 @@ class Setup:
         a = self.args
         cpus = cpus or a.cpus
         memory = memory or a.memory
+        self.nodes = nodes or getattr(a, "nodes", 1)
         if vcpus_note(cpus):
             say(vcpus_note(cpus))
         with Phase("initramfs"):
@@ -232,7 +235,9 @@ class Setup:
         for attempt in (1, 2):
             with Phase(f"guest ({'KVM' if kvm else 'TCG'}"
                        f"{', icount' if icount else ''}, {cpus} "
-                       f"CPU{'s' if cpus > 1 else ''}, {memory} MiB)"):
+                       f"CPU{'s' if cpus > 1 else ''}, {memory} MiB"
+                       + (f", {self.nodes} nodes" if self.nodes > 1 else "")
+                       + ")"):
                 try:
                     guest.boot(self.kernel, image, cpus, memory, kvm,
                                console, show, self.args.timeout,
@@ -240,7 +245,7 @@ class Setup:
                                kernel_args=list(getattr(
                                    self.args, "kernel_arg", None) or []) +
                                list(kernel_args),
-                               icount=icount)
+                               icount=icount, nodes=self.nodes)
                 except guest.GuestTimeout as e:
                     return e.seconds
             # A kernel that died before /init ran tested nothing: TCG

@@ -27,6 +27,39 @@ class CommandLines(unittest.TestCase):
             arch.X86_64.command("K", "I", 2, 1024, True, "C")[:5],
             ["qemu-system-x86_64", "-accel", "kvm", "-cpu", "host"])
 
+    def test_numa_nodes(self):
+        cmd = arch.X86_64.command("K", "I", 2, 1024, False, "C", nodes=2)
+        self.assertEqual(cmd[cmd.index("-object"):], [
+            "-object", "memory-backend-ram,id=mem0,size=512M",
+            "-numa", "node,nodeid=0,memdev=mem0,cpus=0-0",
+            "-object", "memory-backend-ram,id=mem1,size=512M",
+            "-numa", "node,nodeid=1,memdev=mem1,cpus=1-1"])
+        # A socket a node: the kernel warned of an LLC shared across
+        # nodes at boot; the rest of the memory to the last node.
+        self.assertEqual(cmd[cmd.index("-smp") + 1], "2,sockets=2")
+        self.assertEqual(arch.numa_args(6, 1000, 3), [
+            "-object", "memory-backend-ram,id=mem0,size=333M",
+            "-numa", "node,nodeid=0,memdev=mem0,cpus=0-1",
+            "-object", "memory-backend-ram,id=mem1,size=333M",
+            "-numa", "node,nodeid=1,memdev=mem1,cpus=2-3",
+            "-object", "memory-backend-ram,id=mem2,size=334M",
+            "-numa", "node,nodeid=2,memdev=mem2,cpus=4-5"])
+        self.assertEqual(arch.numa_args(4, 1024, 1), [])
+        self.assertNotIn("-numa", arch.ARM64.command("K", "I", 2, 1024,
+                                                     False, "C"))
+        for argv, says in ((["--nodes", "0"], "--nodes 0: want 1 to 8"),
+                           (["--nodes", "9"], "--nodes 9: want 1 to 8"),
+                           (["--nodes", "4", "--cpus", "4", "--memory", "500"],
+                            "128 MiB of --memory 500 at least"),
+                           (["--nodes", "2", "--cpus", "3"],
+                            "the same share of --cpus 3")):
+            rc, out = support.options_only("run", "--accel", "tcg", *argv)
+            self.assertEqual(rc, 2, out)
+            self.assertIn(says, out)
+        rc, out = support.options_only("run", "--accel", "tcg", "--nodes",
+                                       "2")
+        self.assertIsNone(rc, out)
+
     def test_more_of_the_kernel_command_line(self):
         cmd = arch.X86_64.command("K", "I", 2, 1024, False, "C",
                                   ["nokaslr"])

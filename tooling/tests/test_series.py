@@ -106,11 +106,11 @@ class TheSeries(unittest.TestCase):
 
     def test_adds_the_module_first_then_the_kselftest_then_the_docs(self):
         self.assertEqual([p.files[0].split("/")[0] for p in self.patches],
-                         ["lib"] * 6 + ["tools", "Documentation"])
-        self.assertEqual([p.files for p in self.patches[:6]],
+                         ["lib"] * 7 + ["tools", "Documentation"])
+        self.assertEqual([p.files for p in self.patches[:7]],
                          [[f"lib/test_mmbench.c@{st}"] for st in
                           ("vmstat", "page_alloc", "slab", "page_frag",
-                           "cpus", "memcg")])
+                           "cpus", "memcg", "numa")])
 
     def test_the_module_grows_stage_by_stage_to_all_of_it(self):
         order = series.stages(self.patches)["lib/test_mmbench.c"]
@@ -165,7 +165,9 @@ class TheSeries(unittest.TestCase):
         self.assertIn("+config TEST_MMBENCH\n", kconfig)
         self.assertIn("+obj-$(CONFIG_TEST_MMBENCH) += test_mmbench.o\n",
                       kconfig)
-        self.assertIn("+TARGETS += mm/mmbench\n", self.patches[6].diff)
+        kselftest = next(p for p in self.patches
+                         if p.files[0].startswith("tools/"))
+        self.assertIn("+TARGETS += mm/mmbench\n", kselftest.diff)
 
     def test_signed_off_by_the_author(self):
         msg = series.commit_message(self.patches[0], "A B", "a@b")
@@ -234,13 +236,13 @@ class OnAGitTree(unittest.TestCase):
 
     def test_a_staged_file_is_committed_as_it_is_at_each_stage(self):
         order = ["vmstat", "page_alloc", "slab", "page_frag", "cpus",
-                 "memcg"]
+                 "memcg", "numa"]
         patches = [self.patch("", [f"lib/test_mmbench.c@{st}"], f"lib: {st}")
                    for st in order]
         head = series.commit_series(self.tree, patches, "A", "a@b")
         text = (support.REPO / "lib/test_mmbench.c").read_text()
-        for rev, st in ((f"{head}~5", "vmstat"), (f"{head}~3", "slab"),
-                        (head, "memcg")):
+        for rev, st in ((f"{head}~6", "vmstat"), (f"{head}~4", "slab"),
+                        (f"{head}~1", "memcg"), (head, "numa")):
             self.assertEqual(
                 git(self.tree, "show", f"{rev}:lib/test_mmbench.c"),
                 series.staged_text(text, st, order).rstrip("\n"))

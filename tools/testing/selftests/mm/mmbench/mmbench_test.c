@@ -1014,6 +1014,8 @@ FIXTURE_VARIANT_ADD(mmbench, page_frag_remote_free) { "page_frag_remote_free", "
 FIXTURE_VARIANT_ADD(mmbench, alloc_pages_account) { "alloc_pages_account", "memcg" };
 FIXTURE_VARIANT_ADD(mmbench, kmalloc_account) { "kmalloc_account", "memcg" };
 FIXTURE_VARIANT_ADD(mmbench, kmem_cache_account) { "kmem_cache_account", "memcg" };
+FIXTURE_VARIANT_ADD(mmbench, alloc_pages_remote_node) { "alloc_pages_remote_node", "numa" };
+FIXTURE_VARIANT_ADD(mmbench, kmalloc_remote_node) { "kmalloc_remote_node", "numa" };
 
 FIXTURE_SETUP(mmbench)
 {
