@@ -14,6 +14,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+/* series: numa */
+#include <linux/kfence.h>
+/* series: end */
 #include <linux/kernel_stat.h>
 #include <linux/kobject.h>
 #include <linux/kthread.h>
@@ -351,9 +354,10 @@ static void mmbench_check_batch(struct mmbench_ctx *ctx)
 				  (mmbench_usage(&slack) - usage) > slack * num_online_cpus();
 /* series: end */
 /* series: numa */
-	for (i = 0; ctx->bench->remote && i < n; i++)
-		ctx->elsewhere += (ctx->bench->pages ? page_to_nid(ctx->ptrs[i]) :
-				   folio_nid(virt_to_folio(ctx->ptrs[i]))) != ctx->node;
+	for (i = 0; ctx->bench->remote && i < n; i++)	/* KFENCE's pool is no node's */
+		ctx->elsewhere += !is_kfence_address(ctx->ptrs[i]) && ctx->node !=
+			(ctx->bench->pages ? page_to_nid(ctx->ptrs[i]) :
+			 folio_nid(virt_to_folio(ctx->ptrs[i])));
 /* series: end */
 /* series: page_alloc */
 	for (i = 0; i < n; i++) {
@@ -1476,40 +1480,51 @@ static const struct mmbench_bench mmbench_account[] = {
 /* series: numa */
 /* ---- a remote node ---- */
 
-MMBENCH_BLOCKS(pages_node, alloc_pages_node(ctx->node, MMBENCH_GFP | __GFP_THISNODE, ctx->arg),
+MMBENCH_BLOCKS(pages_remote, alloc_pages_node(ctx->node, MMBENCH_GFP | __GFP_THISNODE, ctx->arg),
 	       __free_pages(p, ctx->arg))
-MMBENCH_BLOCKS(kmalloc_node, kmalloc_node(ctx->size, MMBENCH_GFP | __GFP_THISNODE, ctx->node),
+MMBENCH_BLOCKS(kmalloc_remote, kmalloc_node(ctx->size, MMBENCH_GFP | __GFP_THISNODE, ctx->node),
 	       kfree(p))
 
-/* The blocks of the next node with memory after this CPU's, freed here. */
+/* Blocks of the node after this CPU's memory node, of those slab takes from, freed here. */
 static int node_setup(struct mmbench_ctx *ctx)
 {
-	int here = numa_node_id();
+	int here = numa_mem_id();
 
-	ctx->node = next_node_in(here, node_states[N_MEMORY]);
+	ctx->node = next_node_in(here, node_states[N_NORMAL_MEMORY]);
 	if (ctx->node == here || ctx->node >= MAX_NUMNODES) {
 		mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "one node with memory: none remote");
 		return -EOPNOTSUPP;
 	}
-	mmbench_set(ctx->row, MMBENCH_PASS, "node %d's blocks, freed on node %d", ctx->node, here);
 	return ctx->bench->pages ? pages_setup(ctx) : 0;
 }
 
-/* __GFP_THISNODE: a block from another node is the allocator's fault. */
+/*
+ * A block of another node is the allocator's doing, unless the node lost its memory.
+ * This CPU's slab of the size was the remote node's: later kmalloc()s get a local one.
+ */
 static void node_teardown(struct mmbench_ctx *ctx)
 {
-	if (ctx->elsewhere)
+	int here = numa_mem_id();
+
+	if (!ctx->bench->pages)
+		kfree(kmalloc_node(ctx->size, MMBENCH_GFP | __GFP_THISNODE, here));
+	if (!node_state(ctx->node, N_NORMAL_MEMORY))
+		mmbench_set(ctx->row, MMBENCH_ERROR, "node %d lost its memory", ctx->node);
+	else if (ctx->elsewhere)
 		mmbench_set(ctx->row, MMBENCH_FAIL, "%llu blocks not on node %d",
 			    ctx->elsewhere, ctx->node);
+	else if (ctx->row->status == MMBENCH_PASS)
+		mmbench_set(ctx->row, MMBENCH_PASS, "from node %d, freed on node %d (distance %d)",
+			    ctx->node, here, node_distance(here, ctx->node));
 }
 
 #define MMBENCH_NODE	.remote = true, .setup = node_setup, .teardown = node_teardown
 
 static const struct mmbench_bench mmbench_numa[] = {
 	{ .name = "alloc_pages_remote_node", .list = &mmbench_orders, .pages = true, MMBENCH_NODE,
-	  .op = pages_node_pair_op, MMBENCH_GET_PUT(pages_node) },
+	  .op = pages_remote_pair_op, MMBENCH_GET_PUT(pages_remote) },
 	{ .name = "kmalloc_remote_node", .list = &mmbench_sizes, MMBENCH_NODE,
-	  .op = kmalloc_node_pair_op, MMBENCH_GET_PUT(kmalloc_node) },
+	  .op = kmalloc_remote_pair_op, MMBENCH_GET_PUT(kmalloc_remote) },
 };
 
 /* series: end */

@@ -37,6 +37,9 @@ class Arch:
             raise ValueError(f"KVM cannot run an {self.name} guest here")
         if kvm and icount:
             raise ValueError("icount is TCG's: not with KVM")
+        if cpus % nodes:
+            raise ValueError(f"{nodes} nodes of {cpus} CPUs: a socket each "
+                             "of the same share")
         accel = ["-accel", "kvm", "-cpu", "host"] if kvm else \
             ["-accel", "tcg"] + self.machine
         if icount:

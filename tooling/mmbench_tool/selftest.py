@@ -446,10 +446,11 @@ def remote_node_check(out, results):
     was too noisy to time, which the module's check passed first."""
     table = ktap.figures(ktap.inner_ktap(out.suite))
     rows = {r: f for r, f in table.items() if "_remote_node_" in r}
-    want = "node 1's blocks, freed on node 0"
+    want = "from node 1, freed on node 0 (distance "
     bad = [f"{r}: {f.get('status')}: {f.get('reason')}"
            for r, f in rows.items()
-           if (f.get("status"), f.get("reason")) != ("pass", want) and
+           if not (f.get("status") == "pass" and
+                   str(f.get("reason")).startswith(want)) and
            f.get("status") != "noisy"]
     return (len(rows) >= 12 and not bad,
             f"2 NUMA nodes: the {len(rows)} remote-node rows pass, saying "
@@ -544,10 +545,12 @@ def cmd_test(args):
     checks += host_checks(unit, results)
     # Two NUMA nodes: the remote-node rows run, and negative.sh breaks
     # their check (the small guest has one: they skip there).
-    out = setup.boot("test", results, literal=True, nodes=2)
+    out = setup.boot("test", results, literal=True,
+                     nodes=2 if args.cpus % 2 == 0 else None)
     with Phase("results"):
         judged = judge_suite(setup, out, results)
-        judged.append(remote_node_check(out, results))
+        if setup.nodes > 1:
+            judged.append(remote_node_check(out, results))
         judged += literal_checks(setup, out, results)
         judged += guest_cases(out, results,
                               faults_required=args.debug_kernel)

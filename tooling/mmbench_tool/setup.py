@@ -165,6 +165,8 @@ class Setup:
         cpus = cpus or a.cpus
         memory = memory or a.memory
         self.nodes = nodes or getattr(a, "nodes", 1)
+        if cpus % self.nodes:       # a boot of its own CPUs (1): one node
+            self.nodes = 1
         if vcpus_note(cpus):
             say(vcpus_note(cpus))
         with Phase("initramfs"):

@@ -45,6 +45,9 @@ class CommandLines(unittest.TestCase):
             "-object", "memory-backend-ram,id=mem2,size=334M",
             "-numa", "node,nodeid=2,memdev=mem2,cpus=4-5"])
         self.assertEqual(arch.numa_args(4, 1024, 1), [])
+        # QEMU refuses sockets that do not divide the CPUs.
+        with self.assertRaisesRegex(ValueError, "2 nodes of 3 CPUs"):
+            arch.X86_64.command("K", "I", 3, 1024, False, "C", nodes=2)
         self.assertNotIn("-numa", arch.ARM64.command("K", "I", 2, 1024,
                                                      False, "C"))
         for argv, says in ((["--nodes", "0"], "--nodes 0: want 1 to 8"),
