@@ -66,8 +66,7 @@ static const char * const mmbench_drop_names[] = { "", "steal", "preempt", "migr
 struct mmbench_list {
 	unsigned int vals[8];
 	unsigned int nr, min, max;	/* values given; their range */
-	const char *param;
-	const char *prefix;
+	const char *param, *prefix;
 };
 
 /* What a row's ops work on: on the run's CPU, or a worker's own. */
@@ -97,6 +96,8 @@ struct mmbench_ctx {
 /* series: end */
 /* series: cpus */
 	struct mmbench_team *team;
+	struct ptr_ring *tx, *rx;	/* a ring's: of the next CPU; this CPU's */
+	int high;			/* pages its per-CPU lists may hold */
 /* series: end */
 /* series: memcg */
 	long usage;			/* mmbench_memcg's pages before the row */
@@ -208,25 +209,21 @@ module_param_named(cpu, mmbench_cpu, int, 0444);
 MODULE_PARM_DESC(cpu,
 		 "CPU of the run, or -1 for the first online CPU that isolcpus= leaves to the scheduler (default -1)");
 
-static int mmbench_set_uint(const char *val, const struct kernel_param *kp,
-			    unsigned int min, unsigned int max)
-{
-	if (!param_set_uint_minmax(val, kp, min, max))
-		return 0;
-	pr_err("%s: '%s' is not a number from %u to %u\n", kp->name, val, min, max);
-	return -EINVAL;
-}
-
 /* A read-only parameter from @lo to @hi: the load fails past them. */
-#define MMBENCH_PARAM_UINT(name, lo, hi)				\
-static int name##_set(const char *val, const struct kernel_param *kp)	\
+#define MMBENCH_PARAM_UINT(_name, lo, hi)				\
+static int _name##_set(const char *val, const struct kernel_param *kp)	\
 {									\
-	return mmbench_set_uint(val, kp, lo, hi);			\
+	const unsigned int min = (lo), max = (hi);			\
+									\
+	if (!param_set_uint_minmax(val, kp, min, max))			\
+		return 0;						\
+	pr_err("%s: '%s' is not a number from %u to %u\n", kp->name, val, min, max); \
+	return -EINVAL;							\
 }									\
-static const struct kernel_param_ops name##_ops = {			\
-	.set = name##_set, .get = param_get_uint,			\
+static const struct kernel_param_ops _name##_ops = {			\
+	.set = _name##_set, .get = param_get_uint,			\
 };									\
-module_param_cb(name, &name##_ops, &mmbench_##name, 0444)
+module_param_cb(_name, &_name##_ops, &mmbench_##_name, 0444)
 
 MMBENCH_PARAM_UINT(iterations, 0, MMBENCH_MAX_OPS);
 MODULE_PARM_DESC(iterations,
@@ -271,10 +268,7 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s);
 
 /* series: end */
 /* series: memcg */
-/*
- * Pages charged to mmbench_memcg; in @slack, how many a CPU may hold precharged for
- * it: a stock of MEMCG_CHARGE_BATCH, and object bytes under two pages.
- */
+/* Pages charged to mmbench_memcg; in @slack, those a CPU may hold precharged (stock, bytes). */
 static long mmbench_usage(long *slack)
 {
 #ifdef CONFIG_MEMCG
@@ -284,16 +278,6 @@ static long mmbench_usage(long *slack)
 	*slack = 0;
 	return 0;
 #endif
-}
-
-static bool mmbench_charged(struct page *page)
-{
-	bool charged;
-
-	rcu_read_lock();	/* a kmem folio's memcg */
-	charged = folio_memcg(page_folio(page)) == mmbench_memcg;
-	rcu_read_unlock();
-	return charged;
 }
 
 /* series: end */
@@ -316,10 +300,7 @@ static bool mmbench_tag(const struct mmbench_ctx *ctx, void *p, bool write)
 	return !ctx->align || IS_ALIGNED((unsigned long)b, ctx->align);
 }
 
-/*
- * Untimed: a batch by the row's path, each call's blocks tagged before the next.  Once
- * all are out, a block handed out twice, or overlapping another, fails its check.
- */
+/* Untimed: a batch by the row's path, tagged; then each handed out twice, or overlapping, fails. */
 static void mmbench_check_batch(struct mmbench_ctx *ctx)
 {
 	unsigned int step = ctx->unit > 1 ? DIV_ROUND_UP(ctx->batch, 2) : 1;
@@ -343,12 +324,12 @@ static void mmbench_check_batch(struct mmbench_ctx *ctx)
 	}
 /* series: end */
 /* series: memcg */
-	/*
-	 * Each page is charged to the cgroup; the objects held raised its usage, but for
-	 * what the CPUs held precharged (each CPU's: another's stock may be drained).
-	 */
+	/* Each page charged; the objects raised usage, but for all CPUs' precharge. */
+	rcu_read_lock();	/* a kmem folio's memcg */
 	for (i = 0; ctx->bench->account && ctx->bench->pages && i < n; i++)
-		ctx->uncharged += !mmbench_charged(ctx->ptrs[i]);
+		ctx->uncharged += folio_memcg(page_folio((struct page *)ctx->ptrs[i])) !=
+				  mmbench_memcg;
+	rcu_read_unlock();
 	if (ctx->bench->account && !ctx->bench->pages)
 		ctx->uncharged += (long)((u64)n * ctx->size >> PAGE_SHIFT) -
 				  (mmbench_usage(&slack) - usage) > slack * num_online_cpus();
@@ -458,10 +439,9 @@ static unsigned long mmbench_irqs(int cpu)
 }
 
 /*
- * After the samples, tail_ops ops timed one at a time into the row's histogram, but
- * those dropped as a sample is or during which the CPU took an interrupt.  An
- * allocator's op is a block taken in a run of ctx->batch, so that the refills of the
- * caches its path takes from are among them; a call that gives none is left out too.
+ * Then tail_ops ops timed one at a time, to the histogram, but those dropped as a sample is,
+ * with an interrupt or failed.  An allocator's op is a block of a run of ctx->batch taken:
+ * the refills of the caches its path takes from are among them.
  */
 static void mmbench_tail(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 {
@@ -917,11 +897,7 @@ MMBENCH_PARAM_UINT(batch, 1, MMBENCH_MAX_BATCH);
 MODULE_PARM_DESC(batch,
 		 "Blocks alloc_pages_batch takes before it frees them, 1..65536, at most 16 MiB and a quarter of the free memory (default 1024)");
 
-/*
- * A path that hands out a block at a time, by @alloc, back by @free (of
- * @p): name_pair_op(), each op a block taken and given back at once;
- * name_get() and name_put(), for a batch.
- */
+/* Blocks by @alloc, back by @free of @p: name_pair_op(), an op each; name_get(), name_put(). */
 #define MMBENCH_BLOCKS(name, alloc, free)					\
 static __always_inline void *name##_one(struct mmbench_ctx *ctx)		\
 {										\
@@ -949,13 +925,9 @@ name##_get(struct mmbench_ctx *ctx, void **p, unsigned int n)			\
 {										\
 	unsigned int i;								\
 										\
-	for (i = 0; i < n; i++) {						\
-		p[i] = name##_one(ctx);						\
-		if (unlikely(!p[i])) {						\
-			ctx->failed++;						\
-			break;							\
-		}								\
-	}									\
+	for (i = 0; i < n && (p[i] = name##_one(ctx)); i++)			\
+		;								\
+	ctx->failed += i < n;							\
 	return i;								\
 }										\
 static __always_inline __maybe_unused void					\
@@ -996,15 +968,7 @@ pages_bulk_get(struct mmbench_ctx *ctx, void **p, unsigned int n)
 	return got;
 }
 
-static __always_inline void pages_bulk_put(struct mmbench_ctx *ctx, void **p, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		__free_page(p[i]);
-}
-
-MMBENCH_BATCH_OP(pages_bulk, pages_bulk_get, pages_bulk_put)
+MMBENCH_BATCH_OP(pages_bulk, pages_bulk_get, pages_put)
 
 /* Batches within 16 MiB and a quarter of the free memory. */
 static int pages_setup(struct mmbench_ctx *ctx)
@@ -1020,11 +984,12 @@ static int pages_setup(struct mmbench_ctx *ctx)
 	return 0;
 }
 
-/* A bulk call's blocks make a batch. */
+/* A bulk call's blocks make a batch; pages of order 0. */
 static int bulk_setup(struct mmbench_ctx *ctx)
 {
 	ctx->batch = ctx->arg;
 	ctx->unit = ctx->arg;
+	ctx->arg = 0;
 	return 0;
 }
 
@@ -1034,7 +999,7 @@ static const struct mmbench_bench mmbench_page_alloc[] = {
 	{ .name = "alloc_pages_batch", .list = &mmbench_orders, .pages = true,
 	  .setup = pages_setup, .op = pages_batch_op, MMBENCH_GET_PUT(pages) },
 	{ .name = "alloc_pages_bulk", .list = &mmbench_bulk, .pages = true, .size = PAGE_SIZE,
-	  .setup = bulk_setup, .op = pages_bulk_op, MMBENCH_GET_PUT(pages_bulk) },
+	  .setup = bulk_setup, .op = pages_bulk_op, .get = pages_bulk_get, .put = pages_put },
 };
 
 /* series: end */
@@ -1154,7 +1119,7 @@ MODULE_PARM_DESC(cpus,
 		 "CPUs of the rows on several CPUs, a list such as 0-3,6; a pair takes the two lowest-numbered online ones, push_cpu then pop_cpu (default: the online CPUs that isolcpus= leaves to the scheduler, at load)");
 module_param_array_named(team_cpus, mmbench_team_cpus.vals, uint, &mmbench_team_cpus.nr, 0444);
 MODULE_PARM_DESC(team_cpus,
-		 "Comma-separated CPU counts of the *_concurrent rows, up to 8, each 1..NR_CPUS, the lowest-numbered CPUs of cpus= taken, a row unsupported past them (default 1, 2, 4, ..., 64 below their number, and all)");
+		 "Comma-separated CPU counts of the *_concurrent and *_contended rows, up to 8, each 1..NR_CPUS, the lowest-numbered CPUs of cpus= taken, a row unsupported past them (default 1, 2, 4, ..., 64 below their number, and all)");
 
 /* One CPU of a team: a bound thread that runs its part of each sample. */
 struct mmbench_worker {
@@ -1165,7 +1130,7 @@ struct mmbench_worker {
 	struct mmbench_sample s;	/* its part of the latest sample */
 	int cpu;
 	unsigned long seen, done;	/* @gen of the latest it started, finished */
-	void *ptrs[MMBENCH_CHECK_BLOCKS];
+	struct ptr_ring ring;		/* what the previous worker sends it */
 };
 
 /* The CPUs of a row: @gen starts a sample, @go releases the workers at once. */
@@ -1177,8 +1142,7 @@ struct mmbench_team {
 	atomic_t ready, running;
 	wait_queue_head_t wq;
 	struct completion done;
-	struct ptr_ring ring;		/* from push_cpu to pop_cpu */
-	struct mmbench_worker w[];
+	struct mmbench_worker w[];	/* then each worker's ptrs */
 };
 
 /* A spin of a wait on the others: no clock, the run's thread bounds it. */
@@ -1190,12 +1154,12 @@ static bool mmbench_spin(struct mmbench_team *t, u32 *spins)
 	return READ_ONCE(t->stop);	/* true once the team stops */
 }
 
-/* Pass @p to pop_cpu; once the team stops, give it back here. */
+/* Pass @p to the next CPU; once the team stops, give it back here. */
 static void ring_send(struct mmbench_ctx *ctx, void *p)
 {
 	u32 spins = 0;
 
-	while (unlikely(ptr_ring_produce(&ctx->team->ring, p)))
+	while (unlikely(ptr_ring_produce(ctx->tx, p)))
 		if (mmbench_spin(ctx->team, &spins)) {
 			if (!IS_ERR(p))
 				ctx->bench->put(ctx, &p, 1);
@@ -1203,14 +1167,13 @@ static void ring_send(struct mmbench_ctx *ctx, void *p)
 		}
 }
 
-/* The next of push_cpu's pointers, or NULL once the team stops. */
+/* The next of the previous CPU's pointers, or NULL once the team stops. */
 static void *ring_recv(struct mmbench_ctx *ctx)
 {
 	u32 spins = 0;
 	void *p;
 
-	while (unlikely(!(p = ptr_ring_consume(&ctx->team->ring))) &&
-	       !mmbench_spin(ctx->team, &spins))
+	while (unlikely(!(p = ptr_ring_consume(ctx->rx))) && !mmbench_spin(ctx->team, &spins))
 		;
 	return p;
 }
@@ -1230,13 +1193,9 @@ static void name##_pop(struct mmbench_ctx *ctx)			\
 	u32 i, ops = ctx->ops;						\
 	void *p;							\
 									\
-	for (i = 0; i < ops; i++) {					\
-		p = ring_recv(ctx);					\
-		if (!p)							\
-			break;						\
+	for (i = 0; i < ops && (p = ring_recv(ctx)); i++)		\
 		if (!IS_ERR(p))						\
 			name##_put(ctx, &p, 1);				\
-	}								\
 }
 
 /* The ring alone: a pointer never dereferenced. */
@@ -1245,6 +1204,18 @@ MMBENCH_REMOTE(pages)
 MMBENCH_REMOTE(kmalloc256)
 MMBENCH_REMOTE(frag)
 MMBENCH_REMOTE(ring)
+
+/* Each CPU's objects to the next CPU of the team, which frees them. */
+static void kmalloc256_ring(struct mmbench_ctx *ctx)
+{
+	u32 i, ops = ctx->ops;
+
+	for (ctx->ops = 1, i = 0; i < ops && !READ_ONCE(ctx->team->stop); i++) {
+		kmalloc256_push(ctx);
+		kmalloc256_pop(ctx);
+	}
+	ctx->ops = ops;
+}
 
 static int mmbench_worker_fn(void *data)
 {
@@ -1299,7 +1270,7 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 		while (i < t->nr - 1 && READ_ONCE(*(all ? &t->w[i].done : &t->w[i].seen)) == t->gen)
 			i++;
 		if (all && ctx->bench->pop && !i && READ_ONCE(t->w[1].done) != t->gen)	/* nr 2 */
-			i = !__ptr_ring_empty(&t->ring);	/* pop_cpu, if behind */
+			i = !__ptr_ring_empty(&t->w[1].ring);	/* pop_cpu, if behind */
 		WRITE_ONCE(t->stop, true);
 		mmbench_set(ctx->row, MMBENCH_ERROR, "no progress on CPU %d in 2 s", t->w[i].cpu);
 		return;
@@ -1322,16 +1293,14 @@ static void team_teardown(struct mmbench_ctx *ctx)
 	WRITE_ONCE(t->stop, true);
 	for (i = 0; i < t->nr && t->w[i].task; i++)
 		mmbench_stop_thread(t->w[i].task);
-	for (i = 0; i < t->nr; i++) {	/* what the workers' ops counted */
+	for (i = 0; i < t->nr; i++) {	/* what the workers' ops counted, and left */
 		ctx->failed += t->w[i].ctx.failed;
 		ctx->bad += t->w[i].ctx.bad;
 		page_frag_cache_drain(&t->w[i].ctx.frag);
-	}
-	if (ctx->bench->pop) {
-		while ((p = ptr_ring_consume(&t->ring)))
+		while (t->w[i].ring.queue && (p = ptr_ring_consume(&t->w[i].ring)))
 			if (!IS_ERR(p))
 				ctx->bench->put(ctx, &p, 1);
-		ptr_ring_cleanup(&t->ring, NULL);
+		ptr_ring_cleanup(&t->w[i].ring, NULL);
 	}
 	kvfree(t);
 	ctx->team = NULL;
@@ -1346,27 +1315,24 @@ static int team_setup(struct mmbench_ctx *ctx)
 	struct mmbench_worker *w;
 	struct mmbench_team *t;
 	unsigned int i = 0, want = b->pop ? 2 : ctx->row->arg;	/* a row's value: its CPUs */
+	unsigned int nr_ptrs = max(ctx->batch, ctx->unit);
 	int cpu;
 
 	cpumask_clear(cpus);
 	for_each_cpu_and(cpu, &mmbench_cpus_mask, cpu_online_mask)
-		if (i++ < want)
+		if (cpumask_weight(cpus) < want)
 			cpumask_set_cpu(cpu, cpus);
-	if (i < want) {
+	if (cpumask_weight(cpus) < want) {
 		mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "needs %u online CPUs in cpus=%*pbl",
 			    want, cpumask_pr_args(&mmbench_cpus_mask));
 		return -EOPNOTSUPP;
 	}
-	i = 0;
 	ctx->arg = 0;	/* the workers' blocks: order 0, or the bench's size */
-	t = kvzalloc(struct_size(t, w, cpumask_weight(cpus)), GFP_KERNEL);
+	t = kvzalloc(size_add(struct_size(t, w, want), array3_size(want, nr_ptrs, sizeof(void *))),
+		     GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	if (b->pop && ptr_ring_init(&t->ring, 1024, GFP_KERNEL)) {
-		kvfree(t);
-		return -ENOMEM;
-	}
-	t->nr = cpumask_weight(cpus);
+	t->nr = want;
 	init_waitqueue_head(&t->wq);
 	init_completion(&t->done);
 	ctx->team = t;
@@ -1375,10 +1341,13 @@ static int team_setup(struct mmbench_ctx *ctx)
 		w->team = t;
 		w->cpu = cpu;
 		w->ctx = *ctx;
-		w->ctx.ptrs = w->ptrs;
+		w->ctx.ptrs = (void **)&t->w[want] + (i - 1) * nr_ptrs;
+		w->ctx.tx = &t->w[i % want].ring;
+		w->ctx.rx = &w->ring;
 		page_frag_cache_init(&w->ctx.frag);
 		w->bench.op = b->pop && i == 2 ? b->pop : b->op;
-		task = kthread_run_on_cpu(mmbench_worker_fn, w, cpu, "mmbench_w/%u");
+		task = ptr_ring_init(&w->ring, 1024, GFP_KERNEL) ? ERR_PTR(-ENOMEM) :
+		       kthread_run_on_cpu(mmbench_worker_fn, w, cpu, "mmbench_w/%u");
 		if (IS_ERR(task)) {
 			team_teardown(ctx);
 			return PTR_ERR(task);
@@ -1386,6 +1355,39 @@ static int team_setup(struct mmbench_ctx *ctx)
 		w->task = get_task_struct(task);
 	}
 	return 0;
+}
+
+/* Batches past the per-CPU high mark, on each CPU: refills and drains under the zone lock. */
+static int contended_setup(struct mmbench_ctx *ctx)
+{
+	struct per_cpu_pages *pcp = raw_cpu_ptr(ctx->zone->per_cpu_pageset);
+	unsigned long room = global_zone_page_state(NR_FREE_PAGES) / 4 / ctx->row->arg;
+
+	ctx->high = READ_ONCE(pcp->high_max);
+	ctx->unit = min(room, 2UL * max(ctx->high, READ_ONCE(pcp->batch)));
+	if (ctx->unit > ctx->high)
+		return team_setup(ctx);
+	mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "short of memory: %u pages a batch, high %d",
+		    ctx->unit, ctx->high);
+	return -EOPNOTSUPP;
+}
+
+/* Past the high mark, a CPU's frees drain its lists: they keep a pageblock more at most. */
+static void contended_teardown(struct mmbench_ctx *ctx)
+{
+	struct per_cpu_pages *pcp;
+	int cpu, count;
+
+	team_teardown(ctx);
+	for_each_cpu(cpu, &ctx->row->cpus) {
+		pcp = per_cpu_ptr(ctx->zone->per_cpu_pageset, cpu);
+		count = READ_ONCE(pcp->count);
+		if (count > ctx->high + READ_ONCE(pcp->batch) + pageblock_nr_pages)
+			mmbench_set(ctx->row, MMBENCH_FAIL, "CPU %d's lists: %d pages", cpu, count);
+	}
+	if (ctx->row->status == MMBENCH_PASS)
+		mmbench_set(ctx->row, MMBENCH_PASS, "batches of %u pages, past the high mark %d",
+			    ctx->unit, ctx->high);
 }
 
 #define MMBENCH_TEAM(blocks)	.team = true, .setup = team_setup, .teardown = team_teardown, \
@@ -1398,6 +1400,11 @@ static const struct mmbench_bench mmbench_cpus[] = {
 	  .size = MMBENCH_BLOCK_SIZE, .op = kmalloc256_pair_op },
 	{ .name = "page_frag_concurrent", .list = &mmbench_team_cpus, MMBENCH_TEAM(frag),
 	  .size = MMBENCH_BLOCK_SIZE, .op = frag_pair_op },
+	{ .name = "alloc_pages_contended", .list = &mmbench_team_cpus, .team = true,
+	  .setup = contended_setup, .teardown = contended_teardown, MMBENCH_GET_PUT(pages),
+	  .pages = true, .size = PAGE_SIZE, .op = pages_batch_op },
+	{ .name = "kmalloc_contended", .list = &mmbench_team_cpus, MMBENCH_TEAM(kmalloc256),
+	  .size = MMBENCH_BLOCK_SIZE, .op = kmalloc256_ring },
 	{ .name = "alloc_pages_remote_free", MMBENCH_TEAM(pages), .pages = true,
 	  .size = PAGE_SIZE, .op = pages_push, .pop = pages_pop },
 	{ .name = "kmalloc_remote_free", MMBENCH_TEAM(kmalloc256), .size = MMBENCH_BLOCK_SIZE,
@@ -1417,10 +1424,7 @@ MMBENCH_BLOCKS(pages_account, alloc_pages(MMBENCH_GFP | __GFP_ACCOUNT, ctx->arg)
 	       __free_pages(p, ctx->arg))
 MMBENCH_BLOCKS(kmalloc_account, kmalloc(ctx->size, MMBENCH_GFP | __GFP_ACCOUNT), kfree(p))
 
-/*
- * Charged to the loading task's memory cgroup (of its mm's owner), if it can be: not the
- * root (root_mem_cgroup is not exported: the root has no parent); a cache of SLAB_ACCOUNT.
- */
+/* Charged to the loader's memory cgroup, not the root (the one with no parent); SLAB_ACCOUNT. */
 static int account_setup(struct mmbench_ctx *ctx)
 {
 	long slack;
@@ -1446,9 +1450,8 @@ static int account_setup(struct mmbench_ctx *ctx)
 }
 
 /*
- * The row's charges all given back, but for what its CPU holds precharged: usage no
- * higher than before (others' stocks drained lower it).  Others in the cgroup charge it
- * too: the kselftest loads the module from a cgroup of its own.
+ * All given back, but for its CPU's precharge: usage no higher (others' drained stocks lower
+ * it).  The kselftest loads the module from a cgroup of its own: no other task charges it.
  */
 static void account_teardown(struct mmbench_ctx *ctx)
 {
@@ -1498,10 +1501,7 @@ static int node_setup(struct mmbench_ctx *ctx)
 	return ctx->bench->pages ? pages_setup(ctx) : 0;
 }
 
-/*
- * A block of another node is the allocator's doing, unless the node lost its memory.
- * This CPU's slab of the size was the remote node's: later kmalloc()s get a local one.
- */
+/* A block off the node fails, unless it lost its memory; later kmalloc()s get a local slab. */
 static void node_teardown(struct mmbench_ctx *ctx)
 {
 	int here = numa_mem_id();

@@ -50,6 +50,17 @@
 #endif
 
 /*
+ * struct per_cpu_pages' high_max, the most pages a CPU's lists of a zone
+ * may hold before its frees drain them: 90b41691b988 ("mm: add framework
+ * for PCP high auto-tuning"), 6.7, which made high move between high_min
+ * and high_max.  Before it high was that bound, fixed: the field is taken
+ * by that name (after <linux/mmzone.h>, which declares it).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0)
+#define high_max	high
+#endif
+
+/*
  * strscpy(dst, src) with the size taken from the array dst:
  * e6584c3964f2 ("string: Allow 2-argument strscpy()"), 6.9: it reached
  * linux-next only after 6.8's merge window, so 6.8 has just the

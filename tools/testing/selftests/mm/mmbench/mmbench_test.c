@@ -1007,6 +1007,8 @@ FIXTURE_VARIANT_ADD(mmbench, page_frag_aligned) { "page_frag_aligned", "page_fra
 FIXTURE_VARIANT_ADD(mmbench, alloc_pages_concurrent) { "alloc_pages_concurrent", "page_alloc" };
 FIXTURE_VARIANT_ADD(mmbench, kmalloc_concurrent) { "kmalloc_concurrent", "slab" };
 FIXTURE_VARIANT_ADD(mmbench, page_frag_concurrent) { "page_frag_concurrent", "page_frag" };
+FIXTURE_VARIANT_ADD(mmbench, alloc_pages_contended) { "alloc_pages_contended", "page_alloc" };
+FIXTURE_VARIANT_ADD(mmbench, kmalloc_contended) { "kmalloc_contended", "slab" };
 FIXTURE_VARIANT_ADD(mmbench, ptr_ring_remote) { "ptr_ring_remote", "calibration" };
 FIXTURE_VARIANT_ADD(mmbench, alloc_pages_remote_free) { "alloc_pages_remote_free", "page_alloc" };
 FIXTURE_VARIANT_ADD(mmbench, kmalloc_remote_free) { "kmalloc_remote_free", "slab" };
