@@ -25,11 +25,11 @@ slow=1
 release=0
 [ -n "$debug" ] && release=8
 # A default load's rows: baseline, ndelay x5, alu_chain, 7 vmstat; 5 + 5
-# orders, 3 bulk; 7 + 7 sizes, 3 + 3 bulk; 3 + 3 fragment sizes; 7 rows on
-# several CPUs; 5 + 7 + 7 accounted; 5 + 7 of a remote node.  Each has 9 files, and sample_cycles
-# where get_cycles() reads the TSC (x86); the top has preempt.
-# The *_concurrent rows: one per CPU count of team_cpus's default (1, 2,
-# 4, ... below the CPUs, and all of them).
+# orders, 3 bulk; 7 + 7 sizes, 3 + 3 bulk; 3 + 3 fragment sizes; 4 pairs
+# on two CPUs; 5 + 7 + 7 accounted; 5 + 7 of a remote node.  Each has 9
+# files, and sample_cycles where get_cycles() reads the TSC (x86); the top
+# has preempt.  The 3 *_concurrent and 2 *_contended benchmarks: a row per
+# CPU count of team_cpus's default (1, 2, 4, ... below the CPUs, and all).
 nteam=1 i=1 team_default=""
 while [ $i -lt "$ncpu" ] && [ $nteam -lt 8 ]; do
 	team_default="$team_default$i,"
@@ -37,7 +37,7 @@ while [ $i -lt "$ncpu" ] && [ $nteam -lt 8 ]; do
 	i=$((i * 2))
 done
 team_default="$team_default$ncpu"
-all_rows=$((88 + 3 * nteam))
+all_rows=$((88 + 5 * nteam))
 case $(uname -m) in x86_64|i?86) row_files=9 ;; *) row_files=8 ;; esac
 # The rows whose blocks the module checks (every allocator path).
 allocators="alloc_pages alloc_pages_batch alloc_pages_bulk kmalloc kmem_cache kmem_cache_bulk kfree_bulk page_frag page_frag_aligned"
@@ -49,9 +49,9 @@ nomem=""
 	nomem=" (skips: no memory cgroups here)"
 # The benchmarks on several CPUs; the pairs among them need two.
 pairs="alloc_pages_remote_free kmalloc_remote_free page_frag_remote_free ptr_ring_remote"
-teams="alloc_pages_concurrent kmalloc_concurrent page_frag_concurrent $pairs"
+teams="alloc_pages_concurrent kmalloc_concurrent page_frag_concurrent alloc_pages_contended kmalloc_contended $pairs"
 # Their rows in a load of team_cpus=2.
-team_rows="alloc_pages_concurrent_cpus2 kmalloc_concurrent_cpus2 page_frag_concurrent_cpus2 $pairs"
+team_rows="alloc_pages_concurrent_cpus2 kmalloc_concurrent_cpus2 page_frag_concurrent_cpus2 alloc_pages_contended_cpus2 kmalloc_contended_cpus2 $pairs"
 # n, failed and result(); at this path in the guest.
 # shellcheck source=tooling/guest/ktap.sh
 . /mmbench/ktap.sh
@@ -135,7 +135,7 @@ refused() {
 }
 
 echo "KTAP version 1"
-echo "1..115"
+echo "1..116"
 refused iterations=100000001 "iterations: '100000001' is not a number from 0 to 100000000"
 refused iterations=-5 "iterations: '-5' is not a number from"
 refused iterations=1e3 "iterations: '1e3' is not a number from"
@@ -358,9 +358,26 @@ else
 	result $? "one node with memory: the remote-node case skips, saying so" "rc=$rc: $(echo "$out" | grep -E 'SKIP|not ok|Totals')" # same case
 fi
 
+# alloc_pages_contended: past the high mark each CPU's frees drain its
+# per-CPU lists.  break_check=pcp wants them empty after the row: it fails
+# naming the pages the lists kept; without it the row passes, saying its
+# batch and the high mark (pcp->high_max) it passes.
+insmod "$ko" benchmarks=alloc_pages_contended team_cpus=1 break_check=pcp samples=3
+rc=$?
+a="$(st alloc_pages_contended_cpus1): $(why alloc_pages_contended_cpus1)"
+loaded && rmmod test_mmbench
+insmod "$ko" benchmarks=alloc_pages_contended team_cpus=1 samples=3
+rc2=$?
+b="$(st alloc_pages_contended_cpus1): $(why alloc_pages_contended_cpus1)"
+loaded && rmmod test_mmbench
+case "$a" in "fail: CPU 0's lists: "[1-9]*" pages") ;; *) rc=1 ;; esac
+case "$b" in "pass: batches of "[1-9]*" pages, past the high mark "[1-9]*) ;; *) rc2=1 ;; esac
+[ $rc -eq 0 ] && [ $rc2 -eq 0 ]
+result $? "break_check=pcp fails alloc_pages_contended, 'CPU 0's lists: N pages'; without it the row passes past the high mark" "rc=$rc: $a; rc=$rc2: $b"
+
 # The accounted rows charge the loading task's memory cgroup.  From the
 # root cgroup (where this script runs) they are unsupported, saying why;
-# so on a kernel without memory cgroups (the debug kernel's tinyconfig).
+# so on a kernel without memory cgroups (CONFIG_MEMCG off).
 insmod "$ko" benchmarks=kmalloc_account sizes=64 iterations=1000 samples=3
 rc=$?
 s=$(st kmalloc_account_64) w=$(why kmalloc_account_64)
@@ -473,7 +490,8 @@ for d in "$mb"/*/; do
 	s=$(st "$r") w=$(why "$r")
 	case $r in
 	baseline|ptr_ring_remote) want=pass ;;
-	*_concurrent_cpus*) want="fail: ${r##*_cpus} blocks lost their tag or alignment" ;;
+	*_con*_cpus*) want="fail: ${w%%; *}; ${r##*_cpus} blocks lost their tag or alignment"
+		[ "$w" = "${w#batches of }" ] && want="fail: ${r##*_cpus} blocks lost their tag or alignment" ;;
 	*) want="fail: 1 blocks lost their tag or alignment" ;;
 	esac
 	if [ "$ncpu" -lt 2 ] && echo " $pairs " | grep -q " $r "; then
@@ -488,9 +506,9 @@ done
 oops=$(trouble)
 timeout $((10 + release)) rmmod test_mmbench
 gone=$?
-# 39 rows of one CPU; 3 a CPU count, and 3 pairs (ptr_ring_remote hands
+# 39 rows of one CPU; 5 a CPU count, and 3 pairs (ptr_ring_remote hands
 # out no block).
-want=$((39 + 3 * nteam))
+want=$((39 + 5 * nteam))
 [ "$ncpu" -ge 2 ] && want=$((want + 3))
 [ $rc -eq 0 ] && [ -z "$wrong" ] && [ $nfail -eq $want ] && [ -z "$oops" ] && [ $gone -eq 0 ]
 result $? "break_check=dup: each of $nfail checked rows fails, naming its blocks, no double free, rmmod works" "rc=$rc rmmod=$gone; $nfail failed as asked, want $want; wrong:$wrong; kernel: $oops"
@@ -554,8 +572,8 @@ if [ "$ncpu" -ge 2 ]; then
 	timeout $((10 + release)) rmmod test_mmbench
 	gone=$?
 	[ $rc -eq 0 ] && [ -z "$wrong" ] && [ "$b" = pass ] && [ -z "$oops" ] && [ $gone -eq 0 ] &&
-		[ "$took" -le $((7 * 5 * slow + 10)) ]
-	result $? "inject_stall_ms=3000: each of the 7 rows on several CPUs is an error, 'no progress on CPU 1 in 2 s' (${took} s)" "rc=$rc rmmod=$gone baseline=$b took=$took s; wrong:$wrong; kernel: $oops"
+		[ "$took" -le $((9 * 5 * slow + 10)) ]
+	result $? "inject_stall_ms=3000: each of the 9 rows on several CPUs is an error, 'no progress on CPU 1 in 2 s' (${took} s)" "rc=$rc rmmod=$gone baseline=$b took=$took s; wrong:$wrong; kernel: $oops"
 	insmod "$ko" benchmarks="$(echo $teams | tr ' ' ,)" cpus=0,1 team_cpus=2 iterations=1000 samples=3
 	rc=$?
 	bad=$(rows_not pass)

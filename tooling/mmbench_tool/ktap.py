@@ -263,12 +263,13 @@ def number_order(names):
     return sorted(names, key=key)
 
 
-# A row of a *_concurrent benchmark on N CPUs at once (team_cpus=).
-CURVE = re.compile(r"^(\w+_concurrent)_cpus(\d+)$")
+# A row of a benchmark on N CPUs at once (team_cpus=): *_concurrent,
+# *_contended.
+CURVE = re.compile(r"^(\w+)_cpus(\d+)$")
 
 
 def curves(names):
-    """{benchmark: [(CPUs, row), ...] by CPUs} of the *_concurrent rows
+    """{benchmark: [(CPUs, row), ...] by CPUs} of the team_cpus= rows
     among @names: a benchmark's ns/op against the CPUs running it."""
     out = {}
     for name in names:
@@ -279,7 +280,7 @@ def curves(names):
 
 
 def print_scaling(table):
-    """The *_concurrent rows of @table ({row: {key: value}}) as ns/op
+    """The team_cpus= rows of @table ({row: {key: value}}) as ns/op
     against CPUs: a line a benchmark, a column a CPU count (net ns/op
     median; "-" where it did not pass)."""
     got = curves(table)

@@ -401,7 +401,7 @@ def check_cpu_values(params, ncpus, source=MODULE_SOURCE, kernel_args=(),
         row = entry.rpartition(":")[0]
         if bench_of(row, benches) not in teams:
             continue
-        # A pair runs on 2 CPUs, a *_concurrent_cpus<N> row on N.
+        # A pair runs on 2 CPUs, a <benchmark>_cpus<N> row on N.
         need = int(row.rpartition("_cpus")[2]) \
             if re.search(r"_cpus\d+$", row) else 2
         if have < need:

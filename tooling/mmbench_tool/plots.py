@@ -1,7 +1,7 @@
 """The plots of ./mmbench compare (Debian's python3-matplotlib): a forest
 plot of every row's change with its interval, per row the samples of A
 and B side by side (for a p99 row, beside both kernels' distributions
-of the ops timed alone), and the *_concurrent rows against CPUs."""
+of the ops timed alone), and the team_cpus= rows (*_concurrent, *_contended) against CPUs."""
 import re
 import sys
 
@@ -177,7 +177,7 @@ def _distribution(ax, hists):
 
 
 def scaling(c, path, made):
-    """Each *_concurrent benchmark's median against the CPUs running it
+    """Each team_cpus= benchmark's median against the CPUs running it
     at once, A's and B's (a row a CPU count: compare judges each point);
     nothing when no benchmark has two points.  Adds @path to the list
     @made before writing it, and returns @made."""

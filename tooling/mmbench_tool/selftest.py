@@ -203,9 +203,9 @@ def small_guest(setup):
     team = [r for r in res if re.search(r"_(remote_free|remote)\.", r[2])]
     wrong = [r[2] for r in team
              if r[3] != "SKIP" or "needs 2 online CPUs" not in r[4]]
-    # The *_concurrent cases run on the one CPU: a row of 1.
-    one = [r[2] for r in res if "_concurrent." in r[2]]
-    alone = [row for row in ktap.figures(inner) if "_concurrent_" in row]
+    # The team_cpus= cases run on the one CPU: a row of 1.
+    one = [r[2] for r in res if re.search(r"_con(current|tended)\.", r[2])]
+    alone = [row for row in ktap.figures(inner) if ktap.CURVE.match(row)]
     # One node: the remote-node cases skip, saying so.
     node = [r for r in res if "_remote_node." in r[2]]
     near = [r[2] for r in node
@@ -220,10 +220,12 @@ def small_guest(setup):
         (len(team) == 4 and not wrong,
          "1 CPU: the 4 pairs' cases skip, saying they need 2 CPUs",
          f"{len(team)} found, wrong: {', '.join(wrong)}; {where}"),
-        (len(one) == 3 and sorted(alone) == [
-            "alloc_pages_concurrent_cpus1", "kmalloc_concurrent_cpus1",
+        (len(one) == 5 and sorted(alone) == [
+            "alloc_pages_concurrent_cpus1", "alloc_pages_contended_cpus1",
+            "kmalloc_concurrent_cpus1", "kmalloc_contended_cpus1",
             "page_frag_concurrent_cpus1"],
-         "1 CPU: the 3 *_concurrent cases run a row on 1 CPU each",
+         "1 CPU: the 5 *_concurrent and *_contended cases run a row on 1 "
+         "CPU each",
          f"cases {', '.join(one)}; rows {', '.join(alone)}; {where}"),
         (len(node) == 2 and not near,
          "1 node: the 2 remote-node cases skip, saying there is one",

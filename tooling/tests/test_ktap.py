@@ -37,6 +37,10 @@ class Ktap(unittest.TestCase):
                  "page_frag_concurrent_cpus2": {"status": "unsupported"},
                  "page_frag_concurrent_cpus1": {"status": "fail",
                                                 "net_ns_per_op": "12.0"}}
+        # The *_contended rows are points of a curve as well.
+        self.assertEqual(ktap.curves({"kmalloc_contended_cpus4": {},
+                                      "alloc_pages_order0": {}}),
+                         {"kmalloc_contended": [(4, "kmalloc_contended_cpus4")]})
         self.assertEqual(ktap.curves(table), {
             "kmalloc_concurrent": [(2, "kmalloc_concurrent_cpus2"),
                                    (16, "kmalloc_concurrent_cpus16")],
