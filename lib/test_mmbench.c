@@ -2,13 +2,12 @@
 /*
  * test_mmbench.c - time memory-management hot paths from inside the kernel
  *
- * While it loads, the module runs each row of the selected benchmarks (a
- * row per value of a list parameter) in a kernel thread bound to one CPU:
- * it sizes a sample, warms up, times samples of that many ops and drops
- * those preempted, migrated or with steal time.  An allocator's row then
- * checks the blocks its path hands out, a vmstat row that its counter is
- * back.  What each row ran and measured stays under /sys/kernel/mmbench/
- * until the module is removed; tools/testing/selftests/mm/mmbench/ judges.
+ * While it loads, the module runs each row of the selected benchmarks (one per value of a list
+ * parameter) in a kernel thread bound to one CPU: it sizes a sample, warms up, times samples
+ * of that many ops and drops those preempted, migrated or with steal time.  An allocator's row
+ * then checks the blocks its path hands out, a vmstat row that its counter is back.  What each
+ * row ran and measured stays in /sys/kernel/mmbench/ until the module is removed; the
+ * kselftest mm/mmbench judges it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -64,8 +63,7 @@ static const char * const mmbench_drop_names[] = { "", "steal", "preempt", "migr
 
 /* A list parameter: a row per value, named <benchmark>_[<prefix>]<value>. */
 struct mmbench_list {
-	unsigned int vals[8];
-	unsigned int nr, min, max;	/* values given; their range */
+	unsigned int vals[8], nr, min, max;	/* values, how many given; their range */
 	const char *param, *prefix;
 };
 
@@ -74,8 +72,7 @@ struct mmbench_ctx {
 	const struct mmbench_bench *bench;
 	struct mmbench_row *row;
 	u32 ops, arg;			/* in the sample to run; the row's value */
-	u32 size;			/* bytes of a block */
-	u32 unit;			/* a sample has whole batches of this */
+	u32 size, unit;			/* bytes of a block; a sample has whole batches of unit */
 	struct page *page;		/* of the zone and node vmstat ops hit */
 	struct zone *zone;
 	struct pglist_data *pgdat;
@@ -97,14 +94,13 @@ struct mmbench_ctx {
 /* series: cpus */
 	struct mmbench_team *team;
 	struct ptr_ring *tx, *rx;	/* a ring's: of the next CPU; this CPU's */
-	int high;			/* pages its per-CPU lists may hold */
+	int high, node;			/* pages its per-CPU lists may hold; __GFP_THISNODE's */
 /* series: end */
 /* series: memcg */
 	long usage;			/* mmbench_memcg's pages before the row */
 	long uncharged;			/* pages (slab: batches) held not charged */
 /* series: end */
 /* series: numa */
-	int node;			/* of the row's blocks: not this CPU's */
 	u64 elsewhere;			/* blocks of its check on another node */
 /* series: end */
 };
@@ -195,11 +191,8 @@ static DECLARE_COMPLETION(mmbench_done);
 
 static char *mmbench_names[32] = { "all" };
 static unsigned int mmbench_nr_names = 1;
-static unsigned int mmbench_iterations;
-static unsigned int mmbench_samples = 9;
-static unsigned int mmbench_sample_us = 2000;
-static unsigned int mmbench_budget_ms = 60000;
-static unsigned int mmbench_tail_ops = 4096;
+static unsigned int mmbench_iterations, mmbench_samples = 9, mmbench_sample_us = 2000;
+static unsigned int mmbench_budget_ms = 60000, mmbench_tail_ops = 4096;
 static int mmbench_cpu = -1;
 
 module_param_array_named(benchmarks, mmbench_names, charp, &mmbench_nr_names, 0444);
@@ -213,11 +206,11 @@ MODULE_PARM_DESC(cpu,
 #define MMBENCH_PARAM_UINT(_name, lo, hi)				\
 static int _name##_set(const char *val, const struct kernel_param *kp)	\
 {									\
-	const unsigned int min = (lo), max = (hi);			\
+	const unsigned int least = (lo), most = (hi);			\
 									\
-	if (!param_set_uint_minmax(val, kp, min, max))			\
+	if (!param_set_uint_minmax(val, kp, least, most))		\
 		return 0;						\
-	pr_err("%s: '%s' is not a number from %u to %u\n", kp->name, val, min, max); \
+	pr_err("%s: '%s' is not a number from %u to %u\n", kp->name, val, least, most); \
 	return -EINVAL;							\
 }									\
 static const struct kernel_param_ops _name##_ops = {			\
@@ -450,7 +443,6 @@ static void mmbench_tail(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 	unsigned long irqs;
 	bool drop;
 	u32 i;
-	int cpu;
 /* series: page_alloc */
 	const struct mmbench_bench take = { .op = mmbench_take_op };
 	u64 failed = ctx->failed, f;
@@ -470,13 +462,12 @@ static void mmbench_tail(const struct mmbench_bench *b, struct mmbench_ctx *ctx)
 	for (i = 0; i < mmbench_tail_ops && !READ_ONCE(mmbench_stop) &&
 	     ktime_get_ns() < mmbench_deadline; i++) {
 		cond_resched();
-		cpu = raw_smp_processor_id();
-		irqs = mmbench_irqs(cpu);
+		irqs = mmbench_irqs(raw_smp_processor_id());
 /* series: page_alloc */
 		f = ctx->failed;
 /* series: end */
 		mmbench_sample(b, ctx, &s);
-		drop = s.drop || mmbench_irqs(cpu) != irqs;
+		drop = s.drop || mmbench_irqs(raw_smp_processor_id()) != irqs;
 /* series: page_alloc */
 		drop |= ctx->failed != f;
 		if (ctx->taken == ctx->batch)
@@ -1135,8 +1126,7 @@ struct mmbench_worker {
 
 /* The CPUs of a row: @gen starts a sample, @go releases the workers at once. */
 struct mmbench_team {
-	unsigned int nr;
-	u32 ops;
+	u32 nr, ops;
 	bool check, stop;
 	unsigned long gen, go;
 	atomic_t ready, running;
@@ -1205,14 +1195,16 @@ MMBENCH_REMOTE(kmalloc256)
 MMBENCH_REMOTE(frag)
 MMBENCH_REMOTE(ring)
 
-/* Each CPU's objects to the next CPU of the team, which frees them. */
+/* Each CPU's objects to the next CPU, which frees them, 64 ahead (of 1024: no deadlock). */
 static void kmalloc256_ring(struct mmbench_ctx *ctx)
 {
-	u32 i, ops = ctx->ops;
+	u32 i, ops = ctx->ops, ahead = min(ops, 64U);
 
-	for (ctx->ops = 1, i = 0; i < ops && !READ_ONCE(ctx->team->stop); i++) {
-		kmalloc256_push(ctx);
-		kmalloc256_pop(ctx);
+	for (ctx->ops = 1, i = 0; i < ops + ahead && !READ_ONCE(ctx->team->stop); i++) {
+		if (i < ops)
+			kmalloc256_push(ctx);
+		if (i >= ahead)
+			kmalloc256_pop(ctx);
 	}
 	ctx->ops = ops;
 }
@@ -1251,7 +1243,7 @@ static int mmbench_worker_fn(void *data)
 static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 {
 	struct mmbench_team *t = ctx->team;
-	unsigned int i = 0;
+	unsigned int i = 0, j;
 	bool all;
 
 	if (READ_ONCE(t->stop))
@@ -1269,17 +1261,16 @@ static void team_sample(struct mmbench_ctx *ctx, struct mmbench_sample *s)
 		all = atomic_read(&t->ready) == t->nr;	/* else blame one that never started */
 		while (i < t->nr - 1 && READ_ONCE(*(all ? &t->w[i].done : &t->w[i].seen)) == t->gen)
 			i++;
-		if (all && ctx->bench->pop && !i && READ_ONCE(t->w[1].done) != t->gen)	/* nr 2 */
-			i = !__ptr_ring_empty(&t->w[1].ring);	/* pop_cpu, if behind */
+		for (j = t->nr; all && j-- > i;)	/* rather one behind, blocks in its ring */
+			if (READ_ONCE(t->w[j].done) != t->gen && !__ptr_ring_empty(&t->w[j].ring))
+				i = j;
 		WRITE_ONCE(t->stop, true);
 		mmbench_set(ctx->row, MMBENCH_ERROR, "no progress on CPU %d in 2 s", t->w[i].cpu);
 		return;
 	}
 	for (i = 0; i < t->nr; i++) {
-		if (t->w[i].s.ns > s->ns) {
-			s->ns = t->w[i].s.ns;
-			s->cycles = t->w[i].s.cycles;
-		}
+		if (t->w[i].s.ns > s->ns)
+			*s = (struct mmbench_sample){ t->w[i].s.ns, t->w[i].s.cycles, s->drop };
 		s->drop = max(s->drop, t->w[i].s.drop);
 	}
 }
@@ -1357,22 +1348,32 @@ static int team_setup(struct mmbench_ctx *ctx)
 	return 0;
 }
 
-/* Batches past the per-CPU high mark, on each CPU: refills and drains under the zone lock. */
+/* Pages of the run's zone, for every CPU: one zone lock; the numa rows' of another node. */
+MMBENCH_BLOCKS(pages_node, alloc_pages_node(ctx->node, MMBENCH_GFP | __GFP_THISNODE, ctx->arg),
+	       __free_pages(p, ctx->arg))
+MMBENCH_BATCH_OP(pages_node_batch, pages_node_get, pages_node_put)
+
+/* What a CPU's lists may hold past their high mark: a refill of each list, a THP block. */
+#define MMBENCH_PCP_SLACK(pcp)	(NR_PCP_LISTS * READ_ONCE((pcp)->batch) + MAX_ORDER_NR_PAGES)
+
+/* Batches of twice the high mark (or slack) on each CPU: refills and drains, zone locked. */
 static int contended_setup(struct mmbench_ctx *ctx)
 {
 	struct per_cpu_pages *pcp = raw_cpu_ptr(ctx->zone->per_cpu_pageset);
-	unsigned long room = global_zone_page_state(NR_FREE_PAGES) / 4 / ctx->row->arg;
+	unsigned long room = min(global_zone_page_state(NR_FREE_PAGES) / 4 / ctx->row->arg,
+				 (unsigned long)MMBENCH_MAX_BATCH);
 
+	ctx->node = zone_to_nid(ctx->zone);
 	ctx->high = READ_ONCE(pcp->high_max);
-	ctx->unit = min(room, 2UL * max(ctx->high, READ_ONCE(pcp->batch)));
-	if (ctx->unit > ctx->high)
+	ctx->unit = 2 * max_t(unsigned long, ctx->high, MMBENCH_PCP_SLACK(pcp));
+	if (ctx->unit <= room)
 		return team_setup(ctx);
-	mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "short of memory: %u pages a batch, high %d",
-		    ctx->unit, ctx->high);
+	mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "batches past high mark %d: %u pages, over %lu",
+		    ctx->high, ctx->unit, room);
 	return -EOPNOTSUPP;
 }
 
-/* Past the high mark, a CPU's frees drain its lists: they keep a pageblock more at most. */
+/* Past the high mark a CPU's frees drain its lists: they keep that mark and its slack. */
 static void contended_teardown(struct mmbench_ctx *ctx)
 {
 	struct per_cpu_pages *pcp;
@@ -1382,7 +1383,7 @@ static void contended_teardown(struct mmbench_ctx *ctx)
 	for_each_cpu(cpu, &ctx->row->cpus) {
 		pcp = per_cpu_ptr(ctx->zone->per_cpu_pageset, cpu);
 		count = READ_ONCE(pcp->count);
-		if (count > ctx->high + READ_ONCE(pcp->batch) + pageblock_nr_pages)
+		if (count > max(ctx->high, READ_ONCE(pcp->high_max)) + MMBENCH_PCP_SLACK(pcp))
 			mmbench_set(ctx->row, MMBENCH_FAIL, "CPU %d's lists: %d pages", cpu, count);
 	}
 	if (ctx->row->status == MMBENCH_PASS)
@@ -1401,8 +1402,8 @@ static const struct mmbench_bench mmbench_cpus[] = {
 	{ .name = "page_frag_concurrent", .list = &mmbench_team_cpus, MMBENCH_TEAM(frag),
 	  .size = MMBENCH_BLOCK_SIZE, .op = frag_pair_op },
 	{ .name = "alloc_pages_contended", .list = &mmbench_team_cpus, .team = true,
-	  .setup = contended_setup, .teardown = contended_teardown, MMBENCH_GET_PUT(pages),
-	  .pages = true, .size = PAGE_SIZE, .op = pages_batch_op },
+	  .setup = contended_setup, .teardown = contended_teardown, MMBENCH_GET_PUT(pages_node),
+	  .pages = true, .size = PAGE_SIZE, .op = pages_node_batch_op },
 	{ .name = "kmalloc_contended", .list = &mmbench_team_cpus, MMBENCH_TEAM(kmalloc256),
 	  .size = MMBENCH_BLOCK_SIZE, .op = kmalloc256_ring },
 	{ .name = "alloc_pages_remote_free", MMBENCH_TEAM(pages), .pages = true,
@@ -1483,8 +1484,6 @@ static const struct mmbench_bench mmbench_account[] = {
 /* series: numa */
 /* ---- a remote node ---- */
 
-MMBENCH_BLOCKS(pages_remote, alloc_pages_node(ctx->node, MMBENCH_GFP | __GFP_THISNODE, ctx->arg),
-	       __free_pages(p, ctx->arg))
 MMBENCH_BLOCKS(kmalloc_remote, kmalloc_node(ctx->size, MMBENCH_GFP | __GFP_THISNODE, ctx->node),
 	       kfree(p))
 
@@ -1522,7 +1521,7 @@ static void node_teardown(struct mmbench_ctx *ctx)
 
 static const struct mmbench_bench mmbench_numa[] = {
 	{ .name = "alloc_pages_remote_node", .list = &mmbench_orders, .pages = true, MMBENCH_NODE,
-	  .op = pages_remote_pair_op, MMBENCH_GET_PUT(pages_remote) },
+	  .op = pages_node_pair_op, MMBENCH_GET_PUT(pages_node) },
 	{ .name = "kmalloc_remote_node", .list = &mmbench_sizes, MMBENCH_NODE,
 	  .op = kmalloc_remote_pair_op, MMBENCH_GET_PUT(kmalloc_remote) },
 };
