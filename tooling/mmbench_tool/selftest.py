@@ -407,9 +407,12 @@ def debug_guest(args):
     setup = Setup(a, knobs=True)
     setup.prepare()
     results = guest.results_dir("-debug")
-    out = setup.boot("test", results)
+    # Two NUMA nodes, as the stock run's: every row runs there too.
+    out = setup.boot("test", results,
+                     nodes=2 if a.cpus % 2 == 0 else None)
     with Phase("results"):
         checks = judge_suite(setup, out, results)
+        checks.append(rows_ran_check(out, results))
         checks += guest_cases(out, results, faults_required=True)
         checks = spoilt(checks + report_checks(out, results), out)
     return [(ok, f"debug kernel: {what}", why) for ok, what, why in checks]
@@ -440,6 +443,23 @@ def kernel_guest(args, kernel):
         "in all")
     return [(ok, f"{kernel.name} kernel: {what}", why)
             for ok, what, why in checks]
+
+
+def rows_ran_check(out, results,
+                   kinds=("_account_", "_remote_node_", "_contended_")):
+    """That the rows of each of @kinds ran and passed, or were too noisy
+    to time (which the module's checks passed first): none unsupported,
+    none missing.  The debug kernel's, which has CONFIG_MEMCG and
+    CONFIG_NUMA for them."""
+    table = ktap.figures(ktap.inner_ktap(out.suite))
+    got = {k: [r for r in table if k in r] for k in kinds}
+    bad = [f"{r}: {table[r].get('status')}: {table[r].get('reason')}"
+           for k in kinds for r in got[k]
+           if table[r].get("status") not in ("pass", "noisy")]
+    bad += [f"no *{k}* row" for k in kinds if not got[k]]
+    return (not bad, "the rows beyond the median run and pass: " +
+            ", ".join(f"{len(got[k])} *{k.strip('_')}*" for k in kinds),
+            f"not so: {'; '.join(bad) or 'none'}; see {results}")
 
 
 def remote_node_check(out, results):

@@ -167,6 +167,40 @@ class DebugKernelChecks(InTempDir):
                  if re.match(r"\s*n=", line) and line.strip() not in
                  ("n=0", "n=$((n + 1))")], [], script)
 
+    def test_the_debug_kernel_runs_every_row(self):
+        # It was tinyconfig without memory cgroups or NUMA: the accounted
+        # and remote-node rows were unsupported there, and nothing said so.
+        from mmbench_tool import kernels
+        frag = kernels.DEBUG_CONFIG.read_text().splitlines()
+        for option in ("CONFIG_CGROUPS=y", "CONFIG_MEMCG=y", "CONFIG_NUMA=y",
+                       "CONFIG_X86_64_ACPI_NUMA=y"):
+            self.assertIn(option, frag)
+
+    def test_rows_that_did_not_run_are_named(self):
+        from mmbench_tool import selftest
+
+        def out(rows):
+            test = "mm/mmbench: mmbench_test"
+            lines = ["MMBENCH-GUEST-BEGIN", f"# selftests: {test}"]
+            lines += [f"# # {r}.status={st}" for r, st in rows.items()]
+            lines += [f"# # {r}.reason=why {r}" for r in rows]
+            lines += [f"ok 1 selftests: {test}", "MMBENCH-SUITE-END"]
+            return setupmod.GuestOutput(lines, self.dir / "console.log")
+
+        good = {"kmalloc_account_64": "pass",
+                "alloc_pages_remote_node_order0": "noisy",
+                "alloc_pages_contended_cpus2": "pass"}
+        ok, what, _ = selftest.rows_ran_check(out(good), self.dir)
+        self.assertTrue(ok, what)
+        self.assertIn("1 *contended*", what)
+        bad = dict(good, kmalloc_account_64="unsupported")
+        del bad["alloc_pages_contended_cpus2"]
+        ok, _, why = selftest.rows_ran_check(out(bad), self.dir)
+        self.assertFalse(ok)
+        self.assertIn("kmalloc_account_64: unsupported: why "
+                      "kmalloc_account_64", why)
+        self.assertIn("no *_contended_* row", why)
+
 
 if __name__ == "__main__":
     unittest.main()
