@@ -1356,16 +1356,16 @@ MMBENCH_BATCH_OP(pages_node_batch, pages_node_get, pages_node_put)
 /* What a CPU's lists may hold past their high mark: a refill of each list, a THP block. */
 #define MMBENCH_PCP_SLACK(pcp)	(NR_PCP_LISTS * READ_ONCE((pcp)->batch) + MAX_ORDER_NR_PAGES)
 
-/* Batches of twice the high mark (or slack) on each CPU: refills and drains, zone locked. */
+/* Batches of the high mark and twice its slack on each CPU: refills and drains, zone locked. */
 static int contended_setup(struct mmbench_ctx *ctx)
 {
 	struct per_cpu_pages *pcp = raw_cpu_ptr(ctx->zone->per_cpu_pageset);
-	unsigned long room = min(global_zone_page_state(NR_FREE_PAGES) / 4 / ctx->row->arg,
+	unsigned long room = min(zone_page_state(ctx->zone, NR_FREE_PAGES) * 3 / 4 / ctx->row->arg,
 				 (unsigned long)MMBENCH_MAX_BATCH);
 
 	ctx->node = zone_to_nid(ctx->zone);
 	ctx->high = READ_ONCE(pcp->high_max);
-	ctx->unit = 2 * max_t(unsigned long, ctx->high, MMBENCH_PCP_SLACK(pcp));
+	ctx->unit = ctx->high + 2 * MMBENCH_PCP_SLACK(pcp);
 	if (ctx->unit <= room)
 		return team_setup(ctx);
 	mmbench_set(ctx->row, MMBENCH_UNSUPPORTED, "batches past high mark %d: %u pages, over %lu",

@@ -219,7 +219,7 @@ result $? "benchmarks=baseline loads the baseline alone" "rc=$rc: $got; baseline
 # cgroup.  883 files on x86 with 2 CPUs: 98 rows of 9, and preempt.  500 ops timed
 # alone: under KASAN the default 4096 filled the 60 s budget; there the
 # budget is 4 times as long (alloc_pages_contended's batches of some
-# 30000 pages take 0.4 s each).
+# 19000 pages take 0.25 s each).
 insmod "$ko" iterations=1000 samples=3 tail_ops=500 budget_ms=$((60000 * slow))
 rc=$?
 nrows=$(ls -d $mb/*/ 2>/dev/null | wc -l)
