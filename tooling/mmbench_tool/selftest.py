@@ -397,12 +397,19 @@ def report_checks(out, results):
             for kind, n in counts.items()]
 
 
+# Seconds the debug kernel's guest may run (see debug_guest()).
+DEBUG_TIMEOUT = 3000
+
+
 def debug_guest(args):
     """The suite on the debug kernel (KASAN, kmemleak, lockdep, ...),
     built once and kept: every check of a run, fault injection, the
     bad-input cases, then rmmod and kmemleak; each kind of report counted."""
     a = copy.copy(args)
     a.debug_kernel, a.kernel, a.headers, a.release = True, None, None, None
+    # With memory cgroups, two nodes and the contended rows it takes some
+    # 30-35 minutes under TCG, past the 30 of --timeout's default.
+    a.timeout = max(a.timeout, DEBUG_TIMEOUT)
     # faults.sh loads it with make_it_fail=1, negative.sh with the others.
     setup = Setup(a, knobs=True)
     setup.prepare()
