@@ -218,8 +218,11 @@ def check_list_values(params, source=MODULE_SOURCE):
             number = kstrtouint(item)
             if (number is None or number < lo or
                     (hi is not None and number > hi)):
+                # team_cpus's NR_CPUS is the kernel's: the guest's CPUs
+                # bound it later (check_cpu_values()).
                 raise Failure(f"--param {name}={value}: {item!r} is not a "
-                              f"number from {lo} to {hi}")
+                              f"number from {lo} to "
+                              f"{'NR_CPUS' if hi is None else hi}")
             if number in seen:
                 raise Failure(f"--param {name}={value}: {number} given "
                               "twice")

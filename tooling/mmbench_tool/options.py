@@ -242,10 +242,19 @@ def check_options(a):
     if not 256 <= a.memory <= 1 << 20:
         raise Failure("--memory must be from 256 to 1048576 (MiB)")
     nodes = getattr(a, "nodes", 1)
-    if not 1 <= nodes <= 8 or a.memory // nodes < 128 or a.cpus % nodes:
-        raise Failure(f"--nodes {nodes}: want 1 to 8, each node a socket "
-                      f"of the same share of --cpus {a.cpus} and 128 MiB "
-                      f"of --memory {a.memory} at least")
+    if not 1 <= nodes <= 8:
+        raise Failure(f"--nodes {nodes}: want 1 to 8")
+    if a.cpus % nodes:
+        fits = sorted({nodes * max(1, a.cpus // nodes),
+                       nodes * (a.cpus // nodes + 1)})
+        raise Failure(f"--nodes {nodes}: each node is a socket of the same "
+                      f"number of CPUs, and --cpus {a.cpus} does not divide "
+                      f"by {nodes}: give --cpus "
+                      f"{' or '.join(str(n) for n in fits)}")
+    if a.memory // nodes < 128:
+        raise Failure(f"--nodes {nodes}: each node needs 128 MiB at least, "
+                      f"and --memory {a.memory} gives it {a.memory // nodes}"
+                      f": give --memory {128 * nodes} or more")
     if not 10 <= a.timeout <= TIMEOUT_MAX:
         raise Failure(f"--timeout must be from 10 to {TIMEOUT_MAX} "
                       "(seconds, a week)")

@@ -53,9 +53,13 @@ class CommandLines(unittest.TestCase):
         for argv, says in ((["--nodes", "0"], "--nodes 0: want 1 to 8"),
                            (["--nodes", "9"], "--nodes 9: want 1 to 8"),
                            (["--nodes", "4", "--cpus", "4", "--memory", "500"],
-                            "128 MiB of --memory 500 at least"),
+                            "--memory 500 gives it 125: give --memory 512"),
+                           # The cause, and what would do (it said "want 1
+                           # to 8" of 2 nodes on 3 CPUs).
                            (["--nodes", "2", "--cpus", "3"],
-                            "the same share of --cpus 3")):
+                            "--cpus 3 does not divide by 2: give --cpus 2 "
+                            "or 4"),
+                           (["--nodes", "4"], "give --cpus 4")):
             rc, out = support.options_only("run", "--accel", "tcg", *argv)
             self.assertEqual(rc, 2, out)
             self.assertIn(says, out)

@@ -116,12 +116,16 @@ class Refused(support.Options, unittest.TestCase):
                                   "and the guest has 1 for it")
         self.accepted_measure("--cpus", "1", "--b-param",
                               "slow_into=kmalloc_concurrent_cpus1:5")
-        # team_cpus= above the CPUs the rows have: the module refuses it.
+        # team_cpus= above the CPUs the rows have: the module would leave
+        # those rows unsupported, so the front end refuses it.
         self.refused_measure("--param", "cpus=0", "--param", "team_cpus=1,2",
                              says="--param team_cpus=1,2: 2 is more than the "
                                   "1 CPU the guest has for the rows on "
                                   "several CPUs (--cpus 2, cpus=0)")
         self.accepted_measure("--cpus", "4", "--param", "team_cpus=1,3,4")
+        # Its upper bound is the kernel's NR_CPUS (it said "to None").
+        self.refused_measure("--param", "team_cpus=0",
+                             says="'0' is not a number from 1 to NR_CPUS")
         # Pairs alone, on 1 CPU: nothing would run (a new user's run
         # booted, skipped every case and blamed the selection).
         self.refused("--cpus", "1", "--param",
